@@ -1,0 +1,22 @@
+/**
+ * One jest run covers unit tests beside the code and the black-box suites in test/.
+ * TypeScript is compiled by swc to CommonJS for the test runtime; `.js` suffixes of
+ * NodeNext imports are mapped back to the `.ts` sources.
+ */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/tooling', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

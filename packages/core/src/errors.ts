@@ -1,0 +1,77 @@
+/**
+ * The platform's error hierarchy. Every failure that reaches a caller carries one stable `code`;
+ * the api maps codes to HTTP statuses in exactly one place. Messages are safe to show to clients:
+ * never put SQL, stack traces, driver errors or credential values into them.
+ */
+
+export type ErrorCode =
+  | 'VALIDATION'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'MODEL_REFUSED'
+  | 'RATE_LIMITED'
+  | 'UNAVAILABLE'
+  | 'INTERNAL';
+
+/** One problem with one input field, as listed in a problem body's `errors`. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fieldErrors: readonly FieldError[] = [],
+    /** Extra members for the problem body (e.g. a model status); must be client-safe. */
+    readonly extra: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, fieldErrors: readonly FieldError[] = [], extra?: Record<string, unknown>) {
+    super('VALIDATION', message, fieldErrors, extra);
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  /** One message for every cause, so a response never tells which check failed. */
+  constructor() {
+    super('UNAUTHENTICATED', 'A valid credential for this route is required.');
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'This account may not perform this request.') {
+    super('FORBIDDEN', message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found.') {
+    super('NOT_FOUND', message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, extra?: Record<string, unknown>) {
+    super('CONFLICT', message, [], extra);
+  }
+}
+
+export class UnavailableError extends AppError {
+  constructor(message: string, extra?: Record<string, unknown>) {
+    super('UNAVAILABLE', message, [], extra);
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './model.js';
+export * from './account.js';
+export * from './query.js';
+export * from './store.js';
