@@ -48,12 +48,30 @@ export interface ChangeEvent {
 
 export type NewChangeEvent = Omit<ChangeEvent, 'seq'>;
 
+/**
+ * A holder's claim on an anchored grant: the holder object (ordinarily a person) reached from the
+ * anchor along `grantToUsers`, with the step ids walked, so the audit can name orphaned steps.
+ */
+export interface Holding {
+  readonly holderId: string;
+  readonly acId: string;
+  readonly definition: string;
+  readonly anchorId: string;
+  readonly stepIds: readonly string[];
+}
+
 export interface WriteBatch {
   /** Objects to insert or replace whole (links included). */
   readonly put?: readonly StoredObject[];
   readonly delete?: readonly string[];
   /** Replaces the ACL rows of each listed object. */
   readonly aclRows?: readonly { readonly objectId: string; readonly rows: readonly AclRow[] }[];
+  /** Replaces the holdings of each listed (anchor, definition) pair. */
+  readonly holdings?: readonly {
+    readonly anchorId: string;
+    readonly definition: string;
+    readonly rows: readonly Holding[];
+  }[];
   /** Merge redirects: a GET of `from` answers with `to`. */
   readonly redirects?: readonly { readonly from: string; readonly to: string }[];
   readonly events?: readonly NewChangeEvent[];
@@ -113,6 +131,14 @@ export interface TenantStore {
   /** The survivor a merged-away id redirects to (chains resolved), or null. */
   redirectOf(id: string): Promise<string | null>;
   aclRowsOf(id: string): Promise<AclRow[]>;
+  /** Holdings whose holder is `holderId`. */
+  holdingsOf(holderId: string): Promise<Holding[]>;
+  /** Holdings of one acId (who holds an anchored grant). */
+  holdingsOfAcId(acId: string): Promise<Holding[]>;
+  /** Distinct node ids in stored ACL rows and step ids in stored holdings (for orphan reports). */
+  storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }>;
+  /** Every object, in id order, `limit` at a time after `afterId` (rebuilds, recalculation). */
+  scan(afterId: string | null, limit: number): Promise<StoredObject[]>;
   /** Events with `seq` greater than `afterSeq`, oldest first. */
   eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]>;
 
