@@ -3,3 +3,4 @@ export * from './model.js';
 export * from './account.js';
 export * from './query.js';
 export * from './store.js';
+export * from './access.js';
