@@ -1,1 +1,14 @@
-export {};
+export { parseOperand, ORDERABLE_TYPES, PREFIX_TYPES } from './operand.js';
+export { parseFilters, classOf, indexedField, relationRef, isUuid, LIST_RESERVED } from './selection.js';
+export {
+  parseListQuery,
+  parseSelection,
+  parseDistinctQuery,
+  parseAggregateQuery,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  MAX_PAGE,
+} from './plans.js';
+export type { RelatedScope } from './plans.js';
+export { pageLinks } from './links.js';
+export type { Href, PageLinks, PageLinkInput } from './links.js';

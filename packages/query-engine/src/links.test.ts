@@ -1,0 +1,54 @@
+import { pageLinks } from './links.js';
+
+const path = '/data/t1/companies';
+const excelPath = '/data/t1/excel/companies';
+
+describe('pageLinks', () => {
+  it.each<[string, { page: number; hasNext: boolean; excel: boolean }, string[]]>([
+    ['first page without a further row', { page: 0, hasNext: false, excel: true }, ['self', 'excel']],
+    ['first page with a further row', { page: 0, hasNext: true, excel: true }, ['self', 'next', 'excel']],
+    ['a later page', { page: 2, hasNext: true, excel: true }, ['self', 'first', 'prev', 'next', 'excel']],
+    ['the last page of a system class', { page: 1, hasNext: false, excel: false }, ['self', 'first', 'prev']],
+  ])('%s', (_name, { page, hasNext, excel }, keys) => {
+    const links = pageLinks({
+      path,
+      ...(excel ? { excelPath } : {}),
+      params: new URLSearchParams(`page=${page}`),
+      page,
+      size: 20,
+      hasNext,
+    });
+    expect(Object.keys(links)).toEqual(keys);
+  });
+
+  it('keeps filters, sort and size in every link and moves only the page', () => {
+    const links = pageLinks({
+      path,
+      excelPath,
+      params: new URLSearchParams('legalName_startswith=Ac&sort=revenue,desc&page=1&size=5'),
+      page: 1,
+      size: 5,
+      hasNext: true,
+    });
+    const query = (href: string | undefined) =>
+      Object.fromEntries(new URL(href ?? '', 'http://x').searchParams);
+    const kept = { legalName_startswith: 'Ac', sort: 'revenue,desc', size: '5' };
+    expect(query(links.self.href)).toEqual({ ...kept, page: '1' });
+    expect(query(links.first?.href)).toEqual({ ...kept, page: '0' });
+    expect(query(links.prev?.href)).toEqual({ ...kept, page: '0' });
+    expect(query(links.next?.href)).toEqual({ ...kept, page: '2' });
+    expect(links.excel?.href).toBe(`${excelPath}?legalName_startswith=Ac&sort=revenue%2Cdesc`);
+    expect(links.next?.href.startsWith(`${path}?`)).toBe(true);
+  });
+
+  it('carries the clamped size rather than the requested one', () => {
+    const links = pageLinks({
+      path,
+      params: new URLSearchParams('size=1000000'),
+      page: 0,
+      size: 1000,
+      hasNext: true,
+    });
+    expect(new URL(links.next?.href ?? '', 'http://x').searchParams.get('size')).toBe('1000');
+  });
+});

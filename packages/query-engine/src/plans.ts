@@ -1,0 +1,165 @@
+import { NUMERIC_TYPES, ValidationError } from '@odp/core';
+import type {
+  AggregatePlan,
+  ClassDef,
+  DistinctPlan,
+  DistinctTarget,
+  ListPlan,
+  Model,
+  RelationRef,
+  Selection,
+  Sort,
+} from '@odp/core';
+import { ORDERABLE_TYPES } from './operand.js';
+import { LIST_RESERVED, classOf, indexedField, parseFilters, relationRef } from './selection.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+/** Larger `size` values are clamped to this (documented in docs/data-api.md). */
+export const MAX_PAGE_SIZE = 1000;
+/** Larger `page` values are clamped to this; such a page is simply empty. */
+export const MAX_PAGE = 1_000_000;
+
+/** For related lists: the anchor object and the relation seen from it. */
+export type RelatedScope = NonNullable<Selection['related']>;
+
+/**
+ * The plan of a list or related list request (`GET /data/{tenant}/{typeName}`). Bad `page` and
+ * `size` values are clamped, never rejected: a non-integer or negative page is 0, a page beyond
+ * {@link MAX_PAGE} is {@link MAX_PAGE}; a non-integer size is the default, a size below 1 is 1 and
+ * one above {@link MAX_PAGE_SIZE} is the maximum.
+ */
+export function parseListQuery(
+  model: Model,
+  className: string,
+  params: URLSearchParams,
+  related?: RelatedScope,
+): ListPlan {
+  const cls = classOf(model, className);
+  const sort = parseSort(cls, params.get('sort'));
+  return {
+    className,
+    ...(related ? { related } : {}),
+    filters: parseFilters(model, cls, params, LIST_RESERVED),
+    ...(sort ? { sort } : {}),
+    page: clampInteger(params.get('page'), 0, 0, MAX_PAGE),
+    size: clampInteger(params.get('size'), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE),
+  };
+}
+
+/** The filters of a values request; `values` takes the field from the path. */
+export function parseSelection(
+  model: Model,
+  className: string,
+  params: URLSearchParams,
+  related?: RelatedScope,
+): Selection {
+  const cls = classOf(model, className);
+  return {
+    className,
+    ...(related ? { related } : {}),
+    filters: parseFilters(model, cls, params, LIST_RESERVED),
+  };
+}
+
+const DISTINCT_RESERVED: ReadonlySet<string> = new Set([...LIST_RESERVED, 'distinct']);
+
+/**
+ * The plan of a distinct request. The target (`distinct=`) must be an indexed value field or a
+ * relation of the class, else 400; `sort=count[,desc]` orders by frequency, anything else by value.
+ */
+export function parseDistinctQuery(
+  model: Model,
+  className: string,
+  params: URLSearchParams,
+  related?: RelatedScope,
+): DistinctPlan {
+  const cls = classOf(model, className);
+  const name = params.get('distinct') ?? '';
+  const target = distinctTarget(cls, name);
+  if (!target) {
+    throw new ValidationError(`distinct must name an indexed field or a relation of ${cls.plural}.`, [
+      {
+        field: 'distinct',
+        message: name === '' ? 'is required' : `${name} is not an indexed field or relation`,
+      },
+    ]);
+  }
+  const sort = params.get('sort');
+  return {
+    className,
+    ...(related ? { related } : {}),
+    filters: parseFilters(model, cls, params, DISTINCT_RESERVED),
+    target,
+    order: sort === 'count' ? 'count' : sort === 'count,desc' ? 'countDesc' : 'value',
+  };
+}
+
+function distinctTarget(cls: ClassDef, name: string): DistinctTarget | undefined {
+  const field = indexedField(cls, name);
+  if (field)
+    return field.type === 'FILE' || field.type === 'IMAGE'
+      ? undefined
+      : { kind: 'field', field: name, type: field.type };
+  const end = cls.relations.get(name);
+  return end ? { kind: 'relation', relation: relationRef(end) } : undefined;
+}
+
+const AGGREGATE_RESERVED: ReadonlySet<string> = new Set([...LIST_RESERVED, 'sum', 'avg', 'count']);
+
+/**
+ * The plan of an aggregations request: `sum`, `avg` and `count` keep only the numeric, visible
+ * fields they name (others are silently dropped); filters as for the list; paging and sort unused.
+ */
+export function parseAggregateQuery(
+  model: Model,
+  className: string,
+  params: URLSearchParams,
+  related?: RelatedScope,
+): AggregatePlan {
+  const cls = classOf(model, className);
+  const numeric = (parameter: string): string[] => [
+    ...new Set(
+      (params.get(parameter) ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => {
+          const field = indexedField(cls, name);
+          return field !== undefined && NUMERIC_TYPES.has(field.type) && !field.multiple;
+        }),
+    ),
+  ];
+  return {
+    className,
+    ...(related ? { related } : {}),
+    filters: parseFilters(model, cls, params, AGGREGATE_RESERVED),
+    sum: numeric('sum'),
+    avg: numeric('avg'),
+    count: numeric('count'),
+  };
+}
+
+/**
+ * `sort=name` or `sort=name,desc`: an orderable, indexed value field or a single-valued relation
+ * (ordered by the related object's name). Anything else keeps the default order.
+ */
+function parseSort(cls: ClassDef, raw: string | null): Sort | undefined {
+  if (!raw) return undefined;
+  const [name = '', direction = 'asc'] = raw.split(',').map((part) => part.trim());
+  const order = direction.toLowerCase() === 'desc' ? 'desc' : 'asc';
+  const field = indexedField(cls, name);
+  if (field) {
+    return ORDERABLE_TYPES.has(field.type) || field.type === 'BOOLEAN'
+      ? { key: { kind: 'field', field: name, type: field.type }, direction: order }
+      : undefined;
+  }
+  const end = cls.relations.get(name);
+  if (!end || end.multiple) return undefined;
+  const relation: RelationRef = relationRef(end);
+  return { key: { kind: 'relationName', relation }, direction: order };
+}
+
+function clampInteger(raw: string | null, fallback: number, min: number, max: number): number {
+  if (raw === null || !/^-?\d+$/.test(raw.trim())) return fallback;
+  const value = Number(raw);
+  return Math.min(max, Math.max(min, value));
+}
