@@ -1,0 +1,140 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, SECRET_KEY_FILE } from './config.js';
+
+describe('loadConfig', () => {
+  let dataDir: string;
+  const secret = 'x'.repeat(32);
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-config-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const load = (env: Record<string, string>) =>
+    loadConfig({ ODP_DATA_DIR: dataDir, ODP_SECRET_KEY: secret, ...env });
+
+  it('applies the documented defaults', () => {
+    const config = load({});
+    expect(config).toEqual({
+      port: 8080,
+      baseUrl: 'http://localhost:8080',
+      dataDir,
+      store: { kind: 'sqlite' },
+      search: { kind: 'sqlite' },
+      blobs: { kind: 'fs' },
+      redisUrl: null,
+      auth: null,
+      secretKey: secret,
+      smtpUrl: null,
+    });
+  });
+
+  it('defaults the data directory to ./.odp and the base URL to the port', () => {
+    const config = loadConfig({ PORT: '9000', ODP_SECRET_KEY: secret });
+    expect(config.dataDir).toBe(path.resolve('.odp'));
+    expect(config.baseUrl).toBe('http://localhost:9000');
+  });
+
+  it('reads every variable', () => {
+    const config = load({
+      PORT: '3000',
+      ODP_BASE_URL: 'https://odp.example.com/',
+      ODP_STORE: 'mongodb',
+      ODP_MONGODB_URL: 'mongodb://127.0.0.1:27017/odp',
+      ODP_SEARCH: 'elasticsearch',
+      ODP_ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+      ODP_BLOBS: 's3',
+      ODP_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      ODP_S3_BUCKET: 'files',
+      ODP_S3_ACCESS_KEY: 'access',
+      ODP_S3_SECRET_KEY: 'secret',
+      ODP_S3_REGION: 'eu-west-1',
+      ODP_REDIS_URL: 'redis://127.0.0.1:6379',
+      ODP_AUTH_ISSUER: 'https://login.example.com',
+      ODP_AUTH_AUDIENCE: 'odp',
+      ODP_AUTH_JWKS_URL: 'https://login.example.com/jwks',
+      ODP_SMTP_URL: 'smtp://127.0.0.1:25',
+    });
+    expect(config).toMatchObject({
+      port: 3000,
+      baseUrl: 'https://odp.example.com',
+      store: { kind: 'mongodb', url: 'mongodb://127.0.0.1:27017/odp' },
+      search: { kind: 'elasticsearch', url: 'http://127.0.0.1:9200' },
+      blobs: {
+        kind: 's3',
+        endpoint: 'http://127.0.0.1:9000',
+        bucket: 'files',
+        accessKey: 'access',
+        secretKey: 'secret',
+        region: 'eu-west-1',
+      },
+      redisUrl: 'redis://127.0.0.1:6379',
+      auth: {
+        issuer: 'https://login.example.com',
+        audience: 'odp',
+        jwksUrl: 'https://login.example.com/jwks',
+      },
+      smtpUrl: 'smtp://127.0.0.1:25',
+    });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT: must be an integer from 1 to 65535 (got "abc")'],
+    [{ PORT: '70000' }, 'PORT: must be an integer from 1 to 65535 (got "70000")'],
+    [{ PORT: '0' }, 'PORT: must be an integer from 1 to 65535 (got "0")'],
+    [{ ODP_BASE_URL: 'not a url' }, 'ODP_BASE_URL: is not a valid URL'],
+    [{ ODP_BASE_URL: 'ftp://x' }, 'ODP_BASE_URL: must be a http or https URL'],
+    [{ ODP_STORE: 'postgres' }, 'ODP_STORE: must be one of sqlite, mongodb (got "postgres")'],
+    [{ ODP_STORE: 'mongodb' }, 'ODP_MONGODB_URL: is required when ODP_STORE=mongodb'],
+    [{ ODP_SEARCH: 'solr' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "solr")'],
+    [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
+    [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
+    [{ ODP_REDIS_URL: 'http://x' }, 'ODP_REDIS_URL: must be a redis or rediss URL'],
+    [
+      { ODP_AUTH_ISSUER: 'https://login.example.com' },
+      'ODP_AUTH_AUDIENCE: is required when ODP_AUTH_ISSUER, ODP_AUTH_AUDIENCE or ODP_AUTH_JWKS_URL is set',
+    ],
+    [
+      { ODP_AUTH_ISSUER: 'i', ODP_AUTH_AUDIENCE: 'a', ODP_AUTH_JWKS_URL: 'jwks' },
+      'ODP_AUTH_JWKS_URL: is not a valid URL',
+    ],
+    [{ ODP_SECRET_KEY: 'short' }, 'ODP_SECRET_KEY: must be at least 32 characters long'],
+  ])('refuses %j with one line naming the variable', (env, message) => {
+    let thrown: unknown;
+    try {
+      load(env);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toBe(message);
+    expect(message).not.toContain('\n');
+  });
+
+  it('never echoes a secret value', () => {
+    expect(() => load({ ODP_MONGODB_URL: 'x://user:hunter2@h', ODP_STORE: 'mongodb' })).toThrow(
+      /^ODP_MONGODB_URL: must be a mongodb or mongodb\+srv URL$/,
+    );
+  });
+
+  it('generates ODP_SECRET_KEY into the data directory once and reuses it', () => {
+    const first = loadConfig({ ODP_DATA_DIR: dataDir });
+    const file = path.join(dataDir, SECRET_KEY_FILE);
+    expect(first.secretKey.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ ODP_DATA_DIR: dataDir }).secretKey).toBe(first.secretKey);
+  });
+
+  it('creates a missing data directory for the secret key', () => {
+    const nested = path.join(dataDir, 'a', 'b');
+    expect(loadConfig({ ODP_DATA_DIR: nested }).dataDir).toBe(nested);
+  });
+
+  it('refuses a truncated generated key file', () => {
+    writeFileSync(path.join(dataDir, SECRET_KEY_FILE), 'abc');
+    expect(() => loadConfig({ ODP_DATA_DIR: dataDir })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The platform's configuration, read from the environment in exactly one place (`loadConfig`).
+ * Every other module receives the typed object; nothing else reads `process.env`.
+ */
+export interface Config {
+  /** Port the api listens on. */
+  readonly port: number;
+  /** Public base address without trailing slash; used in links and signed URLs. */
+  readonly baseUrl: string;
+  /** Absolute path of the embedded data directory. */
+  readonly dataDir: string;
+  readonly store: StoreConfig;
+  readonly search: SearchConfig;
+  readonly blobs: BlobsConfig;
+  /** Redis address for rate limits, event fan-out and locks; null runs them in-process. */
+  readonly redisUrl: string | null;
+  /** Sign-in through an external identity provider; null when not configured (tokens are refused). */
+  readonly auth: AuthConfig | null;
+  /** Key material that encrypts SECRET fields and secret values (at least 32 characters). */
+  readonly secretKey: string;
+  /** Mail server for the Mail and UserInvitation gateways; null when not configured. */
+  readonly smtpUrl: string | null;
+}
+
+export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
+export type SearchConfig =
+  { readonly kind: 'sqlite' } | { readonly kind: 'elasticsearch'; readonly url: string };
+export type BlobsConfig =
+  | { readonly kind: 'fs' }
+  | {
+      readonly kind: 's3';
+      readonly endpoint: string | null;
+      readonly bucket: string;
+      readonly accessKey: string | null;
+      readonly secretKey: string | null;
+      readonly region: string;
+    };
+
+export interface AuthConfig {
+  /** Accepted `iss` claim. */
+  readonly issuer: string;
+  /** Value the `aud` claim must contain. */
+  readonly audience: string;
+  /** Where the identity provider publishes its signing keys. */
+  readonly jwksUrl: string;
+}
+
+/** A bad configuration value. The message is one line that names the variable and never its secret value. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Name of the file inside the data directory that holds the generated `ODP_SECRET_KEY`. */
+export const SECRET_KEY_FILE = 'secret.key';
+const MIN_SECRET_KEY_LENGTH = 32;
+
+/**
+ * Reads and validates the environment. Throws ConfigError on the first bad value.
+ *
+ * Side effect: when `ODP_SECRET_KEY` is absent, the key is read from `<dataDir>/secret.key`, and on
+ * first start generated into that file (mode 0600), creating the data directory.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | null => {
+    const value = env[name]?.trim();
+    return value ? value : null;
+  };
+
+  const port = parsePort(read('PORT'));
+  const baseUrl = parseUrl('ODP_BASE_URL', read('ODP_BASE_URL') ?? `http://localhost:${port}`, [
+    'http:',
+    'https:',
+  ]);
+  const dataDir = path.resolve(read('ODP_DATA_DIR') ?? './.odp');
+
+  const storeKind = parseChoice('ODP_STORE', read('ODP_STORE'), ['sqlite', 'mongodb'], 'sqlite');
+  const store: StoreConfig =
+    storeKind === 'mongodb'
+      ? {
+          kind: 'mongodb',
+          url: parseUrl('ODP_MONGODB_URL', required(read, 'ODP_MONGODB_URL', 'ODP_STORE=mongodb'), [
+            'mongodb:',
+            'mongodb+srv:',
+          ]),
+        }
+      : { kind: 'sqlite' };
+
+  const searchKind = parseChoice('ODP_SEARCH', read('ODP_SEARCH'), ['sqlite', 'elasticsearch'], 'sqlite');
+  const search: SearchConfig =
+    searchKind === 'elasticsearch'
+      ? {
+          kind: 'elasticsearch',
+          url: parseUrl(
+            'ODP_ELASTICSEARCH_URL',
+            required(read, 'ODP_ELASTICSEARCH_URL', 'ODP_SEARCH=elasticsearch'),
+            ['http:', 'https:'],
+          ),
+        }
+      : { kind: 'sqlite' };
+
+  const blobsKind = parseChoice('ODP_BLOBS', read('ODP_BLOBS'), ['fs', 's3'], 'fs');
+  const s3Endpoint = read('ODP_S3_ENDPOINT');
+  const blobs: BlobsConfig =
+    blobsKind === 's3'
+      ? {
+          kind: 's3',
+          endpoint: s3Endpoint === null ? null : parseUrl('ODP_S3_ENDPOINT', s3Endpoint, ['http:', 'https:']),
+          bucket: required(read, 'ODP_S3_BUCKET', 'ODP_BLOBS=s3'),
+          accessKey: read('ODP_S3_ACCESS_KEY'),
+          secretKey: read('ODP_S3_SECRET_KEY'),
+          region: read('ODP_S3_REGION') ?? 'us-east-1',
+        }
+      : { kind: 'fs' };
+
+  const redis = read('ODP_REDIS_URL');
+  const smtp = read('ODP_SMTP_URL');
+
+  return {
+    port,
+    baseUrl,
+    dataDir,
+    store,
+    search,
+    blobs,
+    redisUrl: redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']),
+    auth: parseAuth(read),
+    secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
+    smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
+  };
+}
+
+function required(read: (name: string) => string | null, name: string, because: string): string {
+  const value = read(name);
+  if (value === null) throw new ConfigError(name, `is required when ${because}`);
+  return value;
+}
+
+function parsePort(raw: string | null): number {
+  if (raw === null) return 8080;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got "${raw}")`);
+  }
+  return port;
+}
+
+function parseChoice<T extends string>(
+  name: string,
+  raw: string | null,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  if (raw === null) return fallback;
+  const choice = choices.find((c) => c === raw);
+  if (choice === undefined) {
+    throw new ConfigError(name, `must be one of ${choices.join(', ')} (got "${raw}")`);
+  }
+  return choice;
+}
+
+/** Validates a URL; the value itself is never echoed because it may carry credentials. */
+function parseUrl(name: string, raw: string, protocols: readonly string[]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Sign-in is configured by all three variables together, or not at all. */
+function parseAuth(read: (name: string) => string | null): AuthConfig | null {
+  const issuer = read('ODP_AUTH_ISSUER');
+  const audience = read('ODP_AUTH_AUDIENCE');
+  const jwksUrl = read('ODP_AUTH_JWKS_URL');
+  if (issuer === null && audience === null && jwksUrl === null) return null;
+  const together = 'is required when ODP_AUTH_ISSUER, ODP_AUTH_AUDIENCE or ODP_AUTH_JWKS_URL is set';
+  if (issuer === null) throw new ConfigError('ODP_AUTH_ISSUER', together);
+  if (audience === null) throw new ConfigError('ODP_AUTH_AUDIENCE', together);
+  if (jwksUrl === null) throw new ConfigError('ODP_AUTH_JWKS_URL', together);
+  return { issuer, audience, jwksUrl: parseUrl('ODP_AUTH_JWKS_URL', jwksUrl, ['http:', 'https:']) };
+}
+
+function resolveSecretKey(fromEnv: string | null, dataDir: string): string {
+  if (fromEnv !== null) {
+    if (fromEnv.length < MIN_SECRET_KEY_LENGTH) {
+      throw new ConfigError('ODP_SECRET_KEY', `must be at least ${MIN_SECRET_KEY_LENGTH} characters long`);
+    }
+    return fromEnv;
+  }
+  const file = path.join(dataDir, SECRET_KEY_FILE);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url') + '\n', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if (!isNodeError(error, 'EEXIST')) {
+      throw new ConfigError('ODP_DATA_DIR', `cannot create the secret key file in ${dataDir}`);
+    }
+  }
+  const stored = readFileSync(file, 'utf8').trim();
+  if (stored.length < MIN_SECRET_KEY_LENGTH) {
+    throw new ConfigError(
+      'ODP_SECRET_KEY',
+      `the key in ${file} is shorter than ${MIN_SECRET_KEY_LENGTH} characters`,
+    );
+  }
+  return stored;
+}
+
+function isNodeError(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === code;
+}
+
+/** Directory of one tenant's embedded data (documents, files): `<dataDir>/tenants/<id>`. */
+export function tenantDataDir(config: Pick<Config, 'dataDir'>, tenantId: string): string {
+  return path.join(config.dataDir, 'tenants', tenantId);
+}
+
+/** Path of the platform registry database (tenants, profiles, keys): `<dataDir>/platform.sqlite`. */
+export function platformDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'platform.sqlite');
+}
