@@ -4,3 +4,4 @@ export * from './account.js';
 export * from './query.js';
 export * from './store.js';
 export * from './access.js';
+export * from './platform.js';

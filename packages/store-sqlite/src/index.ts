@@ -1,1 +1,2 @@
-export {};
+export * from './platform-migrations.js';
+export * from './platform-store.js';

@@ -1,0 +1,110 @@
+/**
+ * The platform registry port: tenants, user profiles and API keys, shared by every api instance and
+ * the `odp` command. Implemented by `@odp/store-sqlite` (`openPlatformStore`).
+ * Timestamps are ISO-8601 UTC strings; `activeUntil` is a date `YYYY-MM-DD` (inclusive, UTC).
+ */
+import type { TenantRole } from './account.js';
+import type { LinkedProfile } from './access.js';
+
+export interface TenantRecord {
+  readonly id: string;
+  readonly name: string;
+  /** Where the tenant's model repository lives (an absolute directory), or null for an empty model. */
+  readonly modelSource: string | null;
+  /** Shared secret that authenticates model-repository push webhooks. Never returned by the api. */
+  readonly webhookSecret: string;
+  readonly createdAt: string;
+}
+
+export interface UserProfile {
+  readonly id: string;
+  readonly tenantId: string;
+  /**
+   * The signed-in person is (issuer, subject). Both null for a profile that cannot sign in
+   * (reached only through user-bound keys); issuer null when no identity provider was named.
+   */
+  readonly issuer: string | null;
+  readonly subject: string | null;
+  readonly email: string;
+  readonly role: TenantRole;
+  readonly extraRoles: readonly string[];
+  readonly objectId: string | null;
+  /** false when suspended. */
+  readonly active: boolean;
+  readonly activeUntil: string | null;
+  readonly createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  /** The profile a user-bound key runs as; null for a system key. */
+  readonly profileId: string | null;
+  readonly expiresAt: string | null;
+  readonly revokedAt: string | null;
+  readonly createdAt: string;
+}
+
+export interface NewProfile {
+  readonly tenantId: string;
+  readonly issuer: string | null;
+  readonly subject: string | null;
+  readonly email: string;
+  readonly role: TenantRole;
+  readonly extraRoles?: readonly string[];
+  readonly objectId?: string | null;
+  readonly activeUntil?: string | null;
+}
+
+export interface PlatformRegistry {
+  createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord>;
+  getTenant(id: string): Promise<TenantRecord | null>;
+  /** All tenants, oldest first. */
+  listTenants(): Promise<TenantRecord[]>;
+  /** Tenants where the person (issuer, subject) has an active profile at `now`, oldest first. */
+  tenantsOfPerson(issuer: string, subject: string, now: Date): Promise<TenantRecord[]>;
+  /** Removes the tenant with its profiles and keys. Returns false when it did not exist. */
+  deleteTenant(id: string): Promise<boolean>;
+
+  /** Throws NotFoundError for an unknown tenant, ConflictError when the person already has a profile there. */
+  createProfile(input: NewProfile): Promise<UserProfile>;
+  getProfile(tenantId: string, profileId: string): Promise<UserProfile | null>;
+  findProfileByPerson(tenantId: string, issuer: string, subject: string): Promise<UserProfile | null>;
+  findProfileByEmail(tenantId: string, email: string): Promise<UserProfile | null>;
+  /** Suspends (false) or re-activates (true) a profile. Throws NotFoundError when it does not exist. */
+  setProfileActive(tenantId: string, profileId: string, active: boolean): Promise<UserProfile>;
+  /** Profiles of the tenant linked to `objectId`, oldest first (active or not). */
+  profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]>;
+
+  /**
+   * Stores a key by the hash of its value (the value itself is never stored).
+   * Throws NotFoundError for an unknown tenant or a profile outside the tenant.
+   */
+  createApiKey(input: {
+    tenantId: string;
+    profileId: string | null;
+    expiresAt: string | null;
+    keyHash: string;
+  }): Promise<ApiKeyRecord>;
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Marks the key revoked (idempotent). Throws NotFoundError when the tenant has no such key. */
+  revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord>;
+
+  /** Small platform-wide settings (for example which tenant is the demo tenant). */
+  getSetting(key: string): Promise<string | null>;
+  setSetting(key: string, value: string): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+/** Whether a profile may act at `now`: not suspended and `activeUntil` (inclusive, UTC) not passed. */
+export function isProfileActive(profile: Pick<UserProfile, 'active' | 'activeUntil'>, now: Date): boolean {
+  return (
+    profile.active && (profile.activeUntil === null || now.toISOString().slice(0, 10) <= profile.activeUntil)
+  );
+}
+
+/** Whether a key may be used at `now`: neither revoked nor expired. */
+export function isApiKeyUsable(key: Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>, now: Date): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || Date.parse(key.expiresAt) > now.getTime());
+}

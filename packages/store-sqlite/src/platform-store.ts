@@ -1,0 +1,316 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ConflictError, isProfileActive, NotFoundError, TENANT_ROLES } from '@odp/core';
+import type {
+  ApiKeyRecord,
+  LinkedProfile,
+  NewProfile,
+  PlatformRegistry,
+  TenantRecord,
+  TenantRole,
+  UserProfile,
+} from '@odp/core';
+import { applyMigrations, PLATFORM_MIGRATIONS } from './platform-migrations.js';
+
+interface TenantRow {
+  id: string;
+  name: string;
+  model_source: string | null;
+  webhook_secret: string;
+  created_at: string;
+}
+
+interface ProfileRow {
+  id: string;
+  tenant_id: string;
+  issuer: string;
+  subject: string | null;
+  email: string;
+  role: string;
+  extra_roles: string;
+  object_id: string | null;
+  active: number;
+  active_until: string | null;
+  created_at: string;
+}
+
+interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  profile_id: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface PlatformStore extends PlatformRegistry {
+  /** True when this open created the database (a first start on an empty data directory). */
+  readonly created: boolean;
+}
+
+/**
+ * Opens (creating and migrating when needed) the platform registry in one SQLite file.
+ * Durability: WAL with `synchronous = FULL`; a write is on disk when its promise resolves, so it
+ * survives a killed process. Several processes (api, `odp`) may open the same file.
+ */
+export function openPlatformStore(file: string): PlatformStore {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const before = applyMigrations(db, PLATFORM_MIGRATIONS);
+  return new SqlitePlatformStore(db, before === 0);
+}
+
+const TENANT_COLUMNS = 'id, name, model_source, webhook_secret, created_at';
+const PROFILE_COLUMNS =
+  'id, tenant_id, issuer, subject, email, role, extra_roles, object_id, active, active_until, created_at';
+const KEY_COLUMNS = 'id, tenant_id, profile_id, expires_at, revoked_at, created_at';
+
+class SqlitePlatformStore implements PlatformStore {
+  constructor(
+    private readonly db: Database.Database,
+    readonly created: boolean,
+  ) {}
+
+  async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
+    const row: TenantRow = {
+      id: randomUUID(),
+      name: input.name,
+      model_source: input.modelSource,
+      webhook_secret: randomBytes(32).toString('base64url'),
+      created_at: new Date().toISOString(),
+    };
+    this.db
+      .prepare(
+        `INSERT INTO tenants (${TENANT_COLUMNS}) VALUES (@id, @name, @model_source, @webhook_secret, @created_at)`,
+      )
+      .run(row);
+    return toTenant(row);
+  }
+
+  async getTenant(id: string): Promise<TenantRecord | null> {
+    const row = this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id) as
+      TenantRow | undefined;
+    return row === undefined ? null : toTenant(row);
+  }
+
+  async listTenants(): Promise<TenantRecord[]> {
+    const rows = this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at, rowid`).all();
+    return (rows as TenantRow[]).map(toTenant);
+  }
+
+  async tenantsOfPerson(issuer: string, subject: string, now: Date): Promise<TenantRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT t.id, t.name, t.model_source, t.webhook_secret, t.created_at, p.active, p.active_until
+         FROM tenants t JOIN profiles p ON p.tenant_id = t.id
+         WHERE p.issuer = ? AND p.subject = ? ORDER BY t.created_at, t.rowid`,
+      )
+      .all(issuer, subject) as (TenantRow & { active: number; active_until: string | null })[];
+    return rows.filter((row) => isProfileActive(toActivity(row), now)).map(toTenant);
+  }
+
+  async deleteTenant(id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM tenants WHERE id = ?').run(id).changes > 0;
+  }
+
+  async createProfile(input: NewProfile): Promise<UserProfile> {
+    if ((await this.getTenant(input.tenantId)) === null) throw new NotFoundError('No such tenant.');
+    const row: ProfileRow = {
+      id: randomUUID(),
+      tenant_id: input.tenantId,
+      issuer: input.issuer ?? '',
+      subject: input.subject,
+      email: input.email,
+      role: input.role,
+      extra_roles: JSON.stringify(input.extraRoles ?? []),
+      object_id: input.objectId ?? null,
+      active: 1,
+      active_until: input.activeUntil ?? null,
+      created_at: new Date().toISOString(),
+    };
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO profiles (${PROFILE_COLUMNS}) VALUES (@id, @tenant_id, @issuer, @subject, @email, @role,
+           @extra_roles, @object_id, @active, @active_until, @created_at)`,
+        )
+        .run(row);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new ConflictError('This person already has a profile in the tenant.');
+      throw error;
+    }
+    return toProfile(row);
+  }
+
+  async getProfile(tenantId: string, profileId: string): Promise<UserProfile | null> {
+    return this.oneProfile('tenant_id = ? AND id = ?', tenantId, profileId);
+  }
+
+  async findProfileByPerson(tenantId: string, issuer: string, subject: string): Promise<UserProfile | null> {
+    return this.oneProfile('tenant_id = ? AND issuer = ? AND subject = ?', tenantId, issuer, subject);
+  }
+
+  async findProfileByEmail(tenantId: string, email: string): Promise<UserProfile | null> {
+    return this.oneProfile(
+      'tenant_id = ? AND email = ? COLLATE NOCASE ORDER BY created_at, rowid',
+      tenantId,
+      email,
+    );
+  }
+
+  async setProfileActive(tenantId: string, profileId: string, active: boolean): Promise<UserProfile> {
+    this.db
+      .prepare('UPDATE profiles SET active = ? WHERE tenant_id = ? AND id = ?')
+      .run(active ? 1 : 0, tenantId, profileId);
+    const profile = await this.getProfile(tenantId, profileId);
+    if (profile === null) throw new NotFoundError('No such profile in this tenant.');
+    return profile;
+  }
+
+  async profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT id, role, extra_roles FROM profiles WHERE tenant_id = ? AND object_id = ? ORDER BY created_at, rowid`,
+      )
+      .all(tenantId, objectId) as Pick<ProfileRow, 'id' | 'role' | 'extra_roles'>[];
+    return rows.map((row) => ({
+      profileId: row.id,
+      role: toRole(row.role),
+      extraRoles: JSON.parse(row.extra_roles) as string[],
+    }));
+  }
+
+  async createApiKey(input: {
+    tenantId: string;
+    profileId: string | null;
+    expiresAt: string | null;
+    keyHash: string;
+  }): Promise<ApiKeyRecord> {
+    if ((await this.getTenant(input.tenantId)) === null) throw new NotFoundError('No such tenant.');
+    if (input.profileId !== null && (await this.getProfile(input.tenantId, input.profileId)) === null) {
+      throw new NotFoundError('No such profile in this tenant.');
+    }
+    const row = {
+      id: randomUUID(),
+      tenant_id: input.tenantId,
+      profile_id: input.profileId,
+      key_hash: input.keyHash,
+      expires_at: input.expiresAt,
+      revoked_at: null,
+      created_at: new Date().toISOString(),
+    };
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (${KEY_COLUMNS}, key_hash)
+         VALUES (@id, @tenant_id, @profile_id, @expires_at, @revoked_at, @created_at, @key_hash)`,
+      )
+      .run(row);
+    return toApiKey(row);
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = this.db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`).get(keyHash) as
+      ApiKeyRow | undefined;
+    return row === undefined ? null : toApiKey(row);
+  }
+
+  async revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord> {
+    this.db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
+      .run(now.toISOString(), tenantId, keyId);
+    const row = this.db
+      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`)
+      .get(tenantId, keyId) as ApiKeyRow | undefined;
+    if (row === undefined) throw new NotFoundError('No such API key in this tenant.');
+    return toApiKey(row);
+  }
+
+  async getSetting(key: string): Promise<string | null> {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as
+      { value: string } | undefined;
+    return row?.value ?? null;
+  }
+
+  async setSetting(key: string, value: string): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      .run(key, value);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private oneProfile(where: string, ...params: string[]): UserProfile | null {
+    const row = this.db
+      .prepare(`SELECT ${PROFILE_COLUMNS} FROM profiles WHERE ${where} LIMIT 1`)
+      .get(...params) as ProfileRow | undefined;
+    return row === undefined ? null : toProfile(row);
+  }
+}
+
+function toTenant(row: TenantRow): TenantRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    modelSource: row.model_source,
+    webhookSecret: row.webhook_secret,
+    createdAt: row.created_at,
+  };
+}
+
+function toRole(role: string): TenantRole {
+  const known = TENANT_ROLES.find((r) => r === role);
+  if (known === undefined) throw new Error('A stored profile has an unknown role.');
+  return known;
+}
+
+function toActivity(row: Pick<ProfileRow, 'active' | 'active_until'>): {
+  active: boolean;
+  activeUntil: string | null;
+} {
+  return { active: row.active === 1, activeUntil: row.active_until };
+}
+
+function toProfile(row: ProfileRow): UserProfile {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    issuer: row.issuer === '' ? null : row.issuer,
+    subject: row.subject,
+    email: row.email,
+    role: toRole(row.role),
+    extraRoles: JSON.parse(row.extra_roles) as string[],
+    objectId: row.object_id,
+    ...toActivity(row),
+    createdAt: row.created_at,
+  };
+}
+
+function toApiKey(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    profileId: row.profile_id,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE')
+  );
+}
