@@ -1,1 +1,4 @@
-export {};
+export * from './api-keys.js';
+export * from './tokens.js';
+export * from './authenticate.js';
+export * from './roles.js';

@@ -1,0 +1,110 @@
+import express from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
+import { AppError, NotFoundError, ValidationError } from '@odp/core';
+import type { PlatformRegistry } from '@odp/core';
+import type { Config } from '@odp/config';
+import type { TokenVerifier } from '@odp/auth';
+import { authentication } from './authentication.js';
+import { cors } from './cors.js';
+import type { Logger } from './log.js';
+import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
+import type { TenantRuntimes } from './tenant-runtime.js';
+import { tenantRoutes } from './routes/tenants.js';
+
+/**
+ * Platform-wide services the routes are built from. Per-tenant components live in the
+ * TenantRuntime (`deps.runtimes.get(tenantId)`), not here.
+ */
+export interface AppDeps {
+  readonly config: Config;
+  readonly registry: PlatformRegistry;
+  readonly runtimes: TenantRuntimes;
+  /** null when no identity provider is configured (every access token is refused). */
+  readonly tokens: TokenVerifier | null;
+  readonly log: Logger;
+  /** Directory of the bundled example models that `POST /tenants {model}` may name. */
+  readonly examplesDir: string;
+  /** The clock for credential expiry; tests and production use the wall clock. */
+  readonly now: () => Date;
+}
+
+/** Largest accepted JSON body. Bigger bodies get 413 before they are parsed. */
+export const MAX_JSON_BODY = '10mb';
+
+/**
+ * The HTTP edge: CORS -> authentication and role check -> JSON body -> route modules -> 404 ->
+ * one error handler writing `application/problem+json`.
+ * Route modules live in `routes/<name>.ts`, export `(deps: AppDeps) => Router` and declare full paths.
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use(securityHeaders);
+  app.use(requestLog(deps.log));
+  app.use(cors());
+  app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
+  app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
+
+  app.use(tenantRoutes(deps));
+
+  app.use((_req, _res, next) => next(new NotFoundError('No such route.')));
+  app.use(errorHandler(deps.log));
+  return app;
+}
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+};
+
+/** The path as logged: the signed token of a `/binaries/<token>` URL is a credential and is masked. */
+function loggedPath(path: string): string {
+  return path.startsWith('/binaries/') ? '/binaries/***' : path;
+}
+
+function requestLog(log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      log.info('request', {
+        method: req.method,
+        path: loggedPath(req.path),
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - started) / 1_000_000n),
+      });
+    });
+    next();
+  };
+}
+
+/** Errors thrown by express's body parser, turned into the platform's own errors. */
+function fromBodyParser(error: unknown): unknown {
+  const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined;
+  if (type === 'entity.too.large') {
+    return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_JSON_BODY}.`);
+  }
+  if (type === 'entity.parse.failed') return new ValidationError('The request body is not valid JSON.');
+  if (typeof type === 'string' && (type.startsWith('charset') || type.startsWith('encoding'))) {
+    return new ValidationError('The request body has an unsupported encoding.');
+  }
+  return error;
+}
+
+function errorHandler(log: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const problem = problemOf(fromBodyParser(error));
+    if (problem.status >= 500) {
+      log.error('request failed', {
+        method: req.method,
+        path: loggedPath(req.path),
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+    }
+    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  };
+}

@@ -1,0 +1,68 @@
+import { assertRoleAllows, authenticate } from '@odp/auth';
+import type { AuthenticateDeps, RouteScope } from '@odp/auth';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { setAuthentication } from './context.js';
+
+/** First path segments whose second segment is the tenant id. */
+const TENANT_BRANCHES: ReadonlySet<string> = new Set([
+  'data',
+  'metadata',
+  'system',
+  'audit',
+  'admin',
+  'scripts',
+  'assets',
+  'tenants',
+]);
+
+/** Paths under these first segments carry their own credential (a signed token in the URL). */
+const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries']);
+
+interface RouteShape {
+  readonly branch: string;
+  readonly scope: RouteScope;
+}
+
+/** The branch and tenant scope of a path, read from the path alone (no data is consulted). */
+export function routeShape(path: string): RouteShape {
+  const [branch = '', second] = path.split('/').slice(1);
+  if (TENANT_BRANCHES.has(branch) && second !== undefined && second !== '') {
+    return { branch, scope: { kind: 'tenant', tenantId: decodeSegment(second) } };
+  }
+  return { branch, scope: { kind: 'platform' } };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/**
+ * Authenticates every request except `/binaries/...` (OPTIONS preflights are answered earlier by
+ * `cors()`), then applies the coarse role check, so both run before any route touches tenant data.
+ */
+export function authentication(deps: AuthenticateDeps): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const shape = routeShape(req.path);
+    if (OPEN_BRANCHES.has(shape.branch)) {
+      next();
+      return;
+    }
+    const result = await authenticate(
+      { apiKey: header(req, 'x-api-key'), authorization: header(req, 'authorization') },
+      shape.scope,
+      deps,
+    );
+    if (result.kind === 'tenant') assertRoleAllows(result.account, req.method, shape.branch);
+    setAuthentication(res, result);
+    next();
+  };
+}

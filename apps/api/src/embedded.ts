@@ -1,0 +1,25 @@
+/**
+ * `pnpm start`: the whole platform in one process on the embedded defaults. On the first start
+ * with an empty data directory it creates the demo tenant and prints its id and a system key.
+ * Prints one machine-readable line `ODP_READY {...}` when it accepts requests.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApp } from './app.js';
+import { ensureDemoTenant } from './demo-tenant.js';
+import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform.js';
+
+const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
+const config = configOrExit();
+const platform = openPlatform(config, examplesDir);
+const demo = await ensureDemoTenant(platform.registry, path.join(examplesDir, 'crm'));
+const server = await listen(createApp(platform), config.port);
+shutdownOnSignal(server, platform);
+
+const lines = [`ODP is running at ${config.baseUrl} (data in ${config.dataDir})`];
+if (demo.tenantId !== null) lines.push(`Demo tenant: ${demo.tenantId}`);
+if (demo.systemKey !== null) {
+  lines.push(`System API key of the demo tenant (shown once, keep it): ${demo.systemKey}`);
+}
+lines.push(`ODP_READY ${JSON.stringify({ baseUrl: config.baseUrl, ...demo })}`);
+process.stdout.write(lines.join('\n') + '\n');

@@ -1,0 +1,90 @@
+import { mkdir } from 'node:fs/promises';
+import { NotFoundError } from '@odp/core';
+import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
+import { tenantDataDir } from '@odp/config';
+import type { Config } from '@odp/config';
+import type { Logger } from './log.js';
+
+/**
+ * Everything one tenant's requests need, composed once per tenant and cached: the tenant record,
+ * its data directory and, as features arrive, its model state, document store and data service.
+ * To add a component: add a member here, build it in `openTenantRuntime`, release it in `close`.
+ */
+export interface TenantRuntime {
+  readonly tenant: TenantRecord;
+  /** `<ODP_DATA_DIR>/tenants/<id>/`, created on open. */
+  readonly dataDir: string;
+  /** The tenant's user profiles (for the audit's holders). */
+  readonly profiles: ProfileDirectory;
+  /** Plural class names that are the default scope of global search; empty until a model provides them. */
+  generalSearchClasses(): readonly string[];
+  /** Releases what the runtime holds (open files, timers). */
+  close(): Promise<void>;
+}
+
+/** What a runtime is composed from: platform-wide services shared by all tenants. */
+export interface RuntimeContext {
+  readonly config: Config;
+  readonly registry: PlatformRegistry;
+  readonly log: Logger;
+}
+
+export async function openTenantRuntime(
+  tenant: TenantRecord,
+  context: RuntimeContext,
+): Promise<TenantRuntime> {
+  const dataDir = tenantDataDir(context.config, tenant.id);
+  await mkdir(dataDir, { recursive: true });
+  return {
+    tenant,
+    dataDir,
+    profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
+    generalSearchClasses: () => [],
+    close: async () => undefined,
+  };
+}
+
+export interface TenantRuntimes {
+  /** The tenant's runtime, opened on first use. Throws NotFoundError for an unknown tenant. */
+  get(tenantId: string): Promise<TenantRuntime>;
+  /** Closes and forgets one tenant's runtime (tenant deleted or reconfigured); the next get reopens it. */
+  evict(tenantId: string): Promise<void>;
+  /** Closes every open runtime (shutdown). */
+  closeAll(): Promise<void>;
+}
+
+export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
+  /** Promises, so that concurrent first requests share one open. */
+  const open = new Map<string, Promise<TenantRuntime>>();
+
+  const closeRuntime = async (tenantId: string, runtime: Promise<TenantRuntime>) => {
+    open.delete(tenantId);
+    try {
+      await (await runtime).close();
+    } catch (error) {
+      context.log.error('tenant runtime close failed', { tenantId, error: String(error) });
+    }
+  };
+
+  return {
+    get(tenantId) {
+      let runtime = open.get(tenantId);
+      if (runtime === undefined) {
+        runtime = context.registry.getTenant(tenantId).then((tenant) => {
+          if (tenant === null) throw new NotFoundError('No such tenant.');
+          return openTenantRuntime(tenant, context);
+        });
+        open.set(tenantId, runtime);
+        runtime.catch(() => open.delete(tenantId));
+      }
+      return runtime;
+    },
+    async evict(tenantId) {
+      const runtime = open.get(tenantId);
+      if (runtime !== undefined) await closeRuntime(tenantId, runtime);
+    },
+    async closeAll() {
+      await Promise.all([...open].map(([tenantId, runtime]) => closeRuntime(tenantId, runtime)));
+    },
+  };
+}
