@@ -1,0 +1,35 @@
+/**
+ * Cache of the acIds a holder object holds through anchored grants. Every write that changes
+ * holdings calls `invalidate()` right after it commits (before its response is sent), and a load
+ * started before an invalidation never lands in the cache, so a revoked link takes effect on the very
+ * next request. The cache lives in one process: writes made by another process are not seen until
+ * this process writes or restarts (see docs/access-control.md).
+ */
+import type { TenantStore } from '@odp/core';
+
+export class HeldAcIdCache {
+  private generation = 0;
+  private readonly entries = new Map<string, readonly string[]>();
+
+  constructor(
+    private readonly store: Pick<TenantStore, 'holdingsOf'>,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  invalidate(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
+  async acIdsHeldBy(holderId: string): Promise<readonly string[]> {
+    const cached = this.entries.get(holderId);
+    if (cached) return cached;
+    const generation = this.generation;
+    const acIds = [...new Set((await this.store.holdingsOf(holderId)).map((holding) => holding.acId))];
+    if (generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(holderId, acIds);
+    }
+    return acIds;
+  }
+}

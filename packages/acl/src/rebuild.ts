@@ -1,0 +1,54 @@
+/**
+ * Full re-derivation of a tenant's ACL rows and holdings, `batchSize` objects at a time in id
+ * order (memory stays bounded by one batch and the walks around it). Holdings stored for
+ * definitions the model no longer has are cleared as their holders are scanned, so after a rebuild
+ * the audit reports no orphaned node or step ids.
+ */
+import type { TenantStore, WriteBatch } from '@odp/core';
+import type { AclDerivation, AnchorHoldings } from './derive.js';
+import type { AclGraph } from './graph.js';
+
+export interface RebuildOptions {
+  readonly batchSize?: number;
+  /** Called after each batch with the number of objects processed so far. */
+  readonly onProgress?: (processed: number) => void;
+  /** Runs each batch's derive-and-write step exclusively of other ACL writes. */
+  readonly exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export async function rebuildAccessControl(
+  derivation: AclDerivation,
+  store: Pick<TenantStore, 'scan' | 'holdingsOf' | 'write'>,
+  graph: AclGraph,
+  options: RebuildOptions = {},
+): Promise<number> {
+  const batchSize = options.batchSize ?? 500;
+  const exclusive = options.exclusive ?? ((work) => work());
+  const liveDefinitions = new Set(derivation.anchored.map((definition) => definition.name));
+  let afterId: string | null = null;
+  let processed = 0;
+  for (;;) {
+    const page = await store.scan(afterId, batchSize);
+    const last = page[page.length - 1];
+    if (!last) break;
+    await exclusive(async () => {
+      const objects = await graph.getMany(page.map((object) => object.id));
+      const aclRows: NonNullable<WriteBatch['aclRows']>[number][] = [];
+      const holdings: AnchorHoldings[] = [];
+      for (const object of objects) {
+        aclRows.push({ objectId: object.id, rows: await derivation.rowsFor(graph, object) });
+        holdings.push(...(await derivation.holdingsFor(graph, object)));
+        for (const stale of await store.holdingsOf(object.id)) {
+          if (!liveDefinitions.has(stale.definition)) {
+            holdings.push({ anchorId: stale.anchorId, definition: stale.definition, rows: [] });
+          }
+        }
+      }
+      await store.write({ aclRows, holdings });
+    });
+    processed += page.length;
+    afterId = last.id;
+    options.onProgress?.(processed);
+  }
+  return processed;
+}

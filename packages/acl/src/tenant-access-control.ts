@@ -1,0 +1,133 @@
+/**
+ * Record-level access control of one tenant under one model: the decisions (an AccessPolicy), the
+ * maintenance of ACL rows and holdings on every write, the full rebuild and the audit reports.
+ * Build a new instance when the tenant's model changes.
+ */
+import type { Model, ProfileDirectory, StoredObject, TenantStore, WriteBatch } from '@odp/core';
+import { accessControlReport, recordAccessReport } from './audit.js';
+import type { AccessControlReport, RecordAccessReport } from './audit.js';
+import { AclPolicy } from './decisions.js';
+import { AclDerivation } from './derive.js';
+import { storeGraph } from './graph.js';
+import type { AclGraph } from './graph.js';
+import { HeldAcIdCache } from './held-cache.js';
+import { aclWriteParts } from './maintain.js';
+import type { AclWriteParts } from './maintain.js';
+import { rebuildAccessControl } from './rebuild.js';
+import type { RebuildStatus, RebuildTracker } from './jobs.js';
+
+/** The store operations access control uses (a subset of the TenantStore port). */
+export type AclStore = Pick<
+  TenantStore,
+  | 'getMany'
+  | 'linksTo'
+  | 'write'
+  | 'aclRowsOf'
+  | 'holdingsOf'
+  | 'holdingsOfAcId'
+  | 'storedAclIds'
+  | 'scan'
+  | 'distinct'
+>;
+
+export class TenantAccessControl {
+  readonly derivation: AclDerivation;
+  readonly policy: AclPolicy;
+  private readonly graph: AclGraph;
+  private readonly held: HeldAcIdCache;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    model: Model,
+    tenantId: string,
+    /** The underlying store (never the access-controlled decorator of it). */
+    private readonly store: AclStore,
+  ) {
+    this.derivation = new AclDerivation(model, tenantId);
+    this.graph = storeGraph(store);
+    this.held = new HeldAcIdCache(store);
+    this.policy = new AclPolicy(this.derivation, store, this.graph, this.held);
+  }
+
+  /**
+   * Runs `work` after every ACL-affecting write queued before it, so that derivation always reads
+   * the state the previous write left (derive-then-write is not interleaved).
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** The ACL rows and holdings that must be written together with `batch` (computed on the current state). */
+  changesFor(batch: WriteBatch): Promise<AclWriteParts> {
+    return aclWriteParts(this.derivation, this.graph, batch);
+  }
+
+  /**
+   * Writes `batch` and the ACL rows and holdings it changes in one atomic store write, then drops
+   * the cached held acIds, so the next request sees granted and revoked access. A batch that already
+   * carries ACL rows or holdings (its writer called `changesFor`) is written as it is.
+   */
+  write(batch: WriteBatch): Promise<void> {
+    return this.exclusive(async () => {
+      const derived = batch.aclRows !== undefined || batch.holdings !== undefined;
+      const complete = derived ? batch : { ...batch, ...(await this.changesFor(batch)) };
+      await this.store.write(complete);
+      if ((complete.holdings ?? []).length > 0) this.held.invalidate();
+    });
+  }
+
+  /** Starts a full re-derivation on `tracker` (throws ConflictError while a rebuild runs). */
+  startRebuild(tracker: RebuildTracker, onError?: (error: unknown) => void): RebuildStatus {
+    return tracker.start(
+      'accessControl',
+      async (onProgress) => {
+        try {
+          await rebuildAccessControl(this.derivation, this.store, this.graph, {
+            onProgress,
+            exclusive: (work) => this.exclusive(work),
+          });
+        } finally {
+          this.held.invalidate();
+        }
+      },
+      onError,
+    );
+  }
+
+  recordAccess(object: StoredObject, profiles: ProfileDirectory): Promise<RecordAccessReport> {
+    return recordAccessReport(this.derivation, this.policy, this.store, profiles, object);
+  }
+
+  accessControlReport(): Promise<AccessControlReport> {
+    return accessControlReport(this.derivation, this.store);
+  }
+}
+
+/**
+ * The tenant store as the data service should use it: every write carries the ACL rows and
+ * holdings it changes (same atomic batch); reads pass through unchanged.
+ */
+export function accessControlledStore(store: TenantStore, acl: TenantAccessControl): TenantStore {
+  return {
+    capabilities: store.capabilities,
+    applyModel: (model) => store.applyModel(model),
+    get: (id, access) => store.get(id, access),
+    getMany: (ids, access) => store.getMany(ids, access),
+    list: (plan, access) => store.list(plan, access),
+    distinct: (plan, access) => store.distinct(plan, access),
+    values: (selection, field, access) => store.values(selection, field, access),
+    aggregate: (plan, access) => store.aggregate(plan, access),
+    linksTo: (id) => store.linksTo(id),
+    write: (batch) => acl.write(batch),
+    redirectOf: (id) => store.redirectOf(id),
+    aclRowsOf: (id) => store.aclRowsOf(id),
+    holdingsOf: (holderId) => store.holdingsOf(holderId),
+    holdingsOfAcId: (acId) => store.holdingsOfAcId(acId),
+    storedAclIds: () => store.storedAclIds(),
+    scan: (afterId, limit) => store.scan(afterId, limit),
+    eventsAfter: (afterSeq, limit) => store.eventsAfter(afterSeq, limit),
+    close: () => store.close(),
+  };
+}
