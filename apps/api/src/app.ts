@@ -10,6 +10,7 @@ import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { tenantRoutes } from './routes/tenants.js';
+import { dataRoutes } from './routes/data.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
 
   app.use(tenantRoutes(deps));
+  app.use(dataRoutes(deps));
 
   app.use((_req, _res, next) => next(new NotFoundError('No such route.')));
   app.use(errorHandler(deps.log));

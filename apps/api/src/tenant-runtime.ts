@@ -1,8 +1,10 @@
 import { mkdir } from 'node:fs/promises';
-import { NotFoundError } from '@odp/core';
+import { NotFoundError, UnavailableError } from '@odp/core';
 import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
+import { ChangeSignal } from '@odp/data';
+import type { DataService } from '@odp/data';
 import type { Logger } from './log.js';
 
 /**
@@ -18,6 +20,10 @@ export interface TenantRuntime {
   readonly profiles: ProfileDirectory;
   /** Plural class names that are the default scope of global search; empty until a model provides them. */
   generalSearchClasses(): readonly string[];
+  /** The tenant's object service; throws UnavailableError (503) while the tenant has no usable model. */
+  data(): DataService;
+  /** Wakes the tenant's change event streams after each write (pass `notify` as the service's `onChange`). */
+  readonly changes: ChangeSignal;
   /** Releases what the runtime holds (open files, timers). */
   close(): Promise<void>;
 }
@@ -40,6 +46,10 @@ export async function openTenantRuntime(
     dataDir,
     profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
     generalSearchClasses: () => [],
+    data: () => {
+      throw new UnavailableError('The tenant has no usable model.');
+    },
+    changes: new ChangeSignal(),
     close: async () => undefined,
   };
 }

@@ -1,1 +1,13 @@
-export {};
+export { DataService } from './service.js';
+export type {
+  AggregationsResponse,
+  DataObjectPage,
+  DistinctResponse,
+  GetOneResult,
+  ListPath,
+  StreamEvent,
+} from './service.js';
+export type { DataObject } from './render.js';
+export type { DataServiceDeps } from './deps.js';
+export { unrestrictedPolicy } from './unrestricted-policy.js';
+export { ChangeSignal } from './change-signal.js';

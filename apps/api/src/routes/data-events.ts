@@ -1,0 +1,89 @@
+/**
+ * `GET /data/{tenant}/eventStream`: Server-Sent Events of the tenant's change log (docs/events.md).
+ * Each event is `id: <seq>`, `event: <type>`, `data: {type, href, classes, at, loser?}`. A
+ * reconnecting client sends `Last-Event-ID` and resumes from the persisted log after that seq; a
+ * new client gets the events from its connection on. Writes wake the stream through the tenant's
+ * ChangeSignal; a heartbeat comment every {@link HEARTBEAT_MS} keeps proxies from closing it and
+ * also polls the log (writes of other processes).
+ */
+import type { Request, Response } from 'express';
+import type { Account } from '@odp/core';
+import type { ChangeSignal, DataService } from '@odp/data';
+
+export const HEARTBEAT_MS = 15_000;
+const BATCH = 200;
+
+export interface EventStreamContext {
+  readonly account: Account;
+  readonly data: DataService;
+  readonly changes: ChangeSignal;
+}
+
+function lastEventId(req: Request): number | null {
+  const raw =
+    req.get('Last-Event-ID') ?? new URL(req.originalUrl, 'http://localhost').searchParams.get('lastEventId');
+  if (raw === undefined || raw === null || !/^\d+$/.test(raw.trim())) return null;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+export async function eventStream(req: Request, res: Response, context: EventStreamContext): Promise<void> {
+  const { account, data, changes } = context;
+  let seq = lastEventId(req) ?? (await data.latestEventSeq());
+  let closed = false;
+  let pumping: Promise<void> | null = null;
+  let again = false;
+
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('Connection', 'keep-alive');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  res.write('retry: 3000\n: connected\n\n');
+
+  const pump = async (): Promise<void> => {
+    for (;;) {
+      const { events, lastSeq } = await data.eventsAfter(account, seq, BATCH);
+      for (const event of events) {
+        if (closed) return;
+        res.write(`id: ${event.seq}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      }
+      const advanced = lastSeq > seq;
+      seq = lastSeq;
+      if (!advanced || closed) return;
+    }
+  };
+  /** Runs one pump at a time; a wake-up during a pump runs one more afterwards. */
+  const wake = (): void => {
+    if (closed) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = pump()
+      .catch(() => {
+        closed = true;
+        res.end();
+      })
+      .finally(() => {
+        pumping = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  };
+
+  const unsubscribe = changes.subscribe(wake);
+  const heartbeat = setInterval(() => {
+    res.write(': heartbeat\n\n');
+    wake();
+  }, HEARTBEAT_MS);
+  req.on('close', () => {
+    closed = true;
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+  wake();
+}

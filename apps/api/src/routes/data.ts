@@ -1,0 +1,167 @@
+/**
+ * The object data routes of `/data/{tenant}/...` (interface spec: List, Related list, Distinct,
+ * Field values, Aggregations, Create, Create related, Get one, Get own, Patch, Delete, Merge,
+ * loadDefaultData, eventStream). The handlers only translate HTTP to the tenant's DataService.
+ * Paths that belong to other route modules (search, upload, download, excel, import, capabilities,
+ * reports) are passed on untouched.
+ */
+import { Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { DataService, ListPath } from '@odp/data';
+import type { AppDeps } from '../app.js';
+import { tenantRequest } from '../context.js';
+import type { TenantRequest } from '../context.js';
+import { eventStream } from './data-events.js';
+
+/** First path segments after `/data/{tenant}/` that other route modules own. */
+const FOREIGN_SEGMENTS: ReadonlySet<string> = new Set([
+  'search',
+  'upload',
+  'download',
+  'excel',
+  'import',
+  'eventStream',
+  'loadDefaultData',
+]);
+
+/** Last segments that other route modules own under the data paths. */
+const FOREIGN_TAILS: ReadonlySet<string> = new Set(['capabilities', 'reports']);
+
+interface DataRequest extends TenantRequest {
+  readonly data: DataService;
+  readonly query: URLSearchParams;
+}
+
+type DataHandler = (req: Request, res: Response, context: DataRequest) => Promise<void>;
+
+/** The request's query string as sent (never express's parsed objects: `f[$ne]=` stays a plain name). */
+function queryOf(req: Request): URLSearchParams {
+  return new URL(req.originalUrl, 'http://localhost').searchParams;
+}
+
+function param(req: Request, name: string): string {
+  const value = req.params[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function listPath(req: Request): ListPath {
+  const relatedTypeName = param(req, 'relatedTypeName');
+  return relatedTypeName
+    ? {
+        typeName: param(req, 'typeName'),
+        related: { typeName: relatedTypeName, id: param(req, 'relatedId') },
+      }
+    : { typeName: param(req, 'typeName') };
+}
+
+export function dataRoutes(deps: AppDeps): Router {
+  const router = Router();
+
+  const handle =
+    (handler: DataHandler): RequestHandler =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      const names = [param(req, 'relatedTypeName'), param(req, 'typeName')];
+      if (
+        FOREIGN_SEGMENTS.has(names[0] || names[1] || '') ||
+        FOREIGN_TAILS.has(param(req, 'id') || names[1] || '')
+      ) {
+        next();
+        return;
+      }
+      const tenant = tenantRequest(res);
+      const runtime = await deps.runtimes.get(tenant.tenantId);
+      await handler(req, res, { ...tenant, data: runtime.data(), query: queryOf(req) });
+    };
+
+  router.get('/data/:tenant/eventStream', async (req, res) => {
+    const tenant = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenant.tenantId);
+    await eventStream(req, res, { account: tenant.account, data: runtime.data(), changes: runtime.changes });
+  });
+
+  router.post('/data/:tenant/loadDefaultData', async (_req, res) => {
+    const tenant = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenant.tenantId);
+    res.json(await runtime.data().loadDefaultData(tenant.account));
+  });
+
+  const distinct = handle(async (req, res, { account, data, query }) => {
+    res.json(await data.distinct(account, listPath(req), query));
+  });
+  const aggregations = handle(async (req, res, { account, data, query }) => {
+    res.json(await data.aggregations(account, listPath(req), query));
+  });
+  const values = handle(async (req, res, { account, data, query }) => {
+    res.json(await data.values(account, listPath(req), param(req, 'fieldName'), query));
+  });
+  const list = handle(async (req, res, { account, data, query }) => {
+    res.json(await data.list(account, listPath(req), query));
+  });
+
+  router.get('/data/:tenant/:typeName/distinct', distinct);
+  router.get('/data/:tenant/:typeName/aggregations', aggregations);
+  router.get('/data/:tenant/:typeName/values/:fieldName', values);
+  router.get(
+    '/data/:tenant/:typeName/own',
+    handle(async (req, res, { account, data }) => {
+      res.json(await data.getOwn(account, param(req, 'typeName')));
+    }),
+  );
+  router.get('/data/:tenant/:typeName', list);
+  router.post(
+    '/data/:tenant/:typeName',
+    handle(async (req, res, { account, data, query }) => {
+      const href = await data.create(
+        account,
+        param(req, 'typeName'),
+        req.body,
+        query.get('class') ?? undefined,
+      );
+      res.status(201).location(href).end();
+    }),
+  );
+  router.get(
+    '/data/:tenant/:typeName/:id',
+    handle(async (req, res, { account, data }) => {
+      const result = await data.getOne(account, param(req, 'typeName'), param(req, 'id'));
+      if ('redirect' in result) res.status(307).location(result.redirect).end();
+      else res.json(result.object);
+    }),
+  );
+  router.patch(
+    '/data/:tenant/:typeName/:id',
+    handle(async (req, res, { account, data }) => {
+      const href = await data.patch(account, param(req, 'typeName'), param(req, 'id'), req.body);
+      res.status(204).location(href).end();
+    }),
+  );
+  router.delete(
+    '/data/:tenant/:typeName/:id',
+    handle(async (req, res, { account, data }) => {
+      await data.remove(account, param(req, 'typeName'), param(req, 'id'));
+      res.status(200).end();
+    }),
+  );
+  router.post(
+    '/data/:tenant/:typeName/:id/merge',
+    handle(async (req, res, { account, data }) => {
+      const href = await data.merge(account, param(req, 'typeName'), param(req, 'id'), req.body);
+      res.status(204).location(href).end();
+    }),
+  );
+
+  const related = '/data/:tenant/:relatedTypeName/:relatedId/:typeName';
+  router.get(`${related}/distinct`, distinct);
+  router.get(`${related}/aggregations`, aggregations);
+  router.get(`${related}/values/:fieldName`, values);
+  router.get(related, list);
+  router.post(
+    related,
+    handle(async (req, res, { account, data, query }) => {
+      const path = listPath(req) as Required<ListPath>;
+      const href = await data.createRelated(account, path, req.body, query.get('class') ?? undefined);
+      res.status(201).location(href).end();
+    }),
+  );
+  return router;
+}

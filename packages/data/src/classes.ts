@@ -1,0 +1,98 @@
+/**
+ * Class-level rules of the object model: which fields and relations an object has given its
+ * classes, gained role classes, structural eligibility and the resolution of related paths.
+ */
+import { NotFoundError, ValidationError } from '@odp/core';
+import type { Account, ClassDef, FieldDef, Model, RelationEnd } from '@odp/core';
+
+/** The class a plural REST name denotes. System classes are only reachable by the system account. */
+export function classByPlural(model: Model, plural: string, account: Account): ClassDef {
+  const cls = model.byPlural.get(plural);
+  if (!cls || (cls.system && account.kind !== 'system')) throw new NotFoundError('Unknown class.');
+  return cls;
+}
+
+export function classNamed(model: Model, name: string): ClassDef {
+  const cls = model.classes.get(name);
+  if (!cls) throw new NotFoundError('Unknown class.');
+  return cls;
+}
+
+/** `names` and all their ancestors, in first-seen order. */
+export function withAncestors(model: Model, names: readonly string[]): string[] {
+  const result = new Set<string>();
+  for (const name of names)
+    for (const ancestor of model.classes.get(name)?.ancestors ?? [name]) result.add(ancestor);
+  return [...result];
+}
+
+/** The fields of an object with these classes (own, inherited and gained), by name. */
+export function fieldsOf(model: Model, classes: readonly string[]): Map<string, FieldDef> {
+  const fields = new Map<string, FieldDef>();
+  for (const name of classes)
+    for (const [key, field] of model.classes.get(name)?.fields ?? []) fields.set(key, field);
+  return fields;
+}
+
+/** The relation ends of an object with these classes, by name. */
+export function relationsOf(model: Model, classes: readonly string[]): Map<string, RelationEnd> {
+  const ends = new Map<string, RelationEnd>();
+  for (const name of classes)
+    for (const [key, end] of model.classes.get(name)?.relations ?? []) ends.set(key, end);
+  return ends;
+}
+
+/** A class an object can be created as: not abstract, not a role class. */
+export function isConcrete(cls: ClassDef): boolean {
+  return !cls.abstract && cls.attachableTo === null;
+}
+
+/** Whether an object whose classes are `classes` is (or inherits from) one of `targets`. */
+export function isAny(classes: readonly string[], targets: readonly string[]): boolean {
+  return targets.some((target) => classes.includes(target));
+}
+
+/**
+ * Structural eligibility (Get one rule 2): an object of BASIC class `basicClass` may be addressed
+ * under `cls` when some role class at or below `cls` is attachable to the BASIC class or an ancestor.
+ */
+export function isEligible(model: Model, basicClass: string, cls: ClassDef): boolean {
+  const lineage = model.classes.get(basicClass)?.ancestors ?? [basicClass];
+  return cls.descendants.some((name) => {
+    const attachable = model.classes.get(name)?.attachableTo;
+    return attachable ? isAny(lineage, attachable) : false;
+  });
+}
+
+/**
+ * Resolves `typeName` of a related path under `refCls` (model-format section 4): a relation or
+ * inverse name of the class, else the plural of a class connected to it by exactly one relation.
+ * An unknown name is a 404; no connecting relation, or several, is a 400 (the latter naming the
+ * relation names to use).
+ */
+export function relatedEnd(model: Model, refCls: ClassDef, typeName: string): RelationEnd {
+  const named = refCls.relations.get(typeName);
+  if (named) return named;
+  const target = model.byPlural.get(typeName);
+  const candidates = target
+    ? [...refCls.relations.values()].filter((end) => {
+        const other = model.classes.get(end.otherClass);
+        return (
+          other !== undefined &&
+          (other.descendants.includes(target.name) || target.descendants.includes(other.name))
+        );
+      })
+    : [];
+  if (candidates.length === 1 && candidates[0]) return candidates[0];
+  if (candidates.length > 1) {
+    const names = candidates.map((end) => end.name).join(', ');
+    throw new ValidationError(
+      `Several relations connect ${refCls.plural} and ${typeName}; use one of: ${names}.`,
+      [{ field: typeName, message: `ambiguous; use one of: ${names}` }],
+    );
+  }
+  if (!target) throw new NotFoundError('Unknown class.');
+  throw new ValidationError(`No relation connects ${refCls.plural} and ${typeName}.`, [
+    { field: typeName, message: 'is not a relation of ' + refCls.plural },
+  ]);
+}

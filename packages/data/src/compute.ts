@@ -1,0 +1,152 @@
+/**
+ * Everything that runs on save (model-format sections 3, 6, 7): SET_VALUES scripts of the
+ * trigger, field formulas (respecting `onlyWhenMissing`), defaults of required fields left empty,
+ * and the display name from the class's name formula. Formulas read the pending state of the
+ * request through the unit of work, so relation paths see the links being written.
+ */
+import { evaluate } from '@odp/formulas';
+import type { FormulaEnvironment, FormulaLink, FormulaRecord } from '@odp/formulas';
+import type { Formula, Model, ScriptDef, StoredObject } from '@odp/core';
+import { fieldsOf, relationsOf } from './classes.js';
+import { coerceComputed } from './encode.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** An object being written: a StoredObject whose values and links may still change. */
+export interface Draft {
+  id: string;
+  basicClass: string;
+  classes: string[];
+  name: string | null;
+  values: Record<string, unknown>;
+  links: Record<string, string[]>;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export function draftOf(object: StoredObject): Draft {
+  return {
+    id: object.id,
+    basicClass: object.basicClass,
+    classes: [...object.classes],
+    name: object.name,
+    values: structuredClone({ ...object.values }) as Record<string, unknown>,
+    links: Object.fromEntries(Object.entries(object.links).map(([key, ids]) => [key, [...ids]])),
+    createdAt: object.createdAt,
+    modifiedAt: object.modifiedAt,
+  };
+}
+
+export function hasValue(value: unknown): boolean {
+  return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+}
+
+export interface ComputeEnvironment extends FormulaEnvironment {
+  readonly model: Model;
+  readonly tenantId: string;
+}
+
+export function objectHref(
+  model: Model,
+  tenantId: string,
+  object: { id: string; basicClass: string },
+): string {
+  const plural = model.classes.get(object.basicClass)?.plural ?? object.basicClass;
+  return `/data/${tenantId}/${plural}/${object.id}`;
+}
+
+function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | StoredObject): FormulaRecord {
+  const { model } = env;
+  return {
+    get(name: string): unknown {
+      switch (name) {
+        case '_href':
+          return objectHref(model, env.tenantId, object);
+        case '_id':
+          return object.id;
+        case '_classes':
+          return object.classes.map((cls) => model.classes.get(cls)?.plural ?? cls);
+        case '_creationDate':
+          return object.createdAt;
+        case '_modificationDate':
+          return object.modifiedAt;
+        default:
+          return name.startsWith('_') ? undefined : object.values[name];
+      }
+    },
+    async follow(name: string): Promise<FormulaLink | undefined> {
+      const end = relationsOf(model, object.classes).get(name);
+      if (!end) return undefined;
+      const linked =
+        end.direction === 'forward'
+          ? await uow.loadMany(object.links[end.relation.key] ?? [])
+          : (await uow.linkersOf(object.id))
+              .filter((link) => link.relationKey === end.relation.key)
+              .map((link) => link.source);
+      return { multiple: end.multiple, records: linked.map((other) => recordOf(env, uow, other)) };
+    },
+  };
+}
+
+/** The SET_VALUES scripts of the object's classes that fire on `trigger`, each once. */
+function setValuesScripts(
+  model: Model,
+  classes: readonly string[],
+  trigger: 'CREATE' | 'UPDATE',
+): Extract<ScriptDef, { type: 'SET_VALUES' }>[] {
+  const seen = new Set<string>();
+  const scripts: Extract<ScriptDef, { type: 'SET_VALUES' }>[] = [];
+  for (const name of classes) {
+    for (const script of model.classes.get(name)?.scripts ?? []) {
+      const key = `${script.declaredOn}#${script.name}`;
+      if (script.type !== 'SET_VALUES' || !script.trigger.includes(trigger) || seen.has(key)) continue;
+      seen.add(key);
+      scripts.push(script);
+    }
+  }
+  return scripts;
+}
+
+/**
+ * Runs, in this order: SET_VALUES scripts of `trigger` (none for a recalculation), field formulas,
+ * defaults of required fields still empty, then the name formula. Mutates and returns `draft`.
+ */
+export async function compute(
+  env: ComputeEnvironment,
+  uow: UnitOfWork,
+  draft: Draft,
+  trigger: 'CREATE' | 'UPDATE' | null,
+): Promise<Draft> {
+  const { model } = env;
+  const record = recordOf(env, uow, draft);
+  const run = (formula: Formula) => evaluate(formula, { ...env, record });
+  const fields = fieldsOf(model, draft.classes);
+  const assign = (name: string, value: unknown) => {
+    const field = fields.get(name);
+    if (!field) return;
+    const coerced = coerceComputed(model, field, value);
+    if (coerced === undefined) delete draft.values[name];
+    else draft.values[name] = coerced;
+  };
+  if (trigger) {
+    for (const script of setValuesScripts(model, draft.classes, trigger)) {
+      if (script.condition && !(await run(script.condition))) continue;
+      for (const [name, formula] of Object.entries(script.set)) assign(name, await run(formula));
+    }
+  }
+  for (const field of fields.values()) {
+    if (!field.formula || (field.onlyWhenMissing && hasValue(draft.values[field.name]))) continue;
+    assign(field.name, await run(field.formula));
+  }
+  for (const field of fields.values()) {
+    if (!field.required || hasValue(draft.values[field.name]) || !field.default) continue;
+    assign(field.name, 'value' in field.default ? field.default.value : await run(field.default.formula));
+  }
+  const nameFormula = [draft.basicClass, ...draft.classes]
+    .map((name) => model.classes.get(name)?.nameFormula)
+    .find((formula) => formula !== undefined);
+  if (nameFormula) {
+    const name = await run(nameFormula);
+    draft.name = name === null || name === undefined || name === '' ? null : String(name);
+  }
+  return draft;
+}

@@ -1,0 +1,22 @@
+import type { AccessPolicy, Model, TenantStore } from '@odp/core';
+
+/** Everything the object service of one tenant works with. */
+export interface DataServiceDeps {
+  readonly tenantId: string;
+  readonly model: Model;
+  /**
+   * The tenant's store; with record-level access control, the `@odp/acl` decorator that adds the
+   * ACL rows and holdings each write changes to the same atomic batch.
+   */
+  readonly store: TenantStore;
+  readonly access: AccessPolicy;
+  /** The clock; the system clock when absent. */
+  readonly now?: () => Date;
+  /** New object ids; `crypto.randomUUID` when absent. */
+  readonly newId?: () => string;
+  readonly baseUrl?: string;
+  /** `systemSetting('name')` for formulas. */
+  readonly systemSetting?: (name: string) => Promise<string | null>;
+  /** Called after every committed write that appended change events (wakes event streams). */
+  readonly onChange?: () => void;
+}

@@ -1,0 +1,170 @@
+/**
+ * The JSON encoding of field values in request bodies (interface spec "Data types", model-format
+ * section 3) and their stored form. Every check names what was expected so the 400 can name the
+ * field; nothing here throws.
+ */
+import type { FieldDef, Model } from '@odp/core';
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+const FILE_ID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A FILE or IMAGE value as stored: the file id plus the metadata recorded at upload. */
+export interface StoredFile {
+  readonly fileId: string;
+  readonly fileName: string;
+  readonly contentType: string;
+  readonly size: number;
+}
+
+export type Encoded = { ok: true; value: unknown } | { ok: false; message: string };
+
+const fail = (message: string): Encoded => ({ ok: false, message });
+const ok = (value: unknown): Encoded => ({ ok: true, value });
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function validDate(value: string): boolean {
+  const time = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
+}
+
+/**
+ * One value of a field (an element, for multi-valued fields) in stored form. `existing` is the
+ * field's stored value, so a FILE value sent back as just its href keeps its recorded metadata.
+ */
+export function encodeOne(
+  model: Model,
+  field: FieldDef,
+  value: unknown,
+  existing: readonly StoredFile[],
+): Encoded {
+  switch (field.type) {
+    case 'TEXT':
+    case 'TEXTBLOCK':
+    case 'LONGTEXT':
+    case 'SECRET':
+      return typeof value === 'string' ? ok(value) : fail('must be a string');
+    case 'EMAIL':
+      return typeof value === 'string' && EMAIL_PATTERN.test(value)
+        ? ok(value)
+        : fail('must be an e-mail address');
+    case 'INTEGER':
+      return typeof value === 'number' && Number.isSafeInteger(value)
+        ? ok(value)
+        : fail('must be an integer');
+    case 'DECIMAL':
+    case 'CURRENCY':
+    case 'PERCENTAGE':
+      return typeof value === 'number' && Number.isFinite(value) ? ok(value) : fail('must be a number');
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? ok(value) : fail('must be true or false');
+    case 'DATE':
+      return typeof value === 'string' && DATE_PATTERN.test(value) && validDate(value)
+        ? ok(value)
+        : fail('must be a date YYYY-MM-DD');
+    case 'DATETIME':
+      return typeof value === 'string' && DATETIME_PATTERN.test(value) && !Number.isNaN(Date.parse(value))
+        ? ok(new Date(value).toISOString())
+        : fail('must be an ISO-8601 timestamp with offset');
+    case 'TIME':
+      return typeof value === 'string' && TIME_PATTERN.test(value)
+        ? ok(value)
+        : fail('must be a time HH:MM or HH:MM:SS');
+    case 'LIST': {
+      const list = field.list ? model.lists.get(field.list) : undefined;
+      return typeof value === 'string' && list?.values.some((entry) => entry.key === value)
+        ? ok(value)
+        : fail(`must be a key of the list ${field.list ?? ''}`.trim());
+    }
+    case 'JSON':
+      return ok(value);
+    case 'ARRAY':
+      return Array.isArray(value) &&
+        value.every((item) => typeof item === 'string' || typeof item === 'number')
+        ? ok(value)
+        : fail('must be an array of strings or numbers');
+    case 'FILE':
+    case 'IMAGE':
+      return encodeFile(value, existing);
+  }
+}
+
+function encodeFile(value: unknown, existing: readonly StoredFile[]): Encoded {
+  const href = typeof value === 'string' ? value : isPlainObject(value) ? value['href'] : undefined;
+  const fileId = typeof href === 'string' ? FILE_ID_PATTERN.exec(href)?.[0]?.toLowerCase() : undefined;
+  if (!fileId) return fail('must be an upload descriptor {href, fileName, contentType, size}');
+  const kept = existing.find((file) => file.fileId === fileId);
+  if (typeof value === 'string')
+    return kept ? ok(kept) : fail('must be an upload descriptor or the href of a kept file');
+  const descriptor = value as Record<string, unknown>;
+  const { fileName, contentType, size } = descriptor;
+  if (
+    typeof fileName !== 'string' ||
+    typeof contentType !== 'string' ||
+    typeof size !== 'number' ||
+    !Number.isSafeInteger(size)
+  ) {
+    return fail('must be an upload descriptor {href, fileName, contentType, size}');
+  }
+  if (kept && (kept.fileName !== fileName || kept.contentType !== contentType || kept.size !== size)) {
+    return fail('does not match the stored file');
+  }
+  return ok({ fileId, fileName, contentType, size } satisfies StoredFile);
+}
+
+/** A field's value from a body: the stored form (an array for multi-valued fields), or a message. */
+export function encodeField(model: Model, field: FieldDef, value: unknown, stored: unknown): Encoded {
+  const existing = storedFiles(stored);
+  if (!field.multiple || field.type === 'ARRAY') return encodeOne(model, field, value, existing);
+  if (!Array.isArray(value)) return fail('must be an array');
+  const values: unknown[] = [];
+  for (const item of value) {
+    const encoded = encodeOne(model, field, item, existing);
+    if (!encoded.ok) return encoded;
+    values.push(encoded.value);
+  }
+  return ok(values);
+}
+
+export function storedFiles(stored: unknown): StoredFile[] {
+  const values = Array.isArray(stored) ? stored : stored === undefined || stored === null ? [] : [stored];
+  return values.filter(
+    (value): value is StoredFile => isPlainObject(value) && typeof value['fileId'] === 'string',
+  );
+}
+
+/**
+ * Converts a formula result to the stored form of the field's type, or undefined when it cannot be
+ * one (a formula that yields nothing usable leaves the field empty rather than failing the save).
+ */
+export function coerceComputed(model: Model, field: FieldDef, value: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  const attempt = (candidate: unknown): unknown => {
+    const encoded = encodeField(model, field, candidate, undefined);
+    return encoded.ok ? encoded.value : undefined;
+  };
+  switch (field.type) {
+    case 'INTEGER':
+      return attempt(typeof value === 'number' ? Math.round(value) : Math.round(Number(value)));
+    case 'DECIMAL':
+    case 'CURRENCY':
+    case 'PERCENTAGE':
+      return attempt(typeof value === 'number' ? value : Number(value));
+    case 'TEXT':
+    case 'TEXTBLOCK':
+    case 'LONGTEXT':
+    case 'EMAIL':
+    case 'LIST':
+    case 'SECRET':
+      return attempt(typeof value === 'string' ? value : String(value));
+    case 'DATE':
+      return attempt(typeof value === 'string' ? value.slice(0, 10) : value);
+    default:
+      return attempt(value);
+  }
+}

@@ -1,0 +1,405 @@
+/**
+ * The object service of one tenant: every operation of the object data API, given an account.
+ * Reads pass the account's access filter into the store; writes go through {@link ObjectWriter}.
+ * Paths are plural REST names as the HTTP layer received them; results are response bodies.
+ */
+import { ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import type { AccessFilter, Account, ChangeEvent, ClassDef, RelationEnd, StoredObject } from '@odp/core';
+import {
+  isUuid,
+  pageLinks,
+  parseAggregateQuery,
+  parseDistinctQuery,
+  parseListQuery,
+  parseSelection,
+  relationRef,
+} from '@odp/query-engine';
+import type { PageLinks, RelatedScope } from '@odp/query-engine';
+import { classByPlural, isConcrete, isEligible, relatedEnd } from './classes.js';
+import type { DataServiceDeps } from './deps.js';
+import type { DataObject } from './render.js';
+import { Renderer } from './render.js';
+import { ObjectWriter } from './writes.js';
+
+/** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
+export interface ListPath {
+  readonly typeName: string;
+  readonly related?: { readonly typeName: string; readonly id: string };
+}
+
+export interface DataObjectPage {
+  readonly _embedded: Record<string, DataObject[]>;
+  readonly _links: PageLinks;
+}
+
+export type GetOneResult = { readonly object: DataObject } | { readonly redirect: string };
+
+export interface DistinctResponse {
+  readonly values: { readonly value: unknown; readonly count: number }[];
+}
+
+export interface AggregationsResponse {
+  readonly total: number;
+  readonly sum?: Record<string, number>;
+  readonly avg?: Record<string, number>;
+  readonly count?: Record<string, number>;
+}
+
+/** One change event as the event stream sends it (docs/events.md). */
+export interface StreamEvent {
+  readonly seq: number;
+  readonly data: {
+    readonly type: ChangeEvent['type'];
+    readonly href: string;
+    readonly classes: string[];
+    readonly at: string;
+    readonly loser?: string;
+  };
+}
+
+/** A parsed related path: the selection scope and the class listed under it. */
+interface RelatedTarget {
+  readonly anchor: StoredObject;
+  readonly end: RelationEnd;
+  readonly cls: ClassDef;
+  readonly scope: RelatedScope;
+}
+
+export class DataService {
+  private readonly renderer: Renderer;
+  private readonly writer: ObjectWriter;
+
+  constructor(private readonly deps: DataServiceDeps) {
+    this.renderer = new Renderer(deps.model, deps.tenantId);
+    this.writer = new ObjectWriter(deps);
+  }
+
+  private get model() {
+    return this.deps.model;
+  }
+
+  private base(): string {
+    return `/data/${this.deps.tenantId}`;
+  }
+
+  private async render(account: Account, objects: readonly StoredObject[]): Promise<DataObject[]> {
+    return this.renderer.render(objects, this.deps.store, await this.deps.access.accessFilter(account));
+  }
+
+  /**
+   * The object `id` as addressed under `typeName` (`items` addresses any object): 404 when the id is
+   * malformed, the object missing or invisible, or its BASIC class could never hold the type.
+   */
+  private async resolve(account: Account, typeName: string, id: string): Promise<StoredObject> {
+    const cls = typeName === 'items' ? undefined : classByPlural(this.model, typeName, account);
+    const object = isUuid(id)
+      ? await this.deps.store.get(id.toLowerCase(), await this.deps.access.accessFilter(account))
+      : null;
+    if (
+      !object ||
+      (cls && !object.classes.includes(cls.name) && !isEligible(this.model, object.basicClass, cls))
+    ) {
+      throw new NotFoundError();
+    }
+    if (account.kind !== 'system' && this.model.classes.get(object.basicClass)?.system)
+      throw new NotFoundError();
+    return object;
+  }
+
+  async getOne(account: Account, typeName: string, id: string): Promise<GetOneResult> {
+    try {
+      const object = await this.resolve(account, typeName, id);
+      const [rendered] = await this.render(account, [object]);
+      return { object: rendered ?? {} };
+    } catch (error) {
+      const survivor =
+        error instanceof NotFoundError && isUuid(id)
+          ? await this.deps.store.redirectOf(id.toLowerCase())
+          : null;
+      if (!survivor) throw error;
+      return { redirect: `${this.base()}/${typeName}/${survivor}` };
+    }
+  }
+
+  /** Get own: the object the account's profile links to, when it has class `typeName`. */
+  async getOwn(account: Account, typeName: string): Promise<DataObject> {
+    const cls = classByPlural(this.model, typeName, account);
+    if (account.kind !== 'user' || !account.objectId) throw new NotFoundError();
+    const object = await this.deps.store.get(account.objectId, await this.deps.access.accessFilter(account));
+    if (!object || !object.classes.includes(cls.name)) throw new NotFoundError();
+    const [rendered] = await this.render(account, [object]);
+    return rendered ?? {};
+  }
+
+  private async relatedTarget(account: Account, path: ListPath): Promise<RelatedTarget | undefined> {
+    if (!path.related) return undefined;
+    const refCls = classByPlural(this.model, path.related.typeName, account);
+    const anchor = await this.resolve(account, path.related.typeName, path.related.id);
+    const end = relatedEnd(this.model, refCls, path.typeName);
+    const named = this.model.byPlural.get(path.typeName);
+    const cls =
+      named && !refCls.relations.has(path.typeName) ? named : this.model.classes.get(end.otherClass);
+    if (!cls) throw new NotFoundError('Unknown class.');
+    return { anchor, end, cls, scope: { anchorId: anchor.id, relation: relationRef(end) } };
+  }
+
+  private async listClass(
+    account: Account,
+    path: ListPath,
+  ): Promise<{ cls: ClassDef; related?: RelatedTarget }> {
+    const related = await this.relatedTarget(account, path);
+    return related
+      ? { cls: related.cls, related }
+      : { cls: classByPlural(this.model, path.typeName, account) };
+  }
+
+  private pathOf(path: ListPath, prefix = ''): string {
+    const tail = path.related
+      ? `${path.related.typeName}/${path.related.id}/${path.typeName}`
+      : path.typeName;
+    return `${this.base()}/${prefix}${tail}`;
+  }
+
+  /** List and related list: a DataObjectPage of one page of the filtered, sorted selection. */
+  async list(account: Account, path: ListPath, params: URLSearchParams): Promise<DataObjectPage> {
+    const { cls, related } = await this.listClass(account, path);
+    const plan = parseListQuery(this.model, cls.name, params, related?.scope);
+    const rows = await this.deps.store.list(plan, await this.deps.access.accessFilter(account));
+    const objects = await this.render(account, rows.slice(0, plan.size));
+    return {
+      _embedded: { [cls.plural]: objects },
+      _links: pageLinks({
+        path: this.pathOf(path),
+        ...(cls.system ? {} : { excelPath: this.pathOf(path, 'excel/') }),
+        params,
+        page: plan.page,
+        size: plan.size,
+        hasNext: rows.length > plan.size,
+      }),
+    };
+  }
+
+  async distinct(account: Account, path: ListPath, params: URLSearchParams): Promise<DistinctResponse> {
+    const { cls, related } = await this.listClass(account, path);
+    const plan = parseDistinctQuery(this.model, cls.name, params, related?.scope);
+    const buckets = await this.deps.store.distinct(plan, await this.deps.access.accessFilter(account));
+    if (plan.target.kind === 'field') {
+      const field = cls.fields.get(plan.target.field);
+      return {
+        values: buckets.map((bucket) => ({
+          value: field ? this.renderer.renderValue('', field, bucket.value) : bucket.value,
+          count: bucket.count,
+        })),
+      };
+    }
+    return {
+      values: buckets.map((bucket) => ({
+        value:
+          bucket.value === null || bucket.value === undefined
+            ? null
+            : {
+                name: bucket.name ?? null,
+                href: this.renderer.href({ id: String(bucket.value), basicClass: bucket.basicClass ?? '' }),
+              },
+        count: bucket.count,
+      })),
+    };
+  }
+
+  /** Field values: `{value, link}` of every visible object of the selection having a value. */
+  async values(account: Account, path: ListPath, fieldName: string, params: URLSearchParams) {
+    const { cls, related } = await this.listClass(account, path);
+    const field = cls.fields.get(fieldName);
+    if (!field || field.hidden || field.type === 'SECRET') {
+      throw new ValidationError(`${fieldName} is not a field of ${cls.plural}.`, [
+        { field: fieldName, message: 'is not a field' },
+      ]);
+    }
+    const selection = parseSelection(this.model, cls.name, params, related?.scope);
+    const rows = await this.deps.store.values(
+      selection,
+      fieldName,
+      await this.deps.access.accessFilter(account),
+    );
+    return rows.map((row) => ({
+      value: this.renderer.renderValue(row.objectId, field, row.value),
+      link: this.renderer.href({ id: row.objectId, basicClass: row.basicClass }),
+    }));
+  }
+
+  async aggregations(
+    account: Account,
+    path: ListPath,
+    params: URLSearchParams,
+  ): Promise<AggregationsResponse> {
+    const { cls, related } = await this.listClass(account, path);
+    const plan = parseAggregateQuery(this.model, cls.name, params, related?.scope);
+    const result = await this.deps.store.aggregate(plan, await this.deps.access.accessFilter(account));
+    return {
+      total: result.total,
+      ...(plan.sum.length > 0 ? { sum: { ...result.sum } } : {}),
+      ...(plan.avg.length > 0 ? { avg: { ...result.avg } } : {}),
+      ...(plan.count.length > 0 ? { count: { ...result.count } } : {}),
+    };
+  }
+
+  /** The concrete class to create for `typeName` with an optional `?class=` plural. */
+  private creatable(account: Account, base: ClassDef, classParam: string | undefined): ClassDef {
+    const cls = classParam ? classByPlural(this.model, classParam, account) : base;
+    if (
+      cls !== base &&
+      !base.descendants.includes(cls.name) &&
+      !(base.attachableTo && isEligible(this.model, cls.name, base))
+    ) {
+      throw new ValidationError(`${classParam ?? ''} is not a kind of ${base.plural}.`, [
+        { field: 'class', message: `is not a kind of ${base.plural}` },
+      ]);
+    }
+    if (!isConcrete(cls)) {
+      throw new ValidationError(
+        `${cls.plural} cannot be created directly; choose a concrete class with ?class=.`,
+        [{ field: 'class', message: 'is required for an abstract class' }],
+      );
+    }
+    return cls;
+  }
+
+  /** Create: returns the new object's URI. */
+  async create(account: Account, typeName: string, body: unknown, classParam?: string): Promise<string> {
+    const cls = this.creatable(account, classByPlural(this.model, typeName, account), classParam);
+    const id = await this.writer.create(account, cls, body);
+    return this.renderer.href({ id, basicClass: cls.name });
+  }
+
+  /** Create related: the path's reference object supplies the relation. Returns the new URI. */
+  async createRelated(
+    account: Account,
+    path: Required<ListPath>,
+    body: unknown,
+    classParam?: string,
+  ): Promise<string> {
+    const related = await this.relatedTarget(account, path);
+    if (!related) throw new NotFoundError();
+    const cls = this.creatable(account, related.cls, classParam);
+    const id = await this.writer.create(account, cls, body, { object: related.anchor, end: related.end });
+    return this.renderer.href({ id, basicClass: cls.name });
+  }
+
+  /** Patch: returns the object's URI. */
+  async patch(account: Account, typeName: string, id: string, body: unknown): Promise<string> {
+    const object = await this.resolve(account, typeName, id);
+    await this.writer.patch(account, object, body);
+    return this.renderer.href(object);
+  }
+
+  async remove(account: Account, typeName: string, id: string): Promise<void> {
+    await this.writer.remove(account, await this.resolve(account, typeName, id));
+  }
+
+  /** Merge: returns the winner's URI. */
+  async merge(account: Account, typeName: string, id: string, body: unknown): Promise<string> {
+    const winner = await this.resolve(account, typeName, id);
+    await this.writer.merge(account, winner, body);
+    return this.renderer.href(winner);
+  }
+
+  /**
+   * Loads the model's default data: creates every object whose id does not exist yet (objects
+   * referring to others are retried after those exist), never changes an existing one. Only the
+   * system account and tenant admins may load it.
+   */
+  async loadDefaultData(account: Account): Promise<{ created: number; skipped: number }> {
+    if (account.kind === 'user' && account.role !== 'admin') throw new ForbiddenError();
+    let pending = [...this.model.defaultData];
+    let created = 0;
+    let skipped = 0;
+    const remaining: typeof pending = [];
+    for (const entry of pending) {
+      const exists =
+        (await this.deps.store.get(entry.id, { kind: 'all' })) ??
+        (await this.deps.store.redirectOf(entry.id));
+      if (exists) skipped += 1;
+      else remaining.push(entry);
+    }
+    pending = remaining;
+    const system: Account = { kind: 'system', tenantId: this.deps.tenantId };
+    while (pending.length > 0) {
+      const failed: typeof pending = [];
+      let lastError: unknown;
+      for (const entry of pending) {
+        const body = JSON.parse(
+          JSON.stringify(entry.body).replaceAll('{tenant}', this.deps.tenantId),
+        ) as unknown;
+        try {
+          await this.writer.create(
+            system,
+            classByPlural(this.model, entry.plural, system),
+            body,
+            undefined,
+            entry.id,
+          );
+          created += 1;
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+          failed.push(entry);
+          lastError = error;
+        }
+      }
+      if (failed.length === pending.length) throw lastError;
+      pending = failed;
+    }
+    return { created, skipped };
+  }
+
+  /**
+   * Change events after `afterSeq` that the account may see: all for the system account; for a
+   * user, events of non-system objects that its read filter lets through (deleted objects count
+   * as readable only when none of their classes is protected).
+   */
+  async eventsAfter(
+    account: Account,
+    afterSeq: number,
+    limit: number,
+  ): Promise<{ events: StreamEvent[]; lastSeq: number }> {
+    const events = await this.deps.store.eventsAfter(afterSeq, limit);
+    const filter = await this.deps.access.accessFilter(account);
+    const visible: StreamEvent[] = [];
+    for (const event of events) {
+      if (await this.mayReadEvent(account, filter, event)) visible.push(this.streamEvent(event));
+    }
+    return { events: visible, lastSeq: events.at(-1)?.seq ?? afterSeq };
+  }
+
+  /** The seq of the newest event in the log (0 when empty): where a new event stream starts. */
+  async latestEventSeq(): Promise<number> {
+    let seq = 0;
+    for (;;) {
+      const events = await this.deps.store.eventsAfter(seq, 1000);
+      const last = events.at(-1)?.seq;
+      if (last === undefined) return seq;
+      seq = last;
+    }
+  }
+
+  private async mayReadEvent(account: Account, filter: AccessFilter, event: ChangeEvent): Promise<boolean> {
+    if (account.kind === 'system') return true;
+    if (event.classes.some((name) => this.model.classes.get(name)?.system)) return false;
+    if (filter.kind === 'all') return true;
+    if (!event.classes.some((name) => filter.protectedClasses.includes(name))) return true;
+    return event.type !== 'delete' && (await this.deps.store.get(event.objectId, filter)) !== null;
+  }
+
+  private streamEvent(event: ChangeEvent): StreamEvent {
+    const basicClass = event.classes[0] ?? '';
+    return {
+      seq: event.seq,
+      data: {
+        type: event.type,
+        href: this.renderer.href({ id: event.objectId, basicClass }),
+        classes: event.classes.map((name) => this.renderer.plural(name)),
+        at: event.at,
+        ...(event.loserId ? { loser: this.renderer.href({ id: event.loserId, basicClass }) } : {}),
+      },
+    };
+  }
+}

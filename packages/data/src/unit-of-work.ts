@@ -1,0 +1,87 @@
+/**
+ * The pending changes of one request: objects read from the store (unfiltered: write rules see the
+ * whole graph), the versions to put, the ids to delete and the events to append. Reads go through
+ * the pending state, so later rules (delete after repointing, recalculation of linkers) see earlier
+ * effects. `batch()` turns it into one atomic {@link WriteBatch}.
+ */
+import { UNRESTRICTED } from '@odp/core';
+import type { NewChangeEvent, StoredObject, TenantStore, WriteBatch } from '@odp/core';
+
+export class UnitOfWork {
+  private readonly loaded = new Map<string, StoredObject | null>();
+  private readonly puts = new Map<string, StoredObject>();
+  private readonly deletes = new Set<string>();
+  private readonly events: NewChangeEvent[] = [];
+  readonly redirects: { from: string; to: string }[] = [];
+
+  constructor(
+    readonly store: TenantStore,
+    private readonly now: string,
+  ) {}
+
+  get timestamp(): string {
+    return this.now;
+  }
+
+  async load(id: string): Promise<StoredObject | null> {
+    if (this.deletes.has(id)) return null;
+    const pending = this.puts.get(id);
+    if (pending) return pending;
+    if (!this.loaded.has(id)) this.loaded.set(id, await this.store.get(id, UNRESTRICTED));
+    return this.loaded.get(id) ?? null;
+  }
+
+  async loadMany(ids: readonly string[]): Promise<StoredObject[]> {
+    const missing = ids.filter((id) => !this.loaded.has(id) && !this.puts.has(id) && !this.deletes.has(id));
+    if (missing.length > 0) {
+      const found = await this.store.getMany(missing, UNRESTRICTED);
+      for (const id of missing) this.loaded.set(id, found.find((object) => object.id === id) ?? null);
+    }
+    const objects = await Promise.all(ids.map((id) => this.load(id)));
+    return objects.filter((object): object is StoredObject => object !== null);
+  }
+
+  /** Objects linking to `id` as the pending state has them, with the relation key. */
+  async linkersOf(id: string): Promise<{ source: StoredObject; relationKey: string }[]> {
+    const stored = await this.store.linksTo(id);
+    const candidates = new Set([...stored.map((link) => link.sourceId), ...this.puts.keys()]);
+    const result: { source: StoredObject; relationKey: string }[] = [];
+    for (const source of await this.loadMany([...candidates])) {
+      for (const [relationKey, ids] of Object.entries(source.links)) {
+        if (ids.includes(id)) result.push({ source, relationKey });
+      }
+    }
+    return result;
+  }
+
+  isDeleted(id: string): boolean {
+    return this.deletes.has(id);
+  }
+
+  put(object: StoredObject): void {
+    this.puts.set(object.id, object);
+  }
+
+  delete(id: string): void {
+    this.puts.delete(id);
+    this.deletes.add(id);
+  }
+
+  emit(event: Omit<NewChangeEvent, 'at'>): void {
+    this.events.push({ ...event, at: this.now });
+  }
+
+  /** Ids put by this unit of work (created or changed). */
+  putIds(): string[] {
+    return [...this.puts.keys()];
+  }
+
+  batch(): WriteBatch {
+    return {
+      put: [...this.puts.values()],
+      delete: [...this.deletes],
+      redirects: this.redirects,
+      events: this.events,
+    };
+  }
+}

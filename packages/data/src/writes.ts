@@ -1,0 +1,448 @@
+/**
+ * The write rules of the object data API: Create, Create related, Patch, Delete and Merge, each
+ * built up in one {@link UnitOfWork} and written as one atomic batch with its change events (so a
+ * rejected request never leaves a partial write).
+ */
+import { randomUUID } from 'node:crypto';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObject } from '@odp/core';
+import { isUuid } from '@odp/query-engine';
+import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
+import type { ComputeEnvironment, Draft } from './compute.js';
+import { compute, draftOf, hasValue } from './compute.js';
+import type { DataServiceDeps } from './deps.js';
+import { encodeField } from './encode.js';
+import { recordHistory } from './history.js';
+import { UnitOfWork } from './unit-of-work.js';
+
+/** The existing object a Create related links the new object to, and the relation as seen from it. */
+export interface CreateParentRef {
+  readonly object: StoredObject;
+  readonly end: RelationEnd;
+}
+
+type Body = Record<string, unknown>;
+
+export function isPlainObject(value: unknown): value is Body {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function bodyOf(value: unknown): Body {
+  if (!isPlainObject(value)) throw new ValidationError('The request body must be a JSON object.');
+  return value;
+}
+
+function frozen(draft: Draft): StoredObject {
+  return { ...draft, classes: [...draft.classes], links: { ...draft.links }, values: { ...draft.values } };
+}
+
+export class ObjectWriter {
+  private readonly relations = new Map<string, RelationDef>();
+
+  constructor(private readonly deps: DataServiceDeps) {
+    for (const cls of deps.model.classes.values()) {
+      for (const end of cls.relations.values()) this.relations.set(end.relation.key, end.relation);
+    }
+  }
+
+  private get model() {
+    return this.deps.model;
+  }
+
+  private now(): Date {
+    return this.deps.now ? this.deps.now() : new Date();
+  }
+
+  private env(account: Account): ComputeEnvironment {
+    return {
+      model: this.model,
+      tenantId: this.deps.tenantId,
+      now: () => this.now(),
+      accountEmail: account.kind === 'user' ? account.email : null,
+      ...(this.deps.baseUrl ? { baseUrl: this.deps.baseUrl } : {}),
+      ...(this.deps.systemSetting ? { systemSetting: this.deps.systemSetting } : {}),
+    };
+  }
+
+  private unitOfWork(): UnitOfWork {
+    return new UnitOfWork(this.deps.store, this.now().toISOString());
+  }
+
+  /**
+   * Create and Create related: `cls` is the concrete class to create, `parent` the object of a
+   * related path. Returns the new object's id.
+   */
+  async create(
+    account: Account,
+    cls: ClassDef,
+    rawBody: unknown,
+    parent?: CreateParentRef,
+    id?: string,
+  ): Promise<string> {
+    const body = bodyOf(rawBody);
+    const capability = await this.deps.access.mayCreate(
+      account,
+      cls.name,
+      parent ? { object: parent.object, relation: parent.end } : undefined,
+    );
+    if (!capability.mayCreate || !capability.allowedClasses.includes(cls.name)) {
+      throw new ForbiddenError('Access control does not allow creating this object.');
+    }
+    const uow = this.unitOfWork();
+    const draft: Draft = {
+      id: id ?? (this.deps.newId ? this.deps.newId() : randomUUID()),
+      basicClass: cls.name,
+      classes: [...cls.ancestors],
+      name: null,
+      values: {},
+      links: {},
+      createdAt: uow.timestamp,
+      modifiedAt: uow.timestamp,
+    };
+    const supplied = parent ? this.linkParent(uow, draft, parent) : undefined;
+    await this.applyBody(account, uow, draft, body, 'create', supplied);
+    await this.finish(account, uow, draft, undefined, 'CREATE');
+    uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
+    await this.commit(uow);
+    return draft.id;
+  }
+
+  /** Links the new object to the parent of a related path; returns the body key the path supplies. */
+  private linkParent(uow: UnitOfWork, draft: Draft, { object, end }: CreateParentRef): string {
+    const key = end.relation.key;
+    if (end.direction === 'inverse') {
+      draft.links[key] = [object.id];
+    } else {
+      const parent = draftOf(object);
+      parent.links[key] = end.multiple ? [...(parent.links[key] ?? []), draft.id] : [draft.id];
+      parent.modifiedAt = uow.timestamp;
+      uow.put(frozen(parent));
+      uow.emit({ type: 'update', objectId: parent.id, classes: parent.classes });
+    }
+    return end.direction === 'inverse' ? end.relation.name : '';
+  }
+
+  /** Patch: applies the body per the Patch table, recalculates, checks and writes. */
+  async patch(account: Account, object: StoredObject, rawBody: unknown): Promise<void> {
+    const body = bodyOf(rawBody);
+    if (!(await this.deps.access.mayModify(account, object))) {
+      throw new ForbiddenError('Access control does not allow modifying this object.');
+    }
+    const uow = this.unitOfWork();
+    const draft = draftOf(object);
+    await this.applyBody(account, uow, draft, body, 'patch');
+    await this.finish(account, uow, draft, object, 'UPDATE');
+    uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
+    await this.recalculateNeighbours(account, uow, [draft.id]);
+    await this.commit(uow);
+  }
+
+  /** Delete with the rules of the Delete table (cascade, 409 on required single links, unlink). */
+  async remove(account: Account, object: StoredObject): Promise<void> {
+    if (!(await this.deps.access.mayDelete(account, object))) {
+      throw new ForbiddenError('Access control does not allow deleting this object.');
+    }
+    const uow = this.unitOfWork();
+    await this.planDelete(account, uow, object.id);
+    await this.commit(uow);
+  }
+
+  /** Merge in the spec's order of effects; returns nothing, the winner keeps its id. */
+  async merge(account: Account, winner: StoredObject, rawBody: unknown): Promise<void> {
+    const body = bodyOf(rawBody);
+    const loserRef = body['loser'];
+    if (typeof loserRef !== 'string' || loserRef === '') {
+      throw new ValidationError('loser is required.', [{ field: 'loser', message: 'is required' }]);
+    }
+    const patch = body['patch'];
+    if (patch !== undefined && patch !== null && !isPlainObject(patch)) {
+      throw new ValidationError('patch must be an object.', [
+        { field: 'patch', message: 'must be an object' },
+      ]);
+    }
+    const loserId = loserRef.slice(-36).toLowerCase();
+    const filter = await this.deps.access.accessFilter(account);
+    const loser = isUuid(loserId) ? await this.deps.store.get(loserId, filter) : null;
+    if (!loser) throw new NotFoundError('The object to merge away was not found.');
+    if (loser.basicClass !== winner.basicClass) {
+      throw new ValidationError('Only objects of the same BASIC class can be merged.', [
+        { field: 'loser', message: 'has a different BASIC class' },
+      ]);
+    }
+    if (
+      !(await this.deps.access.mayModify(account, winner)) ||
+      !(await this.deps.access.mayDelete(account, loser))
+    ) {
+      throw new ForbiddenError('Access control does not allow this merge.');
+    }
+    const uow = this.unitOfWork();
+    const draft = draftOf(winner);
+    if (isPlainObject(patch)) await this.applyBody(account, uow, draft, patch, 'patch');
+    draft.classes = withAncestors(this.model, [...draft.classes, ...loser.classes]);
+    for (const { source, relationKey } of await uow.linkersOf(loser.id)) {
+      if (source.id === loser.id) continue;
+      const target = source.id === draft.id ? draft : draftOf(source);
+      const ids = target.links[relationKey] ?? [];
+      const relation = this.relations.get(relationKey);
+      target.links[relationKey] = relation?.multiple
+        ? [...new Set(ids.map((linked) => (linked === loser.id ? draft.id : linked)))]
+        : [draft.id];
+      if (target !== draft) {
+        target.modifiedAt = uow.timestamp;
+        uow.put(frozen(target));
+        uow.emit({ type: 'update', objectId: target.id, classes: target.classes });
+      }
+    }
+    await this.finish(account, uow, draft, winner, 'UPDATE');
+    uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
+    await this.planDelete(account, uow, loser.id);
+    if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
+    await this.commit(uow);
+  }
+
+  /**
+   * Recalculates, checks required values, records history, grants role classes and puts the draft.
+   * `before` is the stored version for an update, undefined for a create.
+   */
+  private async finish(
+    account: Account,
+    uow: UnitOfWork,
+    draft: Draft,
+    before: StoredObject | undefined,
+    trigger: 'CREATE' | 'UPDATE',
+  ): Promise<void> {
+    await compute(this.env(account), uow, draft, trigger);
+    const missing = this.missingRequired(draft);
+    if (missing.length > 0) {
+      throw new ValidationError(
+        `Required values are missing: ${missing.map((error) => error.field).join(', ')}.`,
+        missing,
+      );
+    }
+    recordHistory(
+      fieldsOf(this.model, draft.classes).values(),
+      before?.values,
+      draft.values,
+      uow.timestamp,
+      account.kind === 'user' ? account.email : 'system',
+    );
+    draft.modifiedAt = uow.timestamp;
+    uow.put(frozen(draft));
+    await this.grantRoleClasses(uow, draft);
+  }
+
+  private missingRequired(draft: Draft): FieldError[] {
+    const missing: FieldError[] = [];
+    for (const field of fieldsOf(this.model, draft.classes).values()) {
+      if (field.required && !hasValue(draft.values[field.name]))
+        missing.push({ field: field.name, message: 'is required' });
+    }
+    for (const end of relationsOf(this.model, draft.classes).values()) {
+      if (end.direction === 'forward' && end.relation.required && !hasValue(draft.links[end.relation.key])) {
+        missing.push({ field: end.name, message: 'is required' });
+      }
+    }
+    return missing;
+  }
+
+  /** Objects linked through a relation whose target is a role class gain that class (and ancestors). */
+  private async grantRoleClasses(uow: UnitOfWork, draft: Draft): Promise<void> {
+    for (const end of relationsOf(this.model, draft.classes).values()) {
+      const target = this.model.classes.get(end.otherClass);
+      if (end.direction !== 'forward' || !target?.attachableTo) continue;
+      for (const linked of await uow.loadMany(draft.links[end.relation.key] ?? [])) {
+        if (linked.classes.includes(target.name)) continue;
+        const gained = draftOf(linked.id === draft.id ? frozen(draft) : linked);
+        gained.classes = withAncestors(this.model, [...gained.classes, target.name]);
+        gained.modifiedAt = uow.timestamp;
+        uow.put(frozen(gained));
+        if (linked.id === draft.id) draft.classes = gained.classes;
+        else uow.emit({ type: 'update', objectId: gained.id, classes: gained.classes });
+      }
+    }
+  }
+
+  /**
+   * Applies a Create or Patch body to the draft. Unknown keys (including `__proto__` and
+   * `constructor` unless the model has such a field) and inverse sides are ignored; every type
+   * error is collected and reported at once (400), an unresolvable relation URI is a 404.
+   */
+  private async applyBody(
+    account: Account,
+    uow: UnitOfWork,
+    draft: Draft,
+    body: Body,
+    mode: 'create' | 'patch',
+    supplied?: string,
+  ): Promise<void> {
+    const fields = fieldsOf(this.model, draft.classes);
+    const ends = relationsOf(this.model, draft.classes);
+    const errors: FieldError[] = [];
+    const references: { end: RelationEnd; refs: unknown[] }[] = [];
+    for (const key of Object.keys(body)) {
+      const value = body[key];
+      const field = fields.get(key);
+      if (field) {
+        if (value === null || value === '' || (value === undefined && mode === 'patch')) {
+          delete draft.values[key];
+          continue;
+        }
+        const encoded = encodeField(this.model, field, value, draft.values[key]);
+        if (encoded.ok) draft.values[key] = encoded.value;
+        else errors.push({ field: key, message: encoded.message });
+        continue;
+      }
+      const end = ends.get(key);
+      if (!end || end.direction !== 'forward' || key === supplied) continue;
+      if (end.multiple) {
+        if (value === null) continue;
+        if (!Array.isArray(value)) errors.push({ field: key, message: 'must be an array of URIs' });
+        else references.push({ end, refs: value });
+      } else if (value === null || value === '') {
+        delete draft.links[end.relation.key];
+      } else if (typeof value !== 'string') {
+        errors.push({ field: key, message: 'must be a URI' });
+      } else {
+        references.push({ end, refs: [value] });
+      }
+    }
+    for (const { end, refs } of references) {
+      for (const ref of refs)
+        if (typeof ref !== 'string') errors.push({ field: end.name, message: 'must be an array of URIs' });
+    }
+    if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
+    const filter = await this.deps.access.accessFilter(account);
+    for (const { end, refs } of references) {
+      const ids: string[] = [];
+      for (const ref of refs as string[]) {
+        const id = this.idOf(ref);
+        const visible = id ? await this.deps.store.get(id, filter) : null;
+        const linked = visible ? await uow.load(visible.id) : null;
+        if (!linked) throw new NotFoundError(`The related object of ${end.name} was not found.`);
+        const target = this.model.classes.get(end.otherClass);
+        if (
+          !target ||
+          !(isAny(linked.classes, [target.name]) || isEligible(this.model, linked.basicClass, target))
+        ) {
+          errors.push({ field: end.name, message: `must link ${target?.plural ?? end.otherClass}` });
+        }
+        if (!ids.includes(linked.id)) ids.push(linked.id);
+      }
+      if (ids.length > 0) draft.links[end.relation.key] = ids;
+      else delete draft.links[end.relation.key];
+    }
+    if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
+  }
+
+  /** The object id of a relation value: a bare UUID, or a URI of this tenant ending in one. */
+  private idOf(ref: string): string | null {
+    const trimmed = ref.trim();
+    if (isUuid(trimmed)) return trimmed.toLowerCase();
+    let path: string;
+    try {
+      path = new URL(trimmed, 'http://localhost').pathname;
+    } catch {
+      return null;
+    }
+    const segments = path.split('/').filter(Boolean);
+    const id = segments.at(-1) ?? '';
+    return segments[0] === 'data' && segments[1] === this.deps.tenantId && segments.length >= 4 && isUuid(id)
+      ? id.toLowerCase()
+      : null;
+  }
+
+  private async planDelete(account: Account, uow: UnitOfWork, rootId: string): Promise<void> {
+    const doomed = new Set([rootId]);
+    const queue = [rootId];
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      for (const { source, relationKey } of await uow.linkersOf(id)) {
+        if (!doomed.has(source.id) && this.relations.get(relationKey)?.cascadeDelete) {
+          doomed.add(source.id);
+          queue.push(source.id);
+        }
+      }
+    }
+    const neighbours = new Set<string>();
+    const unlinkedIds = new Set<string>();
+    for (const id of doomed) {
+      for (const { source, relationKey } of await uow.linkersOf(id)) {
+        if (doomed.has(source.id)) continue;
+        const relation = this.relations.get(relationKey);
+        if (relation?.required && !relation.multiple) {
+          throw new ConflictError(
+            `The object is still linked through the required relation ${relation.name}.`,
+          );
+        }
+        const current = await uow.load(source.id);
+        if (!current) continue;
+        const unlinked = draftOf(current);
+        unlinked.links[relationKey] = (unlinked.links[relationKey] ?? []).filter((linked) => linked !== id);
+        if (unlinked.links[relationKey]?.length === 0) delete unlinked.links[relationKey];
+        unlinked.modifiedAt = uow.timestamp;
+        uow.put(frozen(unlinked));
+        neighbours.add(source.id);
+        unlinkedIds.add(source.id);
+      }
+      const object = await uow.load(id);
+      for (const linked of Object.values(object?.links ?? {}).flat()) neighbours.add(linked);
+      uow.delete(id);
+      uow.emit({ type: 'delete', objectId: id, classes: object?.classes ?? [] });
+    }
+    const survivors = [...neighbours].filter((id) => !uow.isDeleted(id));
+    await this.recalculate(account, uow, survivors, unlinkedIds);
+  }
+
+  /** Recalculates the objects linked to or from `ids` (formulas reading through relations). */
+  private async recalculateNeighbours(
+    account: Account,
+    uow: UnitOfWork,
+    ids: readonly string[],
+  ): Promise<void> {
+    const neighbours = new Set<string>();
+    for (const id of ids) {
+      for (const { source } of await uow.linkersOf(id)) neighbours.add(source.id);
+      const object = await uow.load(id);
+      for (const linked of Object.values(object?.links ?? {}).flat()) neighbours.add(linked);
+    }
+    for (const id of ids) neighbours.delete(id);
+    await this.recalculate(account, uow, [...neighbours], new Set());
+  }
+
+  /**
+   * Re-runs formulas of `ids` (no scripts: they are not being saved by the caller) and puts those
+   * whose values or name changed, or that are in `changed` already, with an update event.
+   */
+  private async recalculate(
+    account: Account,
+    uow: UnitOfWork,
+    ids: readonly string[],
+    changed: ReadonlySet<string>,
+  ): Promise<void> {
+    for (const object of await uow.loadMany(ids)) {
+      const draft = await compute(this.env(account), uow, draftOf(object), null);
+      const differs =
+        draft.name !== object.name || JSON.stringify(draft.values) !== JSON.stringify(object.values);
+      if (!differs && !changed.has(object.id)) continue;
+      if (differs) {
+        draft.modifiedAt = uow.timestamp;
+        uow.put(frozen(draft));
+      }
+      uow.emit({ type: 'update', objectId: object.id, classes: object.classes });
+    }
+  }
+
+  private async commit(uow: UnitOfWork): Promise<void> {
+    await this.deps.store.write(uow.batch());
+    this.deps.onChange?.();
+  }
+}
+
+function dedupe(errors: readonly FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    const key = `${error.field}\u0000${error.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
