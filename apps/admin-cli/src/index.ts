@@ -1,1 +1,2 @@
-export {};
+export * from './cli.js';
+export * from './commands.js';

@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { isAppError } from '@odp/core';
+import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
+import { openPlatformStore } from '@odp/store-sqlite';
+import { COMMANDS, parseArgsOptions, UsageError } from './commands.js';
+import type { Command } from './commands.js';
+
+export interface CliIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** Exit codes: 0 done, 1 the request failed (unknown tenant, conflict, ...), 2 bad command line or configuration. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first = '', second = ''] = argv;
+  const twoWords = `${first} ${second}`;
+  const [name, command] =
+    COMMANDS[twoWords] !== undefined ? [twoWords, COMMANDS[twoWords]] : [first, COMMANDS[first]];
+  if (command === undefined) {
+    const help = `usage:\n${Object.values(COMMANDS)
+      .map((c) => `  ${c.usage}`)
+      .join('\n')}\nEvery command takes --json to print one JSON object.\n`;
+    if (first === '' || first === 'help' || first === '--help') {
+      io.stdout(help);
+      return 0;
+    }
+    io.stderr(
+      `odp: unknown command "${argv
+        .filter((a) => !a.startsWith('-'))
+        .slice(0, 2)
+        .join(' ')}"\n${help}`,
+    );
+    return 2;
+  }
+  return runCommand(command, argv.slice(name.split(' ').length), io);
+}
+
+async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
+  let values: Readonly<Record<string, unknown>>;
+  try {
+    values = parseArgs({ args: [...args], options: parseArgsOptions(command), strict: true }).values;
+  } catch (error) {
+    io.stderr(`odp: ${error instanceof Error ? error.message : String(error)}\nusage: ${command.usage}\n`);
+    return 2;
+  }
+  const json = values['json'] === true;
+  const strings = Object.fromEntries(
+    Object.entries(values).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  let registry;
+  try {
+    const config = loadConfig(io.env);
+    registry = openPlatformStore(platformDatabasePath(config));
+    const result = await command.run({ config, registry, now: () => new Date(), cwd: io.cwd }, strings);
+    io.stdout(json ? JSON.stringify(result.json) + '\n' : result.text + '\n');
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`odp: ${error.message}\nusage: ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`odp: configuration error: ${error.message}\n`);
+      return 2;
+    }
+    if (isAppError(error)) {
+      io.stderr(`odp: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await registry?.close();
+  }
+}

@@ -1,0 +1,210 @@
+import { existsSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import { generateApiKey } from '@odp/auth';
+import { NotFoundError, TENANT_ROLES } from '@odp/core';
+import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
+import { tenantDataDir } from '@odp/config';
+import type { Config } from '@odp/config';
+
+/** What a command runs against: the same configuration and registry as the api. */
+export interface CommandContext {
+  readonly config: Config;
+  readonly registry: PlatformRegistry;
+  readonly now: () => Date;
+  /** Directory relative paths given on the command line resolve against. */
+  readonly cwd: string;
+}
+
+/** A command's result: `json` is printed with --json (one object), `text` otherwise. */
+export interface CommandResult {
+  readonly json: Readonly<Record<string, unknown>>;
+  readonly text: string;
+}
+
+type Values = Readonly<Record<string, string | undefined>>;
+
+export interface Command {
+  /** One usage line, shown by `odp help` and after a usage error. */
+  readonly usage: string;
+  /** String options of the command (every option takes a value); `--json` is handled by the cli. */
+  readonly options: readonly string[];
+  run(context: CommandContext, values: Values): Promise<CommandResult>;
+}
+
+/** A wrong command line: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function need(values: Values, option: string): string {
+  const value = values[option];
+  if (value === undefined || value === '') throw new UsageError(`--${option} is required`);
+  return value;
+}
+
+const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function parseRole(value: string): TenantRole {
+  const role = TENANT_ROLES.find((r) => r === value);
+  if (role === undefined) throw new UsageError(`--role must be one of ${TENANT_ROLES.join(', ')}`);
+  return role;
+}
+
+function parseDate(option: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new UsageError(`--${option} must be a date YYYY-MM-DD`);
+  }
+  return value;
+}
+
+function parseTimestamp(option: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw new UsageError(`--${option} must be an ISO-8601 date or timestamp`);
+  }
+  return new Date(time).toISOString();
+}
+
+/** The object id of `--object`: an object URI (`/data/<tenant>/persons/<id>`) or a bare id. */
+function parseObject(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const id = UUID_PATTERN.exec(value)?.[0];
+  if (id === undefined) throw new UsageError('--object must be an object URI or id');
+  return id;
+}
+
+async function existingTenant(registry: PlatformRegistry, id: string): Promise<TenantRecord> {
+  const tenant = await registry.getTenant(id);
+  if (tenant === null) throw new NotFoundError(`No tenant ${id}.`);
+  return tenant;
+}
+
+/**
+ * The `odp` command table, keyed by the command words. Later features add their commands here
+ * (`model reload`, `rebuild`).
+ */
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  'tenant create': {
+    usage: 'odp tenant create --name NAME [--model DIR]',
+    options: ['name', 'model'],
+    async run({ registry, cwd }, values) {
+      const name = need(values, 'name');
+      const model = values['model'];
+      const modelSource = model === undefined ? null : path.resolve(cwd, model);
+      if (modelSource !== null && !(existsSync(modelSource) && statSync(modelSource).isDirectory())) {
+        throw new UsageError(`--model: ${model} is not a directory`);
+      }
+      const tenant = await registry.createTenant({ name, modelSource });
+      return {
+        json: { id: tenant.id, name: tenant.name },
+        text: `Created tenant ${tenant.id} (${tenant.name})`,
+      };
+    },
+  },
+  'tenant list': {
+    usage: 'odp tenant list',
+    options: [],
+    async run({ registry }) {
+      const tenants = (await registry.listTenants()).map(({ id, name, modelSource, createdAt }) => ({
+        id,
+        name,
+        modelSource,
+        createdAt,
+      }));
+      return {
+        json: { tenants },
+        text: tenants.length === 0 ? 'No tenants.' : tenants.map((t) => `${t.id}  ${t.name}`).join('\n'),
+      };
+    },
+  },
+  'tenant delete': {
+    usage: 'odp tenant delete --id ID',
+    options: ['id'],
+    async run({ registry, config }, values) {
+      const id = need(values, 'id');
+      if (!(await registry.deleteTenant(id))) throw new NotFoundError(`No tenant ${id}.`);
+      await rm(tenantDataDir(config, id), { recursive: true, force: true });
+      return { json: { id, deleted: true }, text: `Deleted tenant ${id} with its profiles, keys and data.` };
+    },
+  },
+  'profile create': {
+    usage:
+      'odp profile create --tenant ID --sub SUB --email EMAIL --role admin|member|viewer [--roles r1,r2] ' +
+      '[--object HREF] [--active-until YYYY-MM-DD] [--issuer ISS]',
+    options: ['tenant', 'sub', 'email', 'role', 'roles', 'object', 'active-until', 'issuer'],
+    async run({ registry, config }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const profile = await registry.createProfile({
+        tenantId: tenant.id,
+        issuer: values['issuer'] ?? config.auth?.issuer ?? null,
+        subject: need(values, 'sub'),
+        email: need(values, 'email'),
+        role: parseRole(need(values, 'role')),
+        extraRoles: (values['roles'] ?? '')
+          .split(',')
+          .map((r) => r.trim())
+          .filter((r) => r !== ''),
+        objectId: parseObject(values['object']),
+        activeUntil: parseDate('active-until', values['active-until']),
+      });
+      return {
+        json: { id: profile.id },
+        text: `Created profile ${profile.id} (${profile.role}) in ${tenant.id}`,
+      };
+    },
+  },
+  'profile suspend': {
+    usage: 'odp profile suspend --tenant ID --id PROFILE',
+    options: ['tenant', 'id'],
+    async run({ registry }, values) {
+      const profile = await registry.setProfileActive(need(values, 'tenant'), need(values, 'id'), false);
+      return { json: { id: profile.id, active: false }, text: `Suspended profile ${profile.id}` };
+    },
+  },
+  'profile activate': {
+    usage: 'odp profile activate --tenant ID --id PROFILE',
+    options: ['tenant', 'id'],
+    async run({ registry }, values) {
+      const profile = await registry.setProfileActive(need(values, 'tenant'), need(values, 'id'), true);
+      return { json: { id: profile.id, active: true }, text: `Activated profile ${profile.id}` };
+    },
+  },
+  'key create': {
+    usage: 'odp key create --tenant ID [--profile PROFILE] [--expires ISO-8601]',
+    options: ['tenant', 'profile', 'expires'],
+    async run({ registry }, values) {
+      const { key, hash } = generateApiKey();
+      const record = await registry.createApiKey({
+        tenantId: need(values, 'tenant'),
+        profileId: values['profile'] ?? null,
+        expiresAt: parseTimestamp('expires', values['expires']),
+        keyHash: hash,
+      });
+      const kind = record.profileId === null ? 'system key' : `key of profile ${record.profileId}`;
+      return {
+        json: { id: record.id, key },
+        text: `Created ${kind} ${record.id}. The key is shown once; store it now:\n${key}`,
+      };
+    },
+  },
+  'key revoke': {
+    usage: 'odp key revoke --tenant ID --id KEYID',
+    options: ['tenant', 'id'],
+    async run({ registry, now }, values) {
+      const record = await registry.revokeApiKey(need(values, 'tenant'), need(values, 'id'), now());
+      return { json: { id: record.id, revokedAt: record.revokedAt }, text: `Revoked key ${record.id}` };
+    },
+  },
+};
+
+/** The `parseArgs` option configuration of a command. */
+export function parseArgsOptions(command: Command): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries([
+    ['json', { type: 'boolean' as const }],
+    ...command.options.map((name) => [name, { type: 'string' as const }]),
+  ]);
+}

@@ -1,0 +1,164 @@
+/**
+ * Starts the real platform (`apps/api/src/embedded.ts`, what `pnpm start` runs) in a child process
+ * for black-box suites, on a free 127.0.0.1 port with a fresh temporary ODP_DATA_DIR.
+ *
+ *   const server = await startServer({ env: idp.env });
+ *   const res = await fetch(`${server.baseUrl}/tenants/${server.tenantId}`, { headers: { 'X-API-Key': server.systemKey } });
+ *   await server.stop();   // always, in afterAll
+ */
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+const READY_PREFIX = 'ODP_READY ';
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+export interface ServerOptions {
+  /** Extra environment (for example an identity provider's ODP_AUTH_* variables). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Reuse a data directory (a restart); it is then not removed by stop(). */
+  readonly dataDir?: string;
+}
+
+export interface OdpResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface TestServer {
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  /** The demo tenant's id (null when a reused data directory no longer has one). */
+  readonly tenantId: string | null;
+  /** The demo tenant's system key; only on the first start of a data directory. */
+  readonly systemKey: string | null;
+  /** The environment the server runs with; `odp` uses the same. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Everything the server wrote to stdout and stderr so far. */
+  output(): string;
+  /** Runs `odp <args> --json` against the same configuration; resolves the parsed object, rejects on failure. */
+  odp(args: readonly string[]): Promise<Record<string, unknown>>;
+  /** Runs `odp <args>` as given and reports exit code and output, whatever happens. */
+  odpRaw(args: readonly string[]): Promise<OdpResult>;
+  /** SIGTERM, wait for exit (SIGKILL after 5 s), remove the temporary data directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export function runOdp(env: Readonly<Record<string, string>>, args: readonly string[]): Promise<OdpResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'apps/admin-cli/src/main.ts'), ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: START_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PORT: String(port),
+    ODP_BASE_URL: `http://127.0.0.1:${port}`,
+    ODP_DATA_DIR: dataDir,
+    ...options.env,
+  };
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'apps/api/src/embedded.ts')],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+  let stopped = false;
+  const stop = async () => {
+    if (!stopped) {
+      stopped = true;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited(child);
+      clearTimeout(timer);
+    }
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  let ready: { baseUrl: string; tenantId: string | null; systemKey: string | null };
+  try {
+    ready = await new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`server not ready in ${START_TIMEOUT_MS} ms:\n${output}`)),
+        START_TIMEOUT_MS,
+      );
+      const check = () => {
+        const line = output.split('\n').find((l) => l.startsWith(READY_PREFIX) && output.includes(`${l}\n`));
+        if (line === undefined) return;
+        clearTimeout(timer);
+        resolve(JSON.parse(line.slice(READY_PREFIX.length)));
+      };
+      child.stdout?.on('data', check);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code} before it was ready:\n${output}`));
+      });
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const odpRaw = (args: readonly string[]) => runOdp(env, args);
+  return {
+    baseUrl: ready.baseUrl,
+    dataDir,
+    tenantId: ready.tenantId,
+    systemKey: ready.systemKey,
+    env,
+    output: () => output,
+    odpRaw,
+    async odp(args) {
+      const result = await odpRaw([...args, '--json']);
+      if (result.code !== 0)
+        throw new Error(`odp ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    },
+    stop,
+  };
+}

@@ -1,0 +1,269 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { startIdp } from './support/idp.js';
+import type { Idp } from './support/idp.js';
+import { REPO_ROOT, startServer } from './support/server.js';
+import type { TestServer } from './support/server.js';
+
+/** Tenants routes, the first start, the `odp` command and the error format, through the real server. */
+describe('tenants and the embedded start', () => {
+  let idp: Idp;
+  let server: TestServer;
+  let demo: string;
+  let systemKey: string;
+
+  beforeAll(async () => {
+    idp = await startIdp();
+    server = await startServer({ env: idp.env });
+    demo = server.tenantId ?? '';
+    systemKey = server.systemKey ?? '';
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await idp?.stop();
+  });
+
+  const call = (route: string, init: RequestInit & { key?: string; token?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.key !== undefined) headers.set('X-API-Key', init.key);
+    if (init.token !== undefined) headers.set('Authorization', `Bearer ${init.token}`);
+    if (typeof init.body === 'string') headers.set('Content-Type', 'application/json');
+    return fetch(`${server.baseUrl}${route}`, { ...init, headers });
+  };
+
+  it('creates the demo tenant and a system key on the first start', async () => {
+    expect(demo).toMatch(/^[0-9a-f-]{36}$/);
+    expect(systemKey).toMatch(/^odp_[A-Za-z0-9_-]{43}$/);
+    expect(server.output()).toContain(`Demo tenant: ${demo}`);
+    const res = await call(`/tenants/${demo}`, { key: systemKey });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      id: demo,
+      name: 'Demo CRM',
+      modelSource: path.join(REPO_ROOT, 'examples/models/crm'),
+      generalSearchClasses: expect.any(Array),
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+  });
+
+  it('reuses the data on a later start and prints the tenant id only', async () => {
+    const again = await startServer({ env: idp.env, dataDir: server.dataDir });
+    try {
+      expect(again.tenantId).toBe(demo);
+      expect(again.systemKey).toBeNull();
+      expect(again.output()).not.toContain(systemKey);
+      const res = await fetch(`${again.baseUrl}/tenants/${demo}`, { headers: { 'X-API-Key': systemKey } });
+      expect(res.status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('lets a signed-in person create a tenant, become its admin and list it', async () => {
+    const token = await idp.token({ sub: 'founder', email: 'founder@example.com' });
+    const created = await call('/tenants', {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ name: '  Acme  ' }),
+    });
+    expect(created.status).toBe(201);
+    const tenant = (await created.json()) as { id: string };
+    expect(tenant).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Acme',
+      modelSource: null,
+      generalSearchClasses: [],
+      createdAt: expect.any(String),
+    });
+    expect(created.headers.get('location')).toBe(`/tenants/${tenant.id}`);
+
+    const list = await call('/tenants', { token });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual([tenant]);
+    expect((await call(`/tenants/${tenant.id}`, { token })).status).toBe(200);
+    // The creator is admin: /admin passes the role check and reaches the (unknown) route.
+    expect((await call(`/admin/${tenant.id}/nothing-here`, { token })).status).toBe(404);
+    // Another person sees none of it.
+    const stranger = await idp.token({ sub: 'stranger' });
+    expect(await (await call('/tenants', { token: stranger })).json()).toEqual([]);
+    expect((await call(`/tenants/${tenant.id}`, { token: stranger })).status).toBe(403);
+  });
+
+  it.each([
+    [{}, [{ field: 'name', message: 'is required, 1 to 200 characters' }]],
+    [{ name: 'x'.repeat(201) }, [{ field: 'name', message: 'is required, 1 to 200 characters' }]],
+    [{ name: 'A', model: '../../etc' }, [{ field: 'model', message: 'must name a bundled example model' }]],
+    [
+      { name: 'A', model: 'no-such-model' },
+      [{ field: 'model', message: 'must name a bundled example model' }],
+    ],
+  ])('refuses POST /tenants %j with 400 naming the field', async (body, errors) => {
+    const token = await idp.token({ sub: 'founder' });
+    const res = await call('/tenants', { method: 'POST', token, body: JSON.stringify(body) });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await res.json()).toEqual({
+      type: 'urn:odp:problem:validation',
+      title: 'Invalid request',
+      status: 400,
+      detail: 'The tenant cannot be created.',
+      errors,
+    });
+  });
+
+  it('lists only tenants where the person has an active profile', async () => {
+    const t = await server.odp(['tenant', 'create', '--name', 'Listed']);
+    const tenantId = String(t['id']);
+    const p = await server.odp([
+      'profile',
+      'create',
+      '--tenant',
+      tenantId,
+      '--sub',
+      'lister',
+      '--email',
+      'l@x',
+      '--role',
+      'viewer',
+    ]);
+    const token = await idp.token({ sub: 'lister' });
+    const names = async () =>
+      ((await (await call('/tenants', { token })).json()) as { name: string }[]).map((x) => x.name);
+    expect(await names()).toEqual(['Listed']);
+    await server.odp(['profile', 'suspend', '--tenant', tenantId, '--id', String(p['id'])]);
+    expect(await names()).toEqual([]);
+    await server.odp(['profile', 'activate', '--tenant', tenantId, '--id', String(p['id'])]);
+    expect(await names()).toEqual(['Listed']);
+  });
+
+  it('answers unknown routes with a 404 problem', async () => {
+    const res = await call(`/tenants/${demo}/no/such/route`, { key: systemKey });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await res.json()).toEqual({
+      type: 'urn:odp:problem:not-found',
+      title: 'Not found',
+      status: 404,
+      detail: 'No such route.',
+    });
+  });
+
+  it('refuses a 20 MB body with 413 and malformed JSON with 400', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(20 * 1024 * 1024) });
+    const tooLarge = await call(`/data/${demo}/companies`, { method: 'POST', key: systemKey, body: big });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ type: 'urn:odp:problem:payload-too-large', status: 413 });
+    const broken = await call(`/data/${demo}/companies`, {
+      method: 'POST',
+      key: systemKey,
+      body: '{"name":',
+    });
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ status: 400, detail: 'The request body is not valid JSON.' });
+  });
+
+  it('answers OPTIONS preflights without a credential', async () => {
+    const res = await call(`/data/${demo}/companies`, { method: 'OPTIONS' });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-headers')).toContain('X-API-Key');
+  });
+});
+
+describe('the odp command', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => server?.stop());
+
+  it('creates, lists and deletes tenants; the keys of a deleted tenant stop working', async () => {
+    const created = await server.odp(['tenant', 'create', '--name', 'Cli Co', '--model', 'examples/models']);
+    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Cli Co' });
+    const id = String(created['id']);
+    const list = (await server.odp(['tenant', 'list'])) as { tenants: { id: string; name: string }[] };
+    expect(list.tenants.map((t) => t.name)).toEqual(['Demo CRM', 'Cli Co']);
+    const key = await server.odp(['key', 'create', '--tenant', id]);
+    expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^odp_/) });
+    const get = () =>
+      fetch(`${server.baseUrl}/tenants/${id}`, { headers: { 'X-API-Key': String(key['key']) } });
+    expect((await get()).status).toBe(200);
+    expect(await server.odp(['tenant', 'delete', '--id', id])).toEqual({ id, deleted: true });
+    expect((await get()).status).toBe(401);
+  });
+
+  it('creates user-bound keys, revokes keys, and suspends profiles', async () => {
+    const tenant = String(server.tenantId);
+    const profile = await server.odp([
+      'profile',
+      'create',
+      '--tenant',
+      tenant,
+      '--sub',
+      'bob',
+      '--email',
+      'bob@example.com',
+      '--role',
+      'member',
+      '--roles',
+      'sales,support',
+      '--object',
+      `/data/${tenant}/persons/0b8e4a4e-1c7e-4f43-9a57-4f1d1c1e7a10`,
+      '--active-until',
+      '2099-12-31',
+    ]);
+    expect(profile).toEqual({ id: expect.any(String) });
+    const key = await server.odp(['key', 'create', '--tenant', tenant, '--profile', String(profile['id'])]);
+    const get = () =>
+      fetch(`${server.baseUrl}/tenants/${tenant}`, { headers: { 'X-API-Key': String(key['key']) } });
+    expect((await get()).status).toBe(200);
+    expect(
+      await server.odp(['profile', 'suspend', '--tenant', tenant, '--id', String(profile['id'])]),
+    ).toEqual({
+      id: profile['id'],
+      active: false,
+    });
+    expect((await get()).status).toBe(401);
+    await server.odp(['profile', 'activate', '--tenant', tenant, '--id', String(profile['id'])]);
+    expect((await get()).status).toBe(200);
+    const revoked = await server.odp(['key', 'revoke', '--tenant', tenant, '--id', String(key['id'])]);
+    expect(revoked).toEqual({ id: key['id'], revokedAt: expect.any(String) });
+    expect((await get()).status).toBe(401);
+  });
+
+  it.each([
+    [['tenant', 'create'], 2, /--name is required/],
+    [
+      ['tenant', 'create', '--name', 'x', '--model', 'no/such/dir'],
+      2,
+      /--model: no\/such\/dir is not a directory/,
+    ],
+    [['tenant', 'delete', '--id', '00000000-0000-4000-8000-000000000000'], 1, /No tenant/],
+    [
+      ['profile', 'create', '--tenant', 'x', '--sub', 's', '--email', 'e', '--role', 'owner'],
+      1,
+      /No tenant x/,
+    ],
+    [['key', 'create', '--tenant', 'nope'], 1, /No such tenant/],
+    [['key', 'create', '--tenant', 'nope', '--expires', 'soon'], 2, /--expires must be an ISO-8601/],
+    [['key', 'revoke', '--tenant', 'nope', '--id', 'x'], 1, /No such API key/],
+    [['tenant', 'list', '--bogus'], 2, /Unknown option '--bogus'/],
+    [['frobnicate'], 2, /unknown command "frobnicate"/],
+  ])('odp %j fails with exit %i and a message on stderr', async (args, code, message) => {
+    const result = await server.odpRaw([...args, '--json']);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('stops on bad configuration with one line naming the variable', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: 'eighty', ODP_DATA_DIR: server.dataDir },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      'odp: configuration error: PORT: must be an integer from 1 to 65535 (got "eighty")\n',
+    );
+  });
+});
