@@ -264,6 +264,49 @@ export class DataService {
     return cls;
   }
 
+  /**
+   * Object capabilities (interface spec, Capabilities): the WRITE and DELETE decisions that Patch and
+   * Delete enforce. 404 when the object does not resolve to one the account can see.
+   */
+  async objectCapabilities(
+    account: Account,
+    typeName: string,
+    id: string,
+  ): Promise<{ mayModify: boolean; mayDelete: boolean }> {
+    const object = await this.resolve(account, typeName, id);
+    return {
+      mayModify: await this.deps.access.mayModify(account, object),
+      mayDelete: await this.deps.access.mayDelete(account, object),
+    };
+  }
+
+  /**
+   * Create capabilities, at the root or under a related path: the plural names of the concrete
+   * classes a Create (related) would succeed for, from the same class resolution and CREATE
+   * decision the write uses. 404 when the reference object is not visible; 400 when no relation
+   * connects the path's classes or `?class=` is no kind of the type.
+   */
+  async createCapabilities(
+    account: Account,
+    path: ListPath,
+    classParam?: string,
+  ): Promise<{ mayCreate: boolean; allowedClasses: string[] }> {
+    const related = await this.relatedTarget(account, path);
+    const base = related ? related.cls : classByPlural(this.model, path.typeName, account);
+    const parent = related ? { object: related.anchor, relation: related.end } : undefined;
+    const candidates = classParam
+      ? [this.creatable(account, base, classParam)]
+      : base.descendants
+          .map((name) => this.model.classes.get(name))
+          .filter((cls): cls is ClassDef => cls !== undefined && isConcrete(cls));
+    const allowedClasses: string[] = [];
+    for (const cls of candidates) {
+      const capability = await this.deps.access.mayCreate(account, cls.name, parent);
+      if (capability.allowedClasses.includes(cls.name)) allowedClasses.push(cls.plural);
+    }
+    return { mayCreate: allowedClasses.length > 0, allowedClasses };
+  }
+
   /** Create: returns the new object's URI. */
   async create(account: Account, typeName: string, body: unknown, classParam?: string): Promise<string> {
     const cls = this.creatable(account, classByPlural(this.model, typeName, account), classParam);
