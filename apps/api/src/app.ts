@@ -11,6 +11,8 @@ import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { dataRoutes } from './routes/data.js';
+import { auditRoutes } from './routes/audit.js';
+import { capabilitiesRoutes } from './routes/capabilities.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -48,6 +50,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
 
   app.use(tenantRoutes(deps));
+  app.use(auditRoutes(deps));
+  app.use(capabilitiesRoutes(deps));
   app.use(dataRoutes(deps));
 
   app.use((_req, _res, next) => next(new NotFoundError('No such route.')));

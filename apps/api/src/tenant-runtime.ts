@@ -5,6 +5,8 @@ import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import { ChangeSignal } from '@odp/data';
 import type { DataService } from '@odp/data';
+import { RebuildTracker } from '@odp/acl';
+import type { TenantAccessControl } from '@odp/acl';
 import type { Logger } from './log.js';
 
 /**
@@ -22,6 +24,15 @@ export interface TenantRuntime {
   generalSearchClasses(): readonly string[];
   /** The tenant's object service; throws UnavailableError (503) while the tenant has no usable model. */
   data(): DataService;
+  /**
+   * Record-level access control under the current model (decisions, audit, rebuild); throws
+   * UnavailableError (503) while the tenant has no usable model. Compose it with the data service
+   * from the same model and store: `new TenantAccessControl(model, tenantId, store)`, then
+   * `access: acl.policy` and `store: accessControlledStore(store, acl)` in the DataServiceDeps.
+   */
+  accessControl(): TenantAccessControl;
+  /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
+  readonly rebuilds: RebuildTracker;
   /** Wakes the tenant's change event streams after each write (pass `notify` as the service's `onChange`). */
   readonly changes: ChangeSignal;
   /** Releases what the runtime holds (open files, timers). */
@@ -49,6 +60,10 @@ export async function openTenantRuntime(
     data: () => {
       throw new UnavailableError('The tenant has no usable model.');
     },
+    accessControl: () => {
+      throw new UnavailableError('The tenant has no usable model.');
+    },
+    rebuilds: new RebuildTracker(),
     changes: new ChangeSignal(),
     close: async () => undefined,
   };

@@ -19,8 +19,8 @@ const profiles: ProfileDirectory = {
 
 describe('per-record access report', () => {
   it('names each grant with its node, roles (roleGrants only when narrowing) and holders', async () => {
-    const { acl, object } = await crmFixture();
-    const report = await acl.recordAccess(object('inv1'), profiles);
+    const { acl } = await crmFixture();
+    const report = await acl.recordAccess('inv1', profiles);
     expect(report.unresolved).toEqual([]);
     const team = report.grants.find((grant) => grant.definition === 'companyTeam');
     expect(team).toEqual({
@@ -70,8 +70,8 @@ describe('per-record access report', () => {
   });
 
   it('a zero-hop holder is the anchor itself, with an empty step path', async () => {
-    const { acl, object } = await crmFixture();
-    const report = await acl.recordAccess(object('n1'), profiles);
+    const { acl } = await crmFixture();
+    const report = await acl.recordAccess('n1', profiles);
     const own = report.grants.find((grant) => grant.definition === 'ownData');
     expect(own?.holders).toEqual([
       {
@@ -102,9 +102,7 @@ describe('per-record access report', () => {
         ),
     });
     const acl = new TenantAccessControl(reduced, TENANT, store);
-    const inv1 = store.objects.get('inv1');
-    if (!inv1) throw new Error('fixture');
-    const report = await acl.recordAccess(inv1, profiles);
+    const report = await acl.recordAccess('inv1', profiles);
     expect(report.unresolved).toEqual([
       { acId: anchoredAcId(TENANT, 'companyTeam', 'acme'), nodeId: 'n-invoices', definition: 'companyTeam' },
     ]);
@@ -119,7 +117,7 @@ describe('per-record access report', () => {
     expect(() => acl.startRebuild(tracker)).toThrow('already running');
     await tracker.settled();
     expect(tracker.status()).toMatchObject({ state: 'done', kind: 'accessControl', processed: 13 });
-    expect((await acl.recordAccess(inv1, profiles)).unresolved).toEqual([]);
+    expect((await acl.recordAccess('inv1', profiles)).unresolved).toEqual([]);
     const after = await acl.accessControlReport();
     expect(after.orphanedNodeIds).toEqual([]);
     expect(after.orphanedStepIds).toEqual([]);

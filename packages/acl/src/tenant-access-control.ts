@@ -3,7 +3,8 @@
  * maintenance of ACL rows and holdings on every write, the full rebuild and the audit reports.
  * Build a new instance when the tenant's model changes.
  */
-import type { Model, ProfileDirectory, StoredObject, TenantStore, WriteBatch } from '@odp/core';
+import { NotFoundError, UNRESTRICTED } from '@odp/core';
+import type { Model, ProfileDirectory, TenantStore, WriteBatch } from '@odp/core';
 import { accessControlReport, recordAccessReport } from './audit.js';
 import type { AccessControlReport, RecordAccessReport } from './audit.js';
 import { AclPolicy } from './decisions.js';
@@ -96,7 +97,10 @@ export class TenantAccessControl {
     );
   }
 
-  recordAccess(object: StoredObject, profiles: ProfileDirectory): Promise<RecordAccessReport> {
+  /** The per-record access report of `objectId` (the caller checks that the account may read it). */
+  async recordAccess(objectId: string, profiles: ProfileDirectory): Promise<RecordAccessReport> {
+    const [object] = await this.store.getMany([objectId], UNRESTRICTED);
+    if (!object) throw new NotFoundError();
     return recordAccessReport(this.derivation, this.policy, this.store, profiles, object);
   }
 
