@@ -5,3 +5,4 @@ export * from './query.js';
 export * from './store.js';
 export * from './access.js';
 export * from './platform.js';
+export * from './search.js';

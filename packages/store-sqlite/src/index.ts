@@ -1,2 +1,4 @@
 export * from './platform-migrations.js';
 export * from './platform-store.js';
+export * from './tenant-store.js';
+export * from './search-sqlite.js';

@@ -1,0 +1,9 @@
+/**
+ * Contract suites of the store ports, run unchanged by every adapter's tests (jest globals), and
+ * the small model builder they use.
+ */
+export { describeTenantStoreContract } from './tenant-store.contract.js';
+export { buildModel } from './model-builder.js';
+export type { ClassSpec } from './model-builder.js';
+export { REL, contractModel, storedObject, uuid } from './fixture.js';
+export type { ObjectSpec } from './fixture.js';

@@ -1,0 +1,364 @@
+/**
+ * Compiles the backend-neutral plans of `@odp/core` (selection, filters, sort, access filter) to
+ * SQL over the tenant schema (see tenant-schema.ts and docs/storage.md).
+ *
+ * Every condition is an SQL predicate on one object key `n`. A query walks one *driver* (an index
+ * range that yields candidate keys) and checks the remaining conditions per key with indexed
+ * probes. The driver is chosen per query: the smallest selective filter range (measured with a
+ * bounded count), else the sort field's index range (already in sort order), else the class's
+ * membership rows (in creation order). The access filter is always one of the conditions, so
+ * paging, distinct values and aggregates all see exactly the visible set.
+ */
+import type { AccessFilter, FieldDef, Filter, Model, RelationRef, Selection, Sort } from '@odp/core';
+import { indexKey, indexedField } from './tenant-index.js';
+import type { IndexKey } from './tenant-index.js';
+
+export interface Sql {
+  readonly text: string;
+  readonly params: readonly unknown[];
+}
+
+/** A predicate on the object key expression `n`. */
+export type Condition = (n: string) => Sql;
+
+/** An index range that can drive a query, and the conditions it makes redundant. */
+export interface Driver {
+  readonly from: string;
+  readonly where: Sql;
+  /** The object key expression of a driver row. */
+  readonly n: string;
+  /** Indexes into the selection's conditions that every driver row satisfies. */
+  readonly covers: readonly number[];
+  /** Whether rows come out in ascending `n` (creation) order. */
+  readonly orderedByN: boolean;
+}
+
+export interface CompiledSelection {
+  readonly conditions: readonly Condition[];
+  /** The class membership driver (always usable; covers condition 0). */
+  readonly classDriver: Driver;
+  /** Drivers from filters and the related anchor, to be measured. */
+  readonly candidates: readonly Driver[];
+  /** False when the selection is empty by construction (unknown class, anchor or relation). */
+  readonly satisfiable: boolean;
+}
+
+/** What the compiler needs to know about the database: interned keys and object keys. */
+export interface KeyLookup {
+  /** The interned key of a name (`c:`/`f:`/`r:` prefixed), or null when it was never stored. */
+  key(name: string): number | null;
+  /** The internal key of an object id, or null when no such object is stored. */
+  objectKey(id: string): number | null;
+}
+
+const FALSE: Condition = () => ({ text: '0', params: [] });
+/**
+ * The index key of an empty field: -Infinity, below every number and string, so empty values sort
+ * first ascending (last descending). Primary-key columns of a WITHOUT ROWID table cannot be NULL.
+ */
+export const EMPTY_KEY = '-9e999';
+/** The greatest code point: `prefix <= v < prefix + MAX_CHAR` is the prefix range of `prefix`. */
+const MAX_CHAR = '\u{10FFFF}';
+
+export function compileSelection(
+  model: Model,
+  keys: KeyLookup,
+  selection: Selection,
+  access: AccessFilter,
+): CompiledSelection {
+  const classKey = keys.key(`c:${selection.className}`);
+  const conditions: Condition[] = [];
+  const candidates: Driver[] = [];
+  let satisfiable = classKey !== null;
+  const c = classKey ?? -1;
+
+  conditions.push((n) => ({
+    text: `EXISTS (SELECT 1 FROM cls m WHERE m.c = ? AND m.n = ${n})`,
+    params: [c],
+  }));
+  const classDriver: Driver = {
+    from: 'cls d',
+    where: { text: 'd.c = ?', params: [c] },
+    n: 'd.n',
+    covers: [0],
+    orderedByN: true,
+  };
+
+  if (selection.related !== undefined) {
+    const anchor = keys.objectKey(selection.related.anchorId);
+    const rel = keys.key(`r:${selection.related.relation.key}`);
+    if (anchor === null || rel === null) satisfiable = false;
+    const fromAnchor = linkSide(selection.related.relation);
+    conditions.push((n) => ({
+      text: `EXISTS (SELECT 1 FROM links r WHERE r.${fromAnchor.anchor} = ? AND r.rel = ? AND r.${fromAnchor.other} = ${n})`,
+      params: [anchor, rel],
+    }));
+    candidates.push({
+      from: 'links d',
+      where: { text: `d.${fromAnchor.anchor} = ? AND d.rel = ?`, params: [anchor, rel] },
+      n: `d.${fromAnchor.other}`,
+      covers: [conditions.length - 1],
+      orderedByN: fromAnchor.anchor === 'dst',
+    });
+  }
+
+  for (const filter of selection.filters) {
+    const compiled = compileFilter(model, keys, selection.className, c, filter);
+    if (compiled === null) continue;
+    conditions.push(compiled.condition);
+    if (compiled.driver !== undefined) {
+      const covers = compiled.driver.coversClass ? [0, conditions.length - 1] : [conditions.length - 1];
+      candidates.push({ ...compiled.driver, covers });
+    }
+  }
+
+  const accessCondition = compileAccess(keys, access);
+  if (accessCondition !== null) conditions.push(accessCondition);
+  return { conditions, classDriver, candidates, satisfiable };
+}
+
+interface CompiledFilter {
+  readonly condition: Condition;
+  readonly driver?: Omit<Driver, 'covers'> & { readonly coversClass: boolean };
+}
+
+/**
+ * One filter as a condition. Filters on a field the class does not index are ignored (interface
+ * rule 2: unknown and non-indexed fields are not filters); an operand that no value of the field's
+ * type can equal matches nothing.
+ */
+function compileFilter(
+  model: Model,
+  keys: KeyLookup,
+  className: string,
+  c: number,
+  filter: Filter,
+): CompiledFilter | null {
+  switch (filter.kind) {
+    case 'hasClasses': {
+      const classKeys = filter.classes.map((name) => keys.key(`c:${name}`));
+      if (classKeys.some((key) => key === null)) return { condition: FALSE };
+      return {
+        condition: (n) => ({
+          text: classKeys
+            .map(() => `EXISTS (SELECT 1 FROM cls h WHERE h.c = ? AND h.n = ${n})`)
+            .join(' AND '),
+          params: classKeys,
+        }),
+      };
+    }
+    case 'relationId':
+    case 'relationName':
+      return compileRelationFilter(keys, filter);
+    default:
+      break;
+  }
+  const field = indexedField(model, className, filter.field);
+  if (field === undefined) return null;
+  const f = keys.key(`f:${field.name}`);
+  if (f === null) return { condition: FALSE };
+  const valueRange = compileValueRange(field, filter);
+  if (valueRange === null) return { condition: FALSE };
+  const condition: Condition = (n) => ({
+    text: `EXISTS (SELECT 1 FROM ix e WHERE e.n = ${n} AND e.f = ? AND e.c = ? AND ${valueRange.text('e.v')})`,
+    params: [f, c, ...valueRange.params],
+  });
+  const exact = filter.kind === 'equals' || filter.kind === 'empty';
+  if (!exact && (field.multiple || filter.kind === 'notEmpty')) return { condition };
+  return {
+    condition,
+    driver: {
+      from: 'ix d',
+      where: {
+        text: `d.c = ? AND d.f = ? AND ${valueRange.text('d.v')}`,
+        params: [c, f, ...valueRange.params],
+      },
+      n: 'd.n',
+      coversClass: true,
+      orderedByN: exact,
+    },
+  };
+}
+
+interface ValueRange {
+  text(column: string): string;
+  readonly params: readonly IndexKey[];
+}
+
+function compileValueRange(field: FieldDef, filter: Filter): ValueRange | null {
+  switch (filter.kind) {
+    case 'equals': {
+      const key = indexKey(field.type, filter.value);
+      return key === null ? null : { text: (v) => `${v} = ?`, params: [key] };
+    }
+    case 'empty':
+      return { text: (v) => `${v} = ${EMPTY_KEY}`, params: [] };
+    case 'notEmpty':
+      return { text: (v) => `${v} > ${EMPTY_KEY}`, params: [] };
+    case 'startsWith':
+      return { text: (v) => `${v} >= ? AND ${v} < ?`, params: [filter.value, filter.value + MAX_CHAR] };
+    case 'range': {
+      const from = filter.from === undefined ? undefined : indexKey(field.type, filter.from);
+      const to = filter.to === undefined ? undefined : indexKey(field.type, filter.to);
+      if (from === null || to === null) return null;
+      const parts: ((v: string) => string)[] = [];
+      const params: IndexKey[] = [];
+      if (from !== undefined) {
+        parts.push((v) => `${v} >= ?`);
+        params.push(from);
+      }
+      if (to !== undefined) {
+        parts.push((v) => `${v} <= ?`);
+        params.push(to);
+      }
+      if (from === undefined) parts.push((v) => `${v} > ${EMPTY_KEY}`);
+      return { text: (v) => parts.map((part) => part(v)).join(' AND '), params };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Column names of a link row seen from one end of a relation. */
+interface LinkSide {
+  /** The column holding the object the relation is seen from. */
+  readonly anchor: 'src' | 'dst';
+  /** The column holding the objects on the other end. */
+  readonly other: 'src' | 'dst';
+}
+
+/**
+ * The link columns of a relation seen from one object (a filtered object, or a related list's
+ * anchor): along a forward side that object is the link's source, along an inverse side its target.
+ */
+function linkSide(relation: RelationRef): LinkSide {
+  return relation.direction === 'forward' ? { anchor: 'src', other: 'dst' } : { anchor: 'dst', other: 'src' };
+}
+
+function compileRelationFilter(
+  keys: KeyLookup,
+  filter: Extract<Filter, { kind: 'relationId' | 'relationName' }>,
+): CompiledFilter {
+  const rel = keys.key(`r:${filter.relation.key}`);
+  if (rel === null) return { condition: FALSE };
+  const side = linkSide(filter.relation);
+  if (filter.kind === 'relationId') {
+    const target = keys.objectKey(filter.id);
+    if (target === null) return { condition: FALSE };
+    return {
+      condition: (n) => ({
+        text: `EXISTS (SELECT 1 FROM links l WHERE l.${side.anchor} = ${n} AND l.rel = ? AND l.${side.other} = ?)`,
+        params: [rel, target],
+      }),
+      driver: {
+        from: 'links d',
+        where: { text: `d.${side.other} = ? AND d.rel = ?`, params: [target, rel] },
+        n: `d.${side.anchor}`,
+        coversClass: false,
+        orderedByN: side.other === 'dst',
+      },
+    };
+  }
+  const nameMatch =
+    filter.match === 'equals'
+      ? { text: 't.name = ?', params: [filter.value] }
+      : { text: 't.name >= ? AND t.name < ?', params: [filter.value, filter.value + MAX_CHAR] };
+  return {
+    condition: (n) => ({
+      text:
+        `EXISTS (SELECT 1 FROM links l JOIN objects t ON t.n = l.${side.other} ` +
+        `WHERE l.${side.anchor} = ${n} AND l.rel = ? AND ${nameMatch.text})`,
+      params: [rel, ...nameMatch.params],
+    }),
+  };
+}
+
+/**
+ * The access filter as a condition: visible when no class of the object is protected, or when the
+ * object carries an ACL row with one of the held acIds. Sets are passed as JSON arrays.
+ */
+export function compileAccess(keys: KeyLookup, access: AccessFilter): Condition | null {
+  if (access.kind === 'all') return null;
+  const protectedKeys = access.protectedClasses
+    .map((name) => keys.key(`c:${name}`))
+    .filter((key): key is number => key !== null);
+  if (protectedKeys.length === 0) return null;
+  const unprotected = (n: string): string =>
+    `NOT EXISTS (SELECT 1 FROM cls p WHERE p.n = ${n} AND p.c IN (SELECT value FROM json_each(?)))`;
+  if (access.acIds.length === 0) {
+    return (n) => ({ text: unprotected(n), params: [JSON.stringify(protectedKeys)] });
+  }
+  return (n) => ({
+    text:
+      `(${unprotected(n)} OR EXISTS (SELECT 1 FROM acl a WHERE a.n = ${n} ` +
+      `AND a.ac IN (SELECT value FROM json_each(?))))`,
+    params: [JSON.stringify(protectedKeys), JSON.stringify(access.acIds)],
+  });
+}
+
+/** The sort of a list as an index driver (when the sort field's index range can serve the order) and ORDER BY terms. */
+export interface CompiledSort {
+  /** The index range that yields rows in sort order, when the key is a single-valued field. */
+  readonly driver?: Driver;
+  /** ORDER BY terms for the given driver. */
+  orderBy(driver: Driver): Sql;
+}
+
+export function compileSort(
+  model: Model,
+  keys: KeyLookup,
+  className: string,
+  sort: Sort | undefined,
+): CompiledSort {
+  if (sort === undefined) return { orderBy: (driver) => ({ text: `${driver.n}`, params: [] }) };
+  const dir = sort.direction === 'desc' ? 'DESC' : 'ASC';
+  const pick = sort.direction === 'desc' ? 'max' : 'min';
+  if (sort.key.kind === 'relationName') {
+    const rel = keys.key(`r:${sort.key.relation.key}`);
+    const side = linkSide(sort.key.relation);
+    return {
+      orderBy: (driver) => ({
+        text:
+          `(SELECT ${pick}(t.name) FROM links l JOIN objects t ON t.n = l.${side.other} ` +
+          `WHERE l.${side.anchor} = ${driver.n} AND l.rel = ?) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+        params: [rel],
+      }),
+    };
+  }
+  const field = indexedField(model, className, sort.key.field);
+  const c = keys.key(`c:${className}`);
+  const f = field === undefined ? null : keys.key(`f:${field.name}`);
+  if (field === undefined || f === null || c === null) {
+    return { orderBy: (driver) => ({ text: `${driver.n}`, params: [] }) };
+  }
+  const sortDriver: Driver | undefined = field.multiple
+    ? undefined
+    : {
+        from: 'ix d',
+        where: { text: 'd.c = ? AND d.f = ?', params: [c, f] },
+        n: 'd.n',
+        covers: [0],
+        orderedByN: false,
+      };
+  return {
+    driver: sortDriver,
+    orderBy: (driver) =>
+      driver === sortDriver
+        ? { text: `d.v ${dir}, d.n ${dir}`, params: [] }
+        : {
+            text:
+              `(SELECT ${pick}(s.v) FROM ix s WHERE s.n = ${driver.n} AND s.f = ? AND s.c = ?) ` +
+              `COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+            params: [f, c],
+          },
+  };
+}
+
+/** `WHERE` of a query over `driver`: its own range plus every condition it does not cover. */
+export function whereClause(selection: CompiledSelection, driver: Driver): Sql {
+  const parts: Sql[] = [driver.where];
+  selection.conditions.forEach((condition, index) => {
+    if (!driver.covers.includes(index)) parts.push(condition(driver.n));
+  });
+  return { text: parts.map((part) => part.text).join(' AND '), params: parts.flatMap((part) => part.params) };
+}

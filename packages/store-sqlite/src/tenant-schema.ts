@@ -1,0 +1,113 @@
+/**
+ * The schema of a tenant database and its migrations. The database's `user_version` is the number
+ * of migrations applied; opening a store applies the missing ones in one transaction each.
+ * See docs/storage.md for the reasons behind each table and index.
+ */
+import type Database from 'better-sqlite3';
+import { applyMigrations } from './platform-migrations.js';
+import type { Migration } from './platform-migrations.js';
+
+/** The tenant database's schema steps; a released step is never edited, the next one is appended. */
+export const TENANT_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'objects, class membership, value index, links, ACL rows, holdings, redirects, events',
+    up: `
+  -- Interned names (classes 'c:', fields 'f:', relation keys 'r:') so index rows hold small integers.
+  CREATE TABLE dict (k INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+
+  -- n is the internal key (insertion order = creation order); id is the public UUID.
+  CREATE TABLE objects (
+    n INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    basic TEXT NOT NULL,
+    classes TEXT NOT NULL,
+    name TEXT COLLATE NOCASE,
+    vals TEXT NOT NULL,
+    created TEXT NOT NULL,
+    modified TEXT NOT NULL
+  );
+  CREATE INDEX objects_name ON objects (name, n);
+
+  -- Class membership: every class of the object (basic, ancestors, gained).
+  CREATE TABLE cls (c INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (c, n)) WITHOUT ROWID;
+  CREATE INDEX cls_n ON cls (n, c);
+
+  -- Typed value index: one row per (class of the object, indexed field of that class, value);
+  -- an EMPTY_KEY (-Infinity) row when the field is empty, so sorted walks see every member of the class.
+  CREATE TABLE ix (
+    c INTEGER NOT NULL,
+    f INTEGER NOT NULL,
+    v COLLATE NOCASE,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (c, f, v, n)
+  ) WITHOUT ROWID;
+  CREATE INDEX ix_n ON ix (n, f, c);
+
+  -- Forward links in order; indexed from both ends.
+  CREATE TABLE links (
+    src INTEGER NOT NULL,
+    rel INTEGER NOT NULL,
+    pos INTEGER NOT NULL,
+    dst INTEGER NOT NULL,
+    PRIMARY KEY (src, rel, pos)
+  ) WITHOUT ROWID;
+  CREATE INDEX links_dst ON links (dst, rel, src);
+
+  CREATE TABLE acl (
+    n INTEGER NOT NULL,
+    ac TEXT NOT NULL,
+    node TEXT NOT NULL,
+    def TEXT NOT NULL,
+    PRIMARY KEY (n, ac, node, def)
+  ) WITHOUT ROWID;
+  CREATE INDEX acl_ac ON acl (ac, n);
+
+  CREATE TABLE holdings (
+    holder TEXT NOT NULL,
+    ac TEXT NOT NULL,
+    def TEXT NOT NULL,
+    anchor TEXT NOT NULL,
+    steps TEXT NOT NULL
+  );
+  CREATE INDEX holdings_anchor ON holdings (anchor, def);
+  CREATE INDEX holdings_holder ON holdings (holder);
+  CREATE INDEX holdings_ac ON holdings (ac);
+
+  CREATE TABLE redirects (src TEXT PRIMARY KEY, dst TEXT NOT NULL) WITHOUT ROWID;
+  CREATE INDEX redirects_dst ON redirects (dst);
+
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    type TEXT NOT NULL,
+    object_id TEXT NOT NULL,
+    classes TEXT NOT NULL,
+    loser_id TEXT,
+    at TEXT NOT NULL
+  );
+
+  -- Store settings: the applied model's index signature, the cursor key.
+  CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;
+  `,
+  },
+  {
+    version: 2,
+    name: 'full-text index',
+    up: `
+  -- Full-text index: one row per object, rowid = objects.n. Contentless (the text is derived from
+  -- the object), with deletes supported.
+  CREATE VIRTUAL TABLE search USING fts5(
+    text,
+    content = '',
+    contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2',
+    prefix = '2 3'
+  );
+  `,
+  },
+];
+
+/** Applies the migrations the database lacks; refuses a database written by a newer version. */
+export function migrateTenantDatabase(db: Database.Database): void {
+  applyMigrations(db, TENANT_MIGRATIONS);
+}

@@ -1,0 +1,773 @@
+/**
+ * The embedded tenant store: one SQLite database file per tenant (isolation by construction),
+ * implementing the `TenantStore` port of `@odp/core` and keeping its full-text index
+ * (search-sqlite.ts) in the same file and the same transactions. See docs/storage.md.
+ */
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { ConflictError, NotFoundError, searchTextOf } from '@odp/core';
+import type {
+  AccessFilter,
+  AclRow,
+  AggregatePlan,
+  AggregateResult,
+  ChangeEvent,
+  DistinctBucket,
+  DistinctPlan,
+  Holding,
+  ListPlan,
+  Model,
+  Selection,
+  StoreCapabilities,
+  StoredObject,
+  TenantStore,
+  WriteBatch,
+} from '@odp/core';
+import { fromIndexKey, indexKeysOf, indexSignature, indexedField, indexedFields } from './tenant-index.js';
+import { EMPTY_KEY, compileAccess, compileSelection, compileSort, whereClause } from './tenant-query.js';
+import type { CompiledSelection, Driver, KeyLookup, Sql } from './tenant-query.js';
+import { migrateTenantDatabase } from './tenant-schema.js';
+import { SqliteSearchIndex } from './search-sqlite.js';
+
+export interface TenantStoreOptions {
+  /** Path of the tenant's database file (created when missing). */
+  readonly file: string;
+  /**
+   * A filter whose index range holds fewer rows than this drives a list (its rows are then sorted);
+   * otherwise the sort field's index is walked in order. Default 5000.
+   */
+  readonly driverLimit?: number;
+  /** Search matches up to this count are ranked by bm25; broader queries list newest first. Default 1000. */
+  readonly searchRankLimit?: number;
+}
+
+/** Opens (creating and migrating when needed) the database of one tenant. */
+export function openTenantStore(options: TenantStoreOptions): SqliteTenantStore {
+  return new SqliteTenantStore(options);
+}
+
+interface ObjectRow {
+  n: number;
+  id: string;
+  basic: string;
+  classes: string;
+  name: string | null;
+  vals: string;
+  created: string;
+  modified: string;
+}
+
+const OBJECT_COLUMNS = 'o.n, o.id, o.basic, o.classes, o.name, o.vals, o.created, o.modified';
+const EMPTY_MODEL: Model = {
+  classes: new Map(),
+  byPlural: new Map(),
+  lists: new Map(),
+  accessControl: [],
+  roles: [],
+  settings: {},
+  defaultData: [],
+  templates: new Map(),
+};
+const STATEMENT_CACHE_SIZE = 256;
+
+export class SqliteTenantStore implements TenantStore {
+  readonly capabilities: StoreCapabilities = { transactions: true, fullTextIndex: true };
+  /** The tenant's full-text index, maintained by `write` in the same transaction. */
+  readonly search: SqliteSearchIndex;
+
+  private readonly db: Database.Database;
+  private readonly driverLimit: number;
+  private model: Model = EMPTY_MODEL;
+  private modelApplied = false;
+  private readonly dictCache = new Map<string, number>();
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly keys: KeyLookup;
+
+  constructor(options: TenantStoreOptions) {
+    this.db = new Database(options.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('cache_size = -65536');
+    migrateTenantDatabase(this.db);
+    this.driverLimit = options.driverLimit ?? 5000;
+    this.keys = {
+      key: (name) => this.lookupKey(name),
+      objectKey: (id) => this.objectKey(id),
+    };
+    this.search = new SqliteSearchIndex({
+      db: this.db,
+      keys: this.keys,
+      secret: this.cursorSecret(),
+      rankLimit: options.searchRankLimit ?? 1000,
+      statement: (sql) => this.statement(sql),
+      rebuild: (model) => this.rebuildDerived(model),
+    });
+  }
+
+  /**
+   * Remembers the model (writes derive index rows, unique checks and search text from it). When the
+   * model's index signature differs from the one the stored derived data was built with, every
+   * object's index rows and search text are rebuilt in one transaction.
+   */
+  async applyModel(model: Model): Promise<void> {
+    this.model = model;
+    this.modelApplied = true;
+    const stored = this.db.prepare('SELECT v FROM meta WHERE k = ?').pluck().get('index_signature');
+    if (stored !== indexSignature(model)) this.rebuildDerived(model);
+  }
+
+  async get(id: string, access: AccessFilter): Promise<StoredObject | null> {
+    return this.fetchWhere('o.id = ?', [id], access)[0] ?? null;
+  }
+
+  async getMany(ids: readonly string[], access: AccessFilter): Promise<StoredObject[]> {
+    if (ids.length === 0) return [];
+    return this.fetchWhere('o.id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)], access);
+  }
+
+  async list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]> {
+    return this.hydrate(this.objectsByKey(this.listKeys(plan, access)));
+  }
+
+  /** The object keys of one page (`size + 1` rows at most), in order. */
+  private listKeys(plan: ListPlan, access: AccessFilter): number[] {
+    const query = this.listQuery(plan, access);
+    return query === null
+      ? []
+      : (this.statement(query.text)
+          .pluck()
+          .all(...query.params) as number[]);
+  }
+
+  /** The SQL of a list plan's page query (null when the selection is empty by construction). */
+  private listQuery(plan: ListPlan, access: AccessFilter): Sql | null {
+    this.requireModel();
+    const selection = compileSelection(this.model, this.keys, plan, access);
+    if (!selection.satisfiable) return null;
+    const sort = compileSort(this.model, this.keys, plan.className, plan.sort);
+    const limit = plan.size + 1;
+    const offset = plan.page * plan.size;
+    const selective = this.smallestCandidate(selection, this.driverLimit);
+    const driver =
+      selective ??
+      sort.driver ??
+      (plan.sort === undefined
+        ? selection.candidates.find((candidate) => candidate.orderedByN)
+        : undefined) ??
+      selection.classDriver;
+    const where = whereClause(selection, driver);
+    const order = sort.orderBy(driver);
+    return {
+      text: `SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text} ORDER BY ${order.text} LIMIT ? OFFSET ?`,
+      params: [...where.params, ...order.params, limit, offset],
+    };
+  }
+
+  /** `EXPLAIN QUERY PLAN` details of a list plan's page query, for tests proving index use. */
+  explainList(plan: ListPlan, access: AccessFilter): string[] {
+    const query = this.listQuery(plan, access);
+    return query === null ? [] : this.explain(query);
+  }
+
+  /** `EXPLAIN QUERY PLAN` details of `get`, for tests proving index use. */
+  explainGet(id: string, access: AccessFilter): string[] {
+    const query = this.fetchQuery('o.id = ?', [id], access);
+    return this.explain(query);
+  }
+
+  async distinct(plan: DistinctPlan, access: AccessFilter): Promise<DistinctBucket[]> {
+    this.requireModel();
+    const selection = compileSelection(this.model, this.keys, plan, access);
+    if (!selection.satisfiable) return [];
+    if (plan.target.kind === 'field') {
+      const field = indexedField(this.model, plan.className, plan.target.field);
+      const f = field === undefined ? null : this.lookupKey(`f:${field.name}`);
+      if (field === undefined || f === null) return [];
+      const driver: Driver = {
+        from: 'ix d',
+        where: {
+          text: `d.c = ? AND d.f = ? AND d.v > ${EMPTY_KEY}`,
+          params: [this.lookupKey(`c:${plan.className}`), f],
+        },
+        n: 'd.n',
+        covers: [0],
+        orderedByN: false,
+      };
+      const where = whereClause(selection, driver);
+      const order = { value: 'd.v', count: 'count(*), d.v', countDesc: 'count(*) DESC, d.v' }[plan.order];
+      const rows = this.statement(
+        `SELECT d.v AS v, count(*) AS count FROM ix d WHERE ${where.text} GROUP BY d.v ORDER BY ${order}`,
+      ).all(...where.params) as { v: unknown; count: number }[];
+      return rows.map((row) => ({ value: fromIndexKey(field.type, row.v), count: row.count }));
+    }
+    const rel = this.lookupKey(`r:${plan.target.relation.key}`);
+    if (rel === null) return [];
+    const [own, other] = plan.target.relation.direction === 'forward' ? ['src', 'dst'] : ['dst', 'src'];
+    const driver = this.smallestCandidate(selection, this.driverLimit) ?? selection.classDriver;
+    const where = whereClause(selection, driver);
+    const nullsLast = 'b.t IS NULL, t.name, t.id';
+    const order = {
+      value: nullsLast,
+      count: `b.count, ${nullsLast}`,
+      countDesc: `b.count DESC, ${nullsLast}`,
+    }[plan.order];
+    const rows = this.statement(
+      `WITH sel(n) AS MATERIALIZED (SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text}),
+       b(t, count) AS (
+         SELECT l.${other}, count(*) FROM sel JOIN links l ON l.${own} = sel.n AND l.rel = ? GROUP BY l.${other}
+         UNION ALL
+         SELECT NULL, count(*) FROM sel
+           WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.${own} = sel.n AND l.rel = ?)
+           HAVING count(*) > 0)
+       SELECT t.id AS id, t.name AS name, t.basic AS basic, b.count AS count
+       FROM b LEFT JOIN objects t ON t.n = b.t ORDER BY ${order}`,
+    ).all(...where.params, rel, rel) as {
+      id: string | null;
+      name: string | null;
+      basic: string | null;
+      count: number;
+    }[];
+    return rows.map((row) =>
+      row.id === null
+        ? { value: null, name: null, count: row.count }
+        : { value: row.id, name: row.name, basicClass: row.basic ?? '', count: row.count },
+    );
+  }
+
+  async values(
+    selection: Selection,
+    field: string,
+    access: AccessFilter,
+  ): Promise<{ value: unknown; objectId: string; basicClass: string }[]> {
+    this.requireModel();
+    const compiled = compileSelection(this.model, this.keys, selection, access);
+    if (!compiled.satisfiable) return [];
+    const driver = this.smallestCandidate(compiled, this.driverLimit) ?? compiled.classDriver;
+    const where = whereClause(compiled, driver);
+    const path = `$.${JSON.stringify(field)}`;
+    const rows = this.statement(
+      `SELECT o.id AS id, o.basic AS basic, o.vals -> ? AS value FROM ${driver.from}
+       JOIN objects o ON o.n = ${driver.n}
+       WHERE ${where.text} AND o.vals -> ? IS NOT NULL ORDER BY o.n`,
+    ).all(path, ...where.params, path) as { id: string; basic: string; value: string }[];
+    return rows.map((row) => ({
+      value: JSON.parse(row.value) as unknown,
+      objectId: row.id,
+      basicClass: row.basic,
+    }));
+  }
+
+  async aggregate(plan: AggregatePlan, access: AccessFilter): Promise<AggregateResult> {
+    this.requireModel();
+    const selection = compileSelection(this.model, this.keys, plan, access);
+    const result = {
+      total: 0,
+      sum: {} as Record<string, number>,
+      avg: {} as Record<string, number>,
+      count: {} as Record<string, number>,
+    };
+    if (!selection.satisfiable) return result;
+    const driver = this.smallestCandidate(selection, this.driverLimit) ?? selection.classDriver;
+    const where = whereClause(selection, driver);
+    result.total = this.statement(`SELECT count(*) FROM ${driver.from} WHERE ${where.text}`)
+      .pluck()
+      .get(...where.params) as number;
+    const c = this.lookupKey(`c:${plan.className}`);
+    const numericStats = (name: string): { sum: number; avg: number | null; count: number } | null => {
+      const field = indexedField(this.model, plan.className, name);
+      const f = field === undefined ? null : this.lookupKey(`f:${field.name}`);
+      if (
+        field === undefined ||
+        f === null ||
+        !['INTEGER', 'DECIMAL', 'CURRENCY', 'PERCENTAGE'].includes(field.type)
+      ) {
+        return null;
+      }
+      const statsDriver: Driver = {
+        from: 'ix d',
+        where: { text: `d.c = ? AND d.f = ? AND d.v > ${EMPTY_KEY}`, params: [c, f] },
+        n: 'd.n',
+        covers: [0],
+        orderedByN: false,
+      };
+      const statsWhere = whereClause(selection, statsDriver);
+      return this.statement(
+        `SELECT total(d.v) AS sum, avg(d.v) AS avg, count(DISTINCT d.n) AS count FROM ix d WHERE ${statsWhere.text}`,
+      ).get(...statsWhere.params) as { sum: number; avg: number | null; count: number };
+    };
+    const cache = new Map<string, ReturnType<typeof numericStats>>();
+    const stats = (name: string): ReturnType<typeof numericStats> => {
+      if (!cache.has(name)) cache.set(name, numericStats(name));
+      return cache.get(name) ?? null;
+    };
+    for (const name of plan.sum) {
+      const value = stats(name);
+      if (value !== null) result.sum[name] = value.sum;
+    }
+    for (const name of plan.avg) {
+      const value = stats(name);
+      if (value !== null && value.avg !== null) result.avg[name] = value.avg;
+    }
+    for (const name of plan.count) {
+      const value = stats(name);
+      if (value !== null) result.count[name] = value.count;
+    }
+    return result;
+  }
+
+  async linksTo(id: string): Promise<{ sourceId: string; relationKey: string }[]> {
+    const n = this.objectKey(id);
+    if (n === null) return [];
+    const rows = this.statement(
+      `SELECT s.id AS sourceId, substr(k.name, 3) AS relationKey FROM links l
+       JOIN objects s ON s.n = l.src JOIN dict k ON k.k = l.rel WHERE l.dst = ? ORDER BY l.src, l.rel, l.pos`,
+    ).all(n) as { sourceId: string; relationKey: string }[];
+    return rows;
+  }
+
+  /**
+   * Applies the batch in one SQLite transaction, in this order: puts (rows first, then links, so
+   * objects of the batch may link to each other), deletes, unique checks, ACL rows, holdings,
+   * redirects, events. Throws NotFoundError when a link names an object that does not exist after
+   * the batch, ConflictError when a `unique` value would be shared; nothing is applied then.
+   */
+  async write(batch: WriteBatch): Promise<void> {
+    this.requireModel();
+    this.inTransaction(() => this.applyBatch(batch));
+  }
+
+  /**
+   * Inserts or replaces many objects in one transaction (seeding, imports, benchmarks), with the
+   * same derived data and checks as `write`. Not part of the port.
+   */
+  bulkWrite(objects: readonly StoredObject[]): void {
+    this.requireModel();
+    this.inTransaction(() => this.applyBatch({ put: objects }));
+  }
+
+  async redirectOf(id: string): Promise<string | null> {
+    const next = this.statement('SELECT dst FROM redirects WHERE src = ?').pluck();
+    const seen = new Set<string>([id]);
+    let current = next.get(id) as string | undefined;
+    if (current === undefined) return null;
+    for (
+      let further = next.get(current) as string | undefined;
+      further !== undefined && !seen.has(further);
+    ) {
+      seen.add(current);
+      current = further;
+      further = next.get(current) as string | undefined;
+    }
+    return this.objectKey(current) === null ? null : current;
+  }
+
+  async aclRowsOf(id: string): Promise<AclRow[]> {
+    return this.statement(
+      `SELECT a.ac AS acId, a.node AS nodeId, a.def AS definition FROM acl a JOIN objects o ON o.n = a.n
+       WHERE o.id = ? ORDER BY a.ac, a.node, a.def`,
+    ).all(id) as AclRow[];
+  }
+
+  async holdingsOf(holderId: string): Promise<Holding[]> {
+    return this.holdingsWhere('holder = ?', holderId);
+  }
+
+  async holdingsOfAcId(acId: string): Promise<Holding[]> {
+    return this.holdingsWhere('ac = ?', acId);
+  }
+
+  async storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }> {
+    const nodeIds = this.statement('SELECT DISTINCT node FROM acl ORDER BY node').pluck().all() as string[];
+    const stepIds = this.statement(
+      'SELECT DISTINCT s.value FROM holdings h, json_each(h.steps) s ORDER BY s.value',
+    )
+      .pluck()
+      .all() as string[];
+    return { nodeIds, stepIds };
+  }
+
+  async scan(afterId: string | null, limit: number): Promise<StoredObject[]> {
+    const rows = this.statement(
+      `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.id > ? ORDER BY o.id LIMIT ?`,
+    ).all(afterId ?? '', limit) as ObjectRow[];
+    return this.hydrate(rows);
+  }
+
+  async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
+    const rows = this.statement(
+      'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+    ).all(afterSeq, limit) as {
+      seq: number;
+      type: ChangeEvent['type'];
+      object_id: string;
+      classes: string;
+      loser_id: string | null;
+      at: string;
+    }[];
+    return rows.map((row) => ({
+      seq: row.seq,
+      type: row.type,
+      objectId: row.object_id,
+      classes: JSON.parse(row.classes) as string[],
+      ...(row.loser_id === null ? {} : { loserId: row.loser_id }),
+      at: row.at,
+    }));
+  }
+
+  /** Refreshes the planner's statistics (after bulk loads). */
+  analyze(): void {
+    this.db.exec('ANALYZE');
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.db.pragma('optimize');
+    this.db.close();
+  }
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  private applyBatch(batch: WriteBatch): void {
+    const keysOfPuts = new Map<string, number>();
+    for (const object of batch.put ?? []) keysOfPuts.set(object.id, this.putObject(object));
+    for (const object of batch.put ?? []) this.putLinks(object, keysOfPuts.get(object.id) ?? -1);
+    for (const id of batch.delete ?? []) this.deleteObject(id);
+    for (const object of batch.put ?? []) this.checkUnique(object, keysOfPuts.get(object.id) ?? -1);
+    for (const entry of batch.aclRows ?? []) {
+      const n = this.objectKey(entry.objectId);
+      if (n === null) continue;
+      this.statement('DELETE FROM acl WHERE n = ?').run(n);
+      const insert = this.statement('INSERT OR IGNORE INTO acl (n, ac, node, def) VALUES (?, ?, ?, ?)');
+      for (const row of entry.rows) insert.run(n, row.acId, row.nodeId, row.definition);
+    }
+    for (const entry of batch.holdings ?? []) {
+      this.statement('DELETE FROM holdings WHERE anchor = ? AND def = ?').run(
+        entry.anchorId,
+        entry.definition,
+      );
+      const insert = this.statement(
+        'INSERT INTO holdings (holder, ac, def, anchor, steps) VALUES (?, ?, ?, ?, ?)',
+      );
+      for (const row of entry.rows) {
+        insert.run(row.holderId, row.acId, row.definition, row.anchorId, JSON.stringify(row.stepIds));
+      }
+    }
+    for (const redirect of batch.redirects ?? []) {
+      this.statement('INSERT OR REPLACE INTO redirects (src, dst) VALUES (?, ?)').run(
+        redirect.from,
+        redirect.to,
+      );
+    }
+    for (const event of batch.events ?? []) {
+      this.statement(
+        'INSERT INTO events (type, object_id, classes, loser_id, at) VALUES (?, ?, ?, ?, ?)',
+      ).run(event.type, event.objectId, JSON.stringify(event.classes), event.loserId ?? null, event.at);
+    }
+  }
+
+  /** Upserts the object row (keeping its key) and replaces its class, index and search rows. */
+  private putObject(object: StoredObject): number {
+    const n = this.statement(
+      `INSERT INTO objects (id, basic, classes, name, vals, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET basic = excluded.basic, classes = excluded.classes, name = excluded.name,
+         vals = excluded.vals, created = excluded.created, modified = excluded.modified
+       RETURNING n`,
+    )
+      .pluck()
+      .get(
+        object.id,
+        object.basicClass,
+        JSON.stringify(object.classes),
+        object.name,
+        JSON.stringify(object.values),
+        object.createdAt,
+        object.modifiedAt,
+      ) as number;
+    this.deriveRows(object, n, true);
+    return n;
+  }
+
+  /** Writes the class membership, value index and search rows of an object (replacing old ones). */
+  private deriveRows(object: StoredObject, n: number, replace: boolean): void {
+    if (replace) {
+      this.statement('DELETE FROM cls WHERE n = ?').run(n);
+      this.statement('DELETE FROM ix WHERE n = ?').run(n);
+      this.statement('DELETE FROM search WHERE rowid = ?').run(n);
+    }
+    const insertClass = this.statement('INSERT OR IGNORE INTO cls (c, n) VALUES (?, ?)');
+    const insertValue = this.statement('INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ?, ?)');
+    const insertEmpty = this.statement(
+      `INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ${EMPTY_KEY}, ?)`,
+    );
+    for (const className of new Set(object.classes)) {
+      const c = this.intern(`c:${className}`);
+      insertClass.run(c, n);
+      const classDef = this.model.classes.get(className);
+      if (classDef === undefined) continue;
+      for (const field of indexedFields(classDef)) {
+        const f = this.intern(`f:${field.name}`);
+        const keys = indexKeysOf(field, object.values[field.name]);
+        if (keys.length === 0) insertEmpty.run(c, f, n);
+        for (const key of keys) insertValue.run(c, f, key, n);
+      }
+    }
+    const text = searchTextOf(this.model, object);
+    if (text !== '') this.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
+  }
+
+  private putLinks(object: StoredObject, n: number): void {
+    this.statement('DELETE FROM links WHERE src = ?').run(n);
+    const insert = this.statement('INSERT OR IGNORE INTO links (src, rel, pos, dst) VALUES (?, ?, ?, ?)');
+    for (const [relationKey, targets] of Object.entries(object.links)) {
+      const rel = this.intern(`r:${relationKey}`);
+      targets.forEach((targetId, position) => {
+        const target = this.objectKey(targetId);
+        if (target === null) throw new NotFoundError(`The linked object ${targetId} does not exist.`);
+        insert.run(n, rel, position, target);
+      });
+    }
+  }
+
+  /**
+   * Removes the object with everything derived from it: class, index and search rows, its links in
+   * both directions (no link ever dangles), its ACL rows, and redirects that led to it.
+   */
+  private deleteObject(id: string): void {
+    const n = this.objectKey(id);
+    if (n === null) return;
+    for (const sql of [
+      'DELETE FROM cls WHERE n = ?',
+      'DELETE FROM ix WHERE n = ?',
+      'DELETE FROM links WHERE src = ?',
+      'DELETE FROM links WHERE dst = ?',
+      'DELETE FROM acl WHERE n = ?',
+      'DELETE FROM search WHERE rowid = ?',
+      'DELETE FROM objects WHERE n = ?',
+    ]) {
+      this.statement(sql).run(n);
+    }
+    this.statement('DELETE FROM redirects WHERE dst = ?').run(id);
+  }
+
+  /** A `unique` field's values must not be held by another object of the declaring class (subclasses included). */
+  private checkUnique(object: StoredObject, n: number): void {
+    if (this.objectKey(object.id) === null) return;
+    const clash = this.statement(
+      'SELECT 1 FROM ix WHERE c = ? AND f = ? AND v = ? AND n <> ? LIMIT 1',
+    ).pluck();
+    const checked = new Set<string>();
+    for (const className of object.classes) {
+      for (const field of this.model.classes.get(className)?.fields.values() ?? []) {
+        if (
+          !field.unique ||
+          checked.has(field.name) ||
+          indexedField(this.model, className, field.name) === undefined
+        ) {
+          continue;
+        }
+        checked.add(field.name);
+        const c = this.lookupKey(`c:${field.declaredOn}`);
+        const f = this.lookupKey(`f:${field.name}`);
+        for (const key of indexKeysOf(field, object.values[field.name])) {
+          if (clash.get(c, f, key, n) !== undefined) {
+            throw new ConflictError(
+              `Another object already has this value of the unique field ${field.name}.`,
+              {
+                field: field.name,
+              },
+            );
+          }
+        }
+      }
+    }
+  }
+
+  /** Re-derives class, index and search rows of every object for `model` and records its signature. */
+  private rebuildDerived(model: Model): number {
+    const previous = this.model;
+    this.model = model;
+    try {
+      return this.inTransaction(() => {
+        this.db.exec('DELETE FROM cls; DELETE FROM ix; DELETE FROM search;');
+        let count = 0;
+        const page = this.statement(
+          `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n > ? ORDER BY o.n LIMIT 1000`,
+        );
+        for (
+          let rows = page.all(0) as ObjectRow[];
+          rows.length > 0;
+          rows = page.all(rows.at(-1)?.n ?? 0) as ObjectRow[]
+        ) {
+          for (const row of rows) this.deriveRows(toStoredObject(row, {}), row.n, false);
+          count += rows.length;
+        }
+        this.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run(
+          'index_signature',
+          indexSignature(model),
+        );
+        return count;
+      });
+    } catch (error) {
+      this.model = previous;
+      throw error;
+    }
+  }
+
+  /** Runs `work` in a transaction; interned keys created by a rolled-back transaction are forgotten. */
+  private inTransaction<T>(work: () => T): T {
+    try {
+      return this.db.transaction(work)();
+    } catch (error) {
+      this.dictCache.clear();
+      throw error;
+    }
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  private fetchQuery(where: string, params: readonly unknown[], access: AccessFilter): Sql {
+    const visible = compileAccess(this.keys, access)?.('o.n');
+    return {
+      text: `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE ${where}${visible === undefined ? '' : ` AND ${visible.text}`}`,
+      params: [...params, ...(visible?.params ?? [])],
+    };
+  }
+
+  private fetchWhere(where: string, params: readonly unknown[], access: AccessFilter): StoredObject[] {
+    const query = this.fetchQuery(where, params, access);
+    return this.hydrate(this.statement(query.text).all(...query.params) as ObjectRow[]);
+  }
+
+  /** Object rows of `keys`, in the order of `keys`. */
+  private objectsByKey(keys: readonly number[]): ObjectRow[] {
+    if (keys.length === 0) return [];
+    const rows = this.statement(
+      `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(keys)) as ObjectRow[];
+    const byKey = new Map(rows.map((row) => [row.n, row]));
+    return keys.map((key) => byKey.get(key)).filter((row): row is ObjectRow => row !== undefined);
+  }
+
+  /** StoredObjects of rows, with their forward links read in one query. */
+  private hydrate(rows: readonly ObjectRow[]): StoredObject[] {
+    if (rows.length === 0) return [];
+    const linkRows = this.statement(
+      `SELECT l.src AS src, substr(k.name, 3) AS rel, t.id AS dst FROM links l
+       JOIN dict k ON k.k = l.rel JOIN objects t ON t.n = l.dst
+       WHERE l.src IN (SELECT value FROM json_each(?)) ORDER BY l.src, l.rel, l.pos`,
+    ).all(JSON.stringify(rows.map((row) => row.n))) as { src: number; rel: string; dst: string }[];
+    const links = new Map<number, Record<string, string[]>>();
+    for (const link of linkRows) {
+      const ofObject = links.get(link.src) ?? {};
+      (ofObject[link.rel] ??= []).push(link.dst);
+      links.set(link.src, ofObject);
+    }
+    return rows.map((row) => toStoredObject(row, links.get(row.n) ?? {}));
+  }
+
+  private holdingsWhere(where: string, value: string): Holding[] {
+    const rows = this.statement(
+      `SELECT holder, ac, def, anchor, steps FROM holdings WHERE ${where} ORDER BY anchor, def, holder, rowid`,
+    ).all(value) as { holder: string; ac: string; def: string; anchor: string; steps: string }[];
+    return rows.map((row) => ({
+      holderId: row.holder,
+      acId: row.ac,
+      definition: row.def,
+      anchorId: row.anchor,
+      stepIds: JSON.parse(row.steps) as string[],
+    }));
+  }
+
+  /**
+   * The candidate driver with the fewest rows when that is below `limit` (measured by counting at
+   * most `limit` index entries), else undefined.
+   */
+  private smallestCandidate(selection: CompiledSelection, limit: number): Driver | undefined {
+    let best: { driver: Driver; count: number } | undefined;
+    for (const driver of selection.candidates) {
+      const count = this.statement(
+        `SELECT count(*) FROM (SELECT 1 FROM ${driver.from} WHERE ${driver.where.text} LIMIT ?)`,
+      )
+        .pluck()
+        .get(...driver.where.params, limit) as number;
+      if (count < limit && (best === undefined || count < best.count)) best = { driver, count };
+    }
+    return best?.driver;
+  }
+
+  private explain(query: Sql): string[] {
+    return (
+      this.db.prepare(`EXPLAIN QUERY PLAN ${query.text}`).all(...query.params) as { detail: string }[]
+    ).map((row) => row.detail);
+  }
+
+  // ---- keys and statements ------------------------------------------------------------------
+
+  private lookupKey(name: string): number | null {
+    const cached = this.dictCache.get(name);
+    if (cached !== undefined) return cached;
+    const key = this.statement('SELECT k FROM dict WHERE name = ?').pluck().get(name) as number | undefined;
+    if (key === undefined) return null;
+    this.dictCache.set(name, key);
+    return key;
+  }
+
+  private intern(name: string): number {
+    const existing = this.lookupKey(name);
+    if (existing !== null) return existing;
+    const key = this.statement('INSERT INTO dict (name) VALUES (?) RETURNING k').pluck().get(name) as number;
+    this.dictCache.set(name, key);
+    return key;
+  }
+
+  private objectKey(id: string): number | null {
+    return (
+      (this.statement('SELECT n FROM objects WHERE id = ?').pluck().get(id) as number | undefined) ?? null
+    );
+  }
+
+  /** The random key that signs search cursors, created with the database. */
+  private cursorSecret(): Buffer {
+    const stored = this.db.prepare('SELECT v FROM meta WHERE k = ?').pluck().get('cursor_key') as
+      string | undefined;
+    if (stored !== undefined) return Buffer.from(stored, 'base64');
+    const secret = randomBytes(32);
+    this.db
+      .prepare('INSERT OR IGNORE INTO meta (k, v) VALUES (?, ?)')
+      .run('cursor_key', secret.toString('base64'));
+    return Buffer.from(
+      this.db.prepare('SELECT v FROM meta WHERE k = ?').pluck().get('cursor_key') as string,
+      'base64',
+    );
+  }
+
+  private statement(sql: string): Database.Statement {
+    const cached = this.statements.get(sql);
+    if (cached !== undefined) return cached;
+    const prepared = this.db.prepare(sql);
+    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+      const oldest = this.statements.keys().next().value;
+      if (oldest !== undefined) this.statements.delete(oldest);
+    }
+    this.statements.set(sql, prepared);
+    return prepared;
+  }
+
+  private requireModel(): void {
+    if (!this.modelApplied) throw new Error('applyModel must be called before queries and writes.');
+  }
+}
+
+function toStoredObject(row: ObjectRow, links: Readonly<Record<string, readonly string[]>>): StoredObject {
+  return {
+    id: row.id,
+    basicClass: row.basic,
+    classes: JSON.parse(row.classes) as string[],
+    name: row.name,
+    values: JSON.parse(row.vals) as Record<string, unknown>,
+    links,
+    createdAt: row.created,
+    modifiedAt: row.modified,
+  };
+}
