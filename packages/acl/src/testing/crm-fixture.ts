@@ -4,14 +4,15 @@
  */
 import type { Account, Model, StoredObject } from '@odp/core';
 import { TenantAccessControl } from '../tenant-access-control.js';
+import type { AclStore } from '../tenant-access-control.js';
 import { CRM, buildModel } from './model-builder.js';
 import { MemoryAclStore, storedObject } from './memory-store.js';
 
 export const TENANT = '00000000-0000-4000-8000-00000000t001';
 
-export interface CrmFixture {
+export interface CrmFixture<S extends AclStore = MemoryAclStore> {
   readonly model: Model;
-  readonly store: MemoryAclStore;
+  readonly store: S;
   readonly acl: TenantAccessControl;
   object(id: string): StoredObject;
 }
@@ -40,16 +41,21 @@ export function crmObjects(model: Model): StoredObject[] {
 }
 
 /** The CRM graph written through access control, one object per write (as creates arrive). */
-export async function crmFixture(model: Model = buildModel(CRM)): Promise<CrmFixture> {
-  const store = new MemoryAclStore();
+export function crmFixture(model?: Model): Promise<CrmFixture>;
+export function crmFixture<S extends AclStore>(model: Model, store: S): Promise<CrmFixture<S>>;
+export async function crmFixture(
+  model: Model = buildModel(CRM),
+  store: AclStore = new MemoryAclStore(),
+): Promise<CrmFixture<AclStore>> {
   const acl = new TenantAccessControl(model, TENANT, store);
-  for (const object of crmObjects(model)) await acl.write({ put: [object] });
+  const objects = new Map(crmObjects(model).map((object) => [object.id, object]));
+  for (const object of objects.values()) await acl.write({ put: [object] });
   return {
     model,
     store,
     acl,
     object(id) {
-      const found = store.objects.get(id);
+      const found = objects.get(id);
       if (!found) throw new Error(`no object ${id}`);
       return found;
     },
