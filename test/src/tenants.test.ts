@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startIdp } from './support/idp.js';
 import type { Idp } from './support/idp.js';
-import { REPO_ROOT, startServer } from './support/server.js';
+import { freePort, REPO_ROOT, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
 /** Tenants routes, the first start, the `odp` command and the error format, through the real server. */
@@ -55,8 +55,9 @@ describe('tenants and the embedded start', () => {
       const res = await fetch(`${again.baseUrl}/tenants/${demo}`, { headers: { 'X-API-Key': systemKey } });
       expect(res.status).toBe(200);
     } finally {
-      await again.stop();
+      expect(await again.stop()).toBe(0);
     }
+    expect(again.output()).toContain('"message":"shutting down","signal":"SIGTERM"');
   });
 
   it('lets a signed-in person create a tenant, become its admin and list it', async () => {
@@ -253,6 +254,34 @@ describe('the odp command', () => {
     expect(result.code).toBe(code);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+  });
+
+  it('starts the api alone (scale-out) against the same registry', async () => {
+    const port = await freePort();
+    const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...server.env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        api.stdout.on(
+          'data',
+          (chunk: Buffer) => chunk.toString().includes('ODP api is running') && resolve(),
+        );
+        api.once('exit', (code) => reject(new Error(`api exited with ${code}`)));
+      });
+      const res = await fetch(`http://127.0.0.1:${port}/tenants/${server.tenantId}`, {
+        headers: { 'X-API-Key': String(server.systemKey) },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      if (api.exitCode === null) {
+        const exited = new Promise((resolve) => api.once('exit', resolve));
+        api.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      }
+    }
   });
 
   it('stops on bad configuration with one line naming the variable', () => {

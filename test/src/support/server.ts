@@ -46,8 +46,11 @@ export interface TestServer {
   odp(args: readonly string[]): Promise<Record<string, unknown>>;
   /** Runs `odp <args>` as given and reports exit code and output, whatever happens. */
   odpRaw(args: readonly string[]): Promise<OdpResult>;
-  /** SIGTERM, wait for exit (SIGKILL after 5 s), remove the temporary data directory. Idempotent. */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM, wait for exit (SIGKILL after 5 s), remove the temporary data directory. Idempotent.
+   * Resolves the exit code (0 for a graceful shutdown; null when it had to be killed).
+   */
+  stop(): Promise<number | null>;
 }
 
 export function freePort(): Promise<number> {
@@ -65,10 +68,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-function exited(child: ChildProcess): Promise<void> {
+function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once('exit', () => resolve()));
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
 export function runOdp(env: Readonly<Record<string, string>>, args: readonly string[]): Promise<OdpResult> {
@@ -108,16 +111,16 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
-  let stopped = false;
+  let stopping: Promise<number | null> | undefined;
   const stop = async () => {
-    if (!stopped) {
-      stopped = true;
+    if (stopping === undefined) {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited(child);
-      clearTimeout(timer);
+      stopping = exited(child).finally(() => clearTimeout(timer));
     }
+    const code = await stopping;
     if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+    return code;
   };
 
   let ready: { baseUrl: string; tenantId: string | null; systemKey: string | null };
