@@ -8,6 +8,7 @@ import type { DataService } from '@odp/data';
 import { RebuildTracker } from '@odp/acl';
 import type { TenantAccessControl } from '@odp/acl';
 import type { Logger } from './log.js';
+import { openTenantData } from './tenant-data.js';
 
 /**
  * Everything one tenant's requests need, composed once per tenant and cached: the tenant record,
@@ -52,20 +53,28 @@ export async function openTenantRuntime(
 ): Promise<TenantRuntime> {
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
+  const changes = new ChangeSignal();
+  const composed = await openTenantData(tenant, dataDir, changes, {
+    baseUrl: context.config.baseUrl,
+    log: context.log,
+  });
+  const unusable = () => new UnavailableError('The tenant has no usable model.');
   return {
     tenant,
     dataDir,
     profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
-    generalSearchClasses: () => [],
+    generalSearchClasses: () => composed?.model.settings.generalSearchClasses ?? [],
     data: () => {
-      throw new UnavailableError('The tenant has no usable model.');
+      if (!composed) throw unusable();
+      return composed.data;
     },
     accessControl: () => {
-      throw new UnavailableError('The tenant has no usable model.');
+      if (!composed) throw unusable();
+      return composed.accessControl;
     },
     rebuilds: new RebuildTracker(),
-    changes: new ChangeSignal(),
-    close: async () => undefined,
+    changes,
+    close: async () => composed?.close(),
   };
 }
 

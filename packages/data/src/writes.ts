@@ -103,6 +103,7 @@ export class ObjectWriter {
     await this.applyBody(account, uow, draft, body, 'create', supplied);
     await this.finish(account, uow, draft, undefined, 'CREATE');
     uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
+    await this.recalculateNeighbours(account, uow, [draft.id]);
     await this.commit(uow);
     return draft.id;
   }
@@ -196,6 +197,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, winner, 'UPDATE');
     uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
     await this.planDelete(account, uow, loser.id);
+    await this.recalculateNeighbours(account, uow, [draft.id]);
     if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
     await this.commit(uow);
   }
