@@ -18,3 +18,17 @@ export {
   MODEL_FILE_KINDS,
 } from './schemas.js';
 export type { ModelFileKind } from './schemas.js';
+export { TenantModel } from './status.js';
+export type { ModelState, ModelStatus, TenantModelOptions } from './status.js';
+export { upgradeModelRepository, UPGRADE_REPORT_FILE } from './upgrade.js';
+export type { ModelUpgrade } from './upgrade.js';
+export { classCombination, describeDataObject, describeForm, describeRelatedDataObject } from './metadata.js';
+export type {
+  DataObjectDescription,
+  FieldDescription,
+  FormDescription,
+  ListValuesDescription,
+  RelatedDataObjectDescription,
+  RelatedListDescription,
+  RelationDescription,
+} from './metadata.js';
