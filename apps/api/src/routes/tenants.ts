@@ -7,7 +7,7 @@ import type { AppDeps } from '../app.js';
 import { signedInPerson, tenantRequest } from '../context.js';
 import type { TenantRuntime } from '../tenant-runtime.js';
 
-/** The tenant resource of `GET /tenants`, `POST /tenants` and `GET /tenants/{tenant}` (docs/tenants.md). */
+/** The tenant resource of `GET /tenants`, `POST /tenants` and `GET /tenants/{tenant}` (docs/sign-in.md, "Tenants"). */
 export interface TenantResource {
   readonly id: string;
   readonly name: string;
