@@ -1,15 +1,14 @@
 /**
- * The data side of a tenant runtime: the tenant's model (loaded from its model source), its
+ * The data side of a tenant runtime: for the tenant's active model (see `TenantModel`), its
  * SQLite store (`<tenant dir>/documents.sqlite`), its access control and the object service
  * composed from them. A tenant without a usable model has none of these (its data routes answer
- * 503); the reason is logged.
+ * 503 naming the model status).
  */
 import path from 'node:path';
 import type { Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal } from '@odp/data';
 import { DataService } from '@odp/data';
-import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
@@ -24,24 +23,45 @@ export interface TenantData {
 
 export const DOCUMENTS_FILE = 'documents.sqlite';
 
-/** Loads the tenant's model and opens its store; null when the tenant has no usable model. */
+export interface TenantDataOptions {
+  readonly baseUrl?: string;
+  readonly log: Logger;
+}
+
+/** Opens the tenant's store and composes access control and the object service for `model`. */
 export async function openTenantData(
   tenant: TenantRecord,
+  model: Model,
   dataDir: string,
   changes: ChangeSignal,
-  options: { readonly baseUrl?: string; readonly log: Logger },
-): Promise<TenantData | null> {
-  if (tenant.modelSource === null) return null;
-  const loaded = await loadModelRepository(tenant.modelSource);
-  if (!loaded.model) {
-    options.log.error('tenant model refused', {
-      tenantId: tenant.id,
-      errors: loaded.issues.filter((issue) => issue.severity === 'ERROR').length,
-    });
-    return null;
-  }
-  const model = loaded.model;
+  options: TenantDataOptions,
+): Promise<TenantData> {
   const store = openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) });
+  return compose(tenant, model, store, changes, options);
+}
+
+/**
+ * The same store under a newer model (after a reload): the model is applied to the store, and access
+ * control and the object service are composed again. `current` must no longer be used afterwards;
+ * close the returned TenantData instead.
+ */
+export async function withModel(
+  current: TenantData,
+  tenant: TenantRecord,
+  model: Model,
+  changes: ChangeSignal,
+  options: TenantDataOptions,
+): Promise<TenantData> {
+  return compose(tenant, model, current.store, changes, options);
+}
+
+async function compose(
+  tenant: TenantRecord,
+  model: Model,
+  store: SqliteTenantStore,
+  changes: ChangeSignal,
+  options: TenantDataOptions,
+): Promise<TenantData> {
   await store.applyModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
   const data = new DataService({

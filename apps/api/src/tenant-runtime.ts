@@ -7,8 +7,11 @@ import { ChangeSignal } from '@odp/data';
 import type { DataService } from '@odp/data';
 import { RebuildTracker } from '@odp/acl';
 import type { TenantAccessControl } from '@odp/acl';
+import { TenantModel } from '@odp/model-loader';
+import type { ModelStatus } from '@odp/model-loader';
 import type { Logger } from './log.js';
-import { openTenantData } from './tenant-data.js';
+import { openTenantData, withModel } from './tenant-data.js';
+import type { TenantData } from './tenant-data.js';
 
 /**
  * Everything one tenant's requests need, composed once per tenant and cached: the tenant record,
@@ -23,7 +26,10 @@ export interface TenantRuntime {
   readonly profiles: ProfileDirectory;
   /** Plural class names that are the default scope of global search; empty until a model provides them. */
   generalSearchClasses(): readonly string[];
-  /** The tenant's object service; throws UnavailableError (503) while the tenant has no usable model. */
+  /**
+   * The tenant's object service; throws UnavailableError (503, the problem body names the model
+   * status) while the tenant has no usable model (model status FAILED).
+   */
   data(): DataService;
   /**
    * Record-level access control under the current model (decisions, audit, rebuild); throws
@@ -32,6 +38,14 @@ export interface TenantRuntime {
    * `access: acl.policy` and `store: accessControlledStore(store, acl)` in the DataServiceDeps.
    */
   accessControl(): TenantAccessControl;
+  /** The tenant's model and its load status (`GET /admin/{tenant}/modelStatus`). */
+  readonly model: TenantModel;
+  /**
+   * Loads the model repository again (`POST /admin/{tenant}/reloadModel`, the push webhook, `odp model
+   * reload`); when the new model loads, the store, access control and object service switch to it.
+   * Resolves the new status (REFUSED or FAILED when refused).
+   */
+  reloadModel(): Promise<ModelStatus>;
   /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
   readonly rebuilds: RebuildTracker;
   /** Wakes the tenant's change event streams after each write (pass `notify` as the service's `onChange`). */
@@ -54,24 +68,51 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
-  const composed = await openTenantData(tenant, dataDir, changes, {
-    baseUrl: context.config.baseUrl,
-    log: context.log,
-  });
-  const unusable = () => new UnavailableError('The tenant has no usable model.');
+  const options = { baseUrl: context.config.baseUrl, log: context.log };
+  const model = await TenantModel.open(tenant.modelSource);
+  const logStatus = (status: ModelStatus) => {
+    if (status.state !== 'LOADED') {
+      context.log.error('tenant model refused', {
+        tenantId: tenant.id,
+        state: status.state,
+        errors: status.errors.length,
+      });
+    }
+  };
+  logStatus(model.status);
+  let composed: TenantData | null = model.model
+    ? await openTenantData(tenant, model.model, dataDir, changes, options)
+    : null;
+  /** The composition for the active model; UnavailableError (503) naming the status without one. */
+  const current = (): TenantData => {
+    model.requireModel();
+    if (composed === null) throw new UnavailableError('The tenant model is being applied; try again.');
+    return composed;
+  };
+  let reloads: Promise<unknown> = Promise.resolve();
   return {
     tenant,
     dataDir,
     profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
-    generalSearchClasses: () => composed?.model.settings.generalSearchClasses ?? [],
-    data: () => {
-      if (!composed) throw unusable();
-      return composed.data;
+    model,
+    reloadModel() {
+      const run = reloads.then(async () => {
+        const { status, changed } = await model.reload();
+        logStatus(status);
+        const active = model.model;
+        if (changed && active) {
+          composed = composed
+            ? await withModel(composed, tenant, active, changes, options)
+            : await openTenantData(tenant, active, dataDir, changes, options);
+        }
+        return status;
+      });
+      reloads = run.catch(() => undefined);
+      return run;
     },
-    accessControl: () => {
-      if (!composed) throw unusable();
-      return composed.accessControl;
-    },
+    generalSearchClasses: () => model.model?.settings.generalSearchClasses ?? [],
+    data: () => current().data,
+    accessControl: () => current().accessControl,
     rebuilds: new RebuildTracker(),
     changes,
     close: async () => composed?.close(),

@@ -1,7 +1,10 @@
 import type { Model, ModelIssue } from '@odp/core';
 import { isAppError, UnavailableError } from '@odp/core';
 import type { ModelLoadResult } from './load.js';
-import { loadModelRepository } from './load.js';
+import { buildModel, loadModelRepository } from './load.js';
+
+/** What a tenant without a model source has: the built-in classes and lists only. */
+const EMPTY_MODEL = buildModel({ modelFiles: [], dataFiles: [], templateFiles: [], truncated: false });
 
 /** Model load status (interface spec, States and transitions). */
 export type ModelState = 'LOADED' | 'REFUSED' | 'FAILED';
@@ -44,7 +47,7 @@ export class TenantModel {
     this.latest = { state: 'FAILED', checkedAt: this.now(), errors: [], warnings: [], upgradableFiles: 0 };
   }
 
-  /** Loads the model from `source` (a repository directory; null when the tenant has none). */
+  /** Loads the model from `source`, a repository directory; null gives the empty model (built-ins only). */
   static async open(source: string | null, options: TenantModelOptions = {}): Promise<TenantModel> {
     const tenantModel = new TenantModel(source, options);
     await tenantModel.reload();
@@ -101,7 +104,7 @@ export class TenantModel {
       issues: [{ severity: 'ERROR', file: '', path: '', message }],
       upgradableFiles: [],
     });
-    if (this.source === null) return unreadable('The tenant has no model source');
+    if (this.source === null) return EMPTY_MODEL;
     try {
       return await (this.options.load ?? loadModelRepository)(this.source);
     } catch (error) {
