@@ -11,11 +11,18 @@ export type IndexKey = string | number;
 
 const NUMERIC: ReadonlySet<DataType> = new Set(['INTEGER', 'DECIMAL', 'CURRENCY', 'PERCENTAGE']);
 
-/** The indexed fields of a class (own, inherited), in a stable order. */
-export function indexedFields(classDef: ClassDef): FieldDef[] {
-  return [...classDef.fields.values()]
-    .filter((field) => !NON_INDEXED_TYPES.has(field.type))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+const indexedFieldsCache = new WeakMap<ClassDef, readonly FieldDef[]>();
+
+/** The indexed fields of a class (own, inherited), in a stable order; computed once per ClassDef. */
+export function indexedFields(classDef: ClassDef): readonly FieldDef[] {
+  let fields = indexedFieldsCache.get(classDef);
+  if (fields === undefined) {
+    fields = [...classDef.fields.values()]
+      .filter((field) => !NON_INDEXED_TYPES.has(field.type))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    indexedFieldsCache.set(classDef, fields);
+  }
+  return fields;
 }
 
 /** The indexed field `name` of `className`, or undefined when the class has no such indexed field. */

@@ -1,13 +1,181 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeTenantStoreContract } from '@odp/core/contract';
+import Database from 'better-sqlite3';
+import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
+import {
+  contractModel,
+  describeSearchIndexContract,
+  describeTenantStoreContract,
+  storedObject,
+  uuid,
+} from '@odp/core/contract';
 import { openTenantStore } from './tenant-store.js';
+import type { SqliteTenantStore, TenantStoreOptions } from './tenant-store.js';
+import { TENANT_MIGRATIONS } from './tenant-schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-tenant-store-'));
 let counter = 0;
+const nextFile = (): string => join(dir, `tenant-${++counter}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describeTenantStoreContract('sqlite', async () =>
-  openTenantStore({ file: join(dir, `tenant-${++counter}.db`) }),
-);
+describeTenantStoreContract('sqlite', async () => openTenantStore({ file: nextFile() }));
+describeSearchIndexContract('sqlite', async () => {
+  const store = openTenantStore({ file: nextFile() });
+  return { store, search: store.search };
+});
+
+const ALL: AccessFilter = { kind: 'all' };
+const ACL: AccessFilter = { kind: 'acl', protectedClasses: ['ct.company'], acIds: ['A', 'B'] };
+
+function company(n: number, values: Record<string, unknown>): StoredObject {
+  return storedObject({ n, basicClass: 'ct.company', name: `Company ${n}`, values });
+}
+
+async function openSeeded(options: Partial<TenantStoreOptions> = {}): Promise<SqliteTenantStore> {
+  const store = openTenantStore({ file: nextFile(), ...options });
+  await store.applyModel(contractModel);
+  store.bulkWrite(
+    Array.from({ length: 40 }, (_, index) =>
+      company(index + 1, {
+        legalName: `Company ${String(40 - index).padStart(2, '0')}`,
+        kind: index % 2 === 0 ? 'bv' : 'nv',
+        email: `c${index + 1}@example.test`,
+        employees: index,
+      }),
+    ),
+  );
+  store.analyze();
+  return store;
+}
+
+describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
+  /** A plan step that reads a whole table or index instead of searching a range of it. */
+  const fullScan = (detail: string): boolean => /^SCAN (?!json_each)/.test(detail);
+  const sortByName = { key: { kind: 'field', field: 'legalName', type: 'TEXT' }, direction: 'asc' } as const;
+  const page = (plan: Partial<ListPlan>): ListPlan => ({
+    className: 'ct.company',
+    filters: [],
+    page: 0,
+    size: 20,
+    ...plan,
+  });
+
+  it('gets one object through the id index, also under the access filter', async () => {
+    const store = await openSeeded();
+    for (const access of [ALL, ACL]) {
+      const plan = store.explainGet(uuid(7), access);
+      expect(
+        plan.some((detail) => /SEARCH o USING INDEX sqlite_autoindex_objects_1 \(id=\?\)/.test(detail)),
+      ).toBe(true);
+      expect(plan.filter(fullScan)).toEqual([]);
+    }
+    await store.close();
+  });
+
+  it('drives an equality-filtered sorted page from the filter range when it is selective', async () => {
+    const store = await openSeeded({ driverLimit: 5 });
+    const filters = [{ kind: 'equals', field: 'email', type: 'EMAIL', value: 'c7@example.test' } as const];
+    const plan = store.explainList(page({ filters, sort: sortByName }), ACL);
+    expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND v=\?\)/);
+    expect(plan.filter(fullScan)).toEqual([]);
+    expect(nums(await store.list(page({ filters, sort: sortByName }), ALL))).toEqual([7]);
+    await store.close();
+  });
+
+  it('walks the sort index in order, without a sort step, when the filter is broad', async () => {
+    const store = await openSeeded({ driverLimit: 5 });
+    const filters = [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'bv' } as const];
+    for (const access of [ALL, ACL]) {
+      const plan = store.explainList(page({ filters, sort: sortByName, page: 1, size: 5 }), access);
+      expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\?\)/);
+      expect(plan.filter(fullScan)).toEqual([]);
+      expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
+    }
+    const rows = await store.list(page({ filters, sort: sortByName, page: 1, size: 5 }), ALL);
+    expect(rows.map((row) => row.values.legalName)).toEqual([
+      'Company 12',
+      'Company 14',
+      'Company 16',
+      'Company 18',
+      'Company 20',
+      'Company 22',
+    ]);
+    await store.close();
+  });
+
+  it('walks class membership in creation order for an unsorted page', async () => {
+    const store = await openSeeded();
+    const plan = store.explainList(page({ page: 1 }), ALL);
+    expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\?\)/);
+    expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
+    await store.close();
+  });
+});
+
+describe('SqliteTenantStore specifics', () => {
+  it('compares text case-insensitively in filters and sorts', async () => {
+    const store = await openSeeded();
+    const filters = [{ kind: 'equals', field: 'legalName', type: 'TEXT', value: 'company 05' } as const];
+    expect(nums(await store.list({ className: 'ct.company', filters, page: 0, size: 20 }, ALL))).toEqual([
+      36,
+    ]);
+    const prefix = [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'COMPANY 0' } as const];
+    expect(
+      await store.list({ className: 'ct.company', filters: prefix, page: 0, size: 20 }, ALL),
+    ).toHaveLength(9);
+    await store.close();
+  });
+
+  it('keeps acknowledged writes across a reopen and records the schema version', async () => {
+    const file = nextFile();
+    const store = openTenantStore({ file });
+    await store.applyModel(contractModel);
+    await store.write({ put: [company(1, { legalName: 'Kept' })] });
+    await store.close();
+    const reopened = openTenantStore({ file });
+    await reopened.applyModel(contractModel);
+    expect((await reopened.get(uuid(1), ALL))?.values).toEqual({ legalName: 'Kept' });
+    await reopened.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma('user_version', { simple: true })).toBe(TENANT_MIGRATIONS.length);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+  });
+
+  it('isolates tenants by database file', async () => {
+    const first = await openSeeded();
+    const second = openTenantStore({ file: nextFile() });
+    await second.applyModel(contractModel);
+    expect(await second.get(uuid(1), ALL)).toBeNull();
+    expect(await second.list({ className: 'ct.company', filters: [], page: 0, size: 20 }, ALL)).toEqual([]);
+    await first.close();
+    await second.close();
+  });
+
+  it('refuses queries and writes before a model is applied', async () => {
+    const store = openTenantStore({ file: nextFile() });
+    await expect(store.write({ put: [company(1, {})] })).rejects.toThrow('applyModel');
+    await store.close();
+  });
+
+  it('lists matches of a broad search newest first, paging by cursor', async () => {
+    const store = await openSeeded({ searchRankLimit: 10 });
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const result = await store.search.search(
+        { text: 'comp', classes: ['ct.company'], size: 15, ...(cursor === undefined ? {} : { cursor }) },
+        ALL,
+      );
+      seen.push(...nums(result.ids.map((id) => ({ id }))));
+      cursor = result.next ?? undefined;
+    } while (cursor !== undefined);
+    expect(seen).toEqual(Array.from({ length: 40 }, (_, index) => 40 - index));
+    await store.close();
+  });
+});
+
+function nums(objects: readonly { id: string }[]): number[] {
+  return objects.map((object) => Number(object.id.slice(-12)));
+}

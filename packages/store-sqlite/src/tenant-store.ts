@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { ConflictError, NotFoundError, searchTextOf } from '@odp/core';
+import { ConflictError, NUMERIC_TYPES, NotFoundError, searchTextOf } from '@odp/core';
 import type {
   AccessFilter,
   AclRow,
@@ -182,24 +182,14 @@ export class SqliteTenantStore implements TenantStore {
     if (!selection.satisfiable) return [];
     if (plan.target.kind === 'field') {
       const field = indexedField(this.model, plan.className, plan.target.field);
-      const f = field === undefined ? null : this.lookupKey(`f:${field.name}`);
-      if (field === undefined || f === null) return [];
-      const driver: Driver = {
-        from: 'ix d',
-        where: {
-          text: `d.c = ? AND d.f = ? AND d.v > ${EMPTY_KEY}`,
-          params: [this.lookupKey(`c:${plan.className}`), f],
-        },
-        n: 'd.n',
-        covers: [0],
-        orderedByN: false,
-      };
-      const where = whereClause(selection, driver);
-      const order = { value: 'd.v', count: 'count(*), d.v', countDesc: 'count(*) DESC, d.v' }[plan.order];
-      const rows = this.statement(
-        `SELECT d.v AS v, count(*) AS count FROM ix d WHERE ${where.text} GROUP BY d.v ORDER BY ${order}`,
-      ).all(...where.params) as { v: unknown; count: number }[];
-      return rows.map((row) => ({ value: fromIndexKey(field.type, row.v), count: row.count }));
+      if (field === undefined) return [];
+      const rows = this.fieldValueRows(selection, plan.className, field.name);
+      if (rows === null) return [];
+      const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
+      const buckets = this.statement(
+        `SELECT s.v AS v, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
+      ).all(...rows.params) as { v: unknown; count: number }[];
+      return buckets.map((row) => ({ value: fromIndexKey(field.type, row.v), count: row.count }));
     }
     const rel = this.lookupKey(`r:${plan.target.relation.key}`);
     if (rel === null) return [];
@@ -273,28 +263,15 @@ export class SqliteTenantStore implements TenantStore {
     result.total = this.statement(`SELECT count(*) FROM ${driver.from} WHERE ${where.text}`)
       .pluck()
       .get(...where.params) as number;
-    const c = this.lookupKey(`c:${plan.className}`);
+    const selective = this.smallestCandidate(selection, this.driverLimit);
     const numericStats = (name: string): { sum: number; avg: number | null; count: number } | null => {
       const field = indexedField(this.model, plan.className, name);
-      const f = field === undefined ? null : this.lookupKey(`f:${field.name}`);
-      if (
-        field === undefined ||
-        f === null ||
-        !['INTEGER', 'DECIMAL', 'CURRENCY', 'PERCENTAGE'].includes(field.type)
-      ) {
-        return null;
-      }
-      const statsDriver: Driver = {
-        from: 'ix d',
-        where: { text: `d.c = ? AND d.f = ? AND d.v > ${EMPTY_KEY}`, params: [c, f] },
-        n: 'd.n',
-        covers: [0],
-        orderedByN: false,
-      };
-      const statsWhere = whereClause(selection, statsDriver);
+      if (field === undefined || !NUMERIC_TYPES.has(field.type)) return null;
+      const rows = this.fieldValueRows(selection, plan.className, field.name, selective);
+      if (rows === null) return { sum: 0, avg: null, count: 0 };
       return this.statement(
-        `SELECT total(d.v) AS sum, avg(d.v) AS avg, count(DISTINCT d.n) AS count FROM ix d WHERE ${statsWhere.text}`,
-      ).get(...statsWhere.params) as { sum: number; avg: number | null; count: number };
+        `SELECT total(s.v) AS sum, avg(s.v) AS avg, count(DISTINCT s.n) AS count ${rows.text}`,
+      ).get(...rows.params) as { sum: number; avg: number | null; count: number };
     };
     const cache = new Map<string, ReturnType<typeof numericStats>>();
     const stats = (name: string): ReturnType<typeof numericStats> => {
@@ -677,6 +654,39 @@ export class SqliteTenantStore implements TenantStore {
       anchorId: row.anchor,
       stepIds: JSON.parse(row.steps) as string[],
     }));
+  }
+
+  /**
+   * `FROM ... WHERE ...` yielding the non-empty index values `s.v` (with object key `s.n`) of one
+   * field over a selection: walked from a selective filter's range when there is one (probing each
+   * candidate's value), else from the field's own index range. Null when the field was never stored.
+   */
+  private fieldValueRows(
+    selection: CompiledSelection,
+    className: string,
+    fieldName: string,
+    selective = this.smallestCandidate(selection, this.driverLimit),
+  ): Sql | null {
+    const c = this.lookupKey(`c:${className}`);
+    const f = this.lookupKey(`f:${fieldName}`);
+    if (c === null || f === null) return null;
+    const nonEmpty = `s.c = ? AND s.f = ? AND s.v > ${EMPTY_KEY}`;
+    if (selective === undefined) {
+      const own: Driver = {
+        from: 'ix s',
+        where: { text: nonEmpty, params: [c, f] },
+        n: 's.n',
+        covers: [0],
+        orderedByN: false,
+      };
+      const where = whereClause(selection, own);
+      return { text: `FROM ix s WHERE ${where.text}`, params: where.params };
+    }
+    const where = whereClause(selection, selective);
+    return {
+      text: `FROM ${selective.from} JOIN ix s ON s.n = ${selective.n} AND ${nonEmpty} WHERE ${where.text}`,
+      params: [c, f, ...where.params],
+    };
   }
 
   /**

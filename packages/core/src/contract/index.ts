@@ -3,6 +3,8 @@
  * the small model builder they use.
  */
 export { describeTenantStoreContract } from './tenant-store.contract.js';
+export { describeSearchIndexContract } from './search-index.contract.js';
+export type { SearchContractTarget } from './search-index.contract.js';
 export { buildModel } from './model-builder.js';
 export type { ClassSpec } from './model-builder.js';
 export { REL, contractModel, storedObject, uuid } from './fixture.js';

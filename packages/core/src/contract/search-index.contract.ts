@@ -1,0 +1,227 @@
+/**
+ * The SearchIndex contract, backend-neutral. `open` returns a fresh, empty store with its search
+ * index; objects are written through the store, and indexed through `index` as well when the index
+ * is not maintained by the store.
+ */
+import { ValidationError } from '../errors.js';
+import type { AccessFilter } from '../account.js';
+import type { SearchIndex, SearchQuery } from '../search.js';
+import { searchTextOf, searchTerms } from '../search.js';
+import type { StoredObject, TenantStore } from '../store.js';
+import type { ObjectSpec } from './fixture.js';
+import { contractModel, storedObject, uuid } from './fixture.js';
+
+const ALL: AccessFilter = { kind: 'all' };
+const COMPANIES = ['ct.company'];
+
+function nums(ids: readonly string[]): number[] {
+  return ids.map((id) => Number(id.slice(-12)));
+}
+
+const DATA: readonly ObjectSpec[] = [
+  {
+    n: 1,
+    basicClass: 'ct.company',
+    name: 'Café Zürich',
+    values: { legalName: 'Café Zürich AG', kind: 'bv' },
+  },
+  {
+    n: 2,
+    basicClass: 'ct.company',
+    name: 'Cafeteria Roma',
+    values: { legalName: 'Cafeteria Roma SRL', kind: 'nv' },
+  },
+  {
+    n: 3,
+    basicClass: 'ct.company',
+    name: 'Rome Imports',
+    values: { legalName: 'Rome Imports', notes: 'secretword', internalCode: 'hiddenword', apiKey: 'keyword' },
+  },
+  { n: 4, basicClass: 'ct.person', name: 'Roma Person', values: { lastName: 'Roma' } },
+  { n: 5, basicClass: 'ct.subsidiary', name: 'Zurich Branch', values: { legalName: 'Zurich Branch' } },
+];
+
+export interface SearchContractTarget {
+  readonly store: TenantStore;
+  readonly search: SearchIndex;
+}
+
+export function describeSearchIndexContract(name: string, open: () => Promise<SearchContractTarget>): void {
+  describe(`SearchIndex contract: ${name}`, () => {
+    let store: TenantStore;
+    let search: SearchIndex;
+
+    beforeEach(async () => {
+      ({ store, search } = await open());
+      await store.applyModel(contractModel);
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    async function put(objects: readonly StoredObject[]): Promise<void> {
+      await store.write({ put: objects });
+      if (!search.maintainedByStore) {
+        await search.index(
+          objects.map((object) => ({
+            id: object.id,
+            classes: object.classes,
+            aclIds: [],
+            text: searchTextOf(contractModel, object),
+          })),
+        );
+      }
+    }
+    const seed = () => put(DATA.map((spec) => storedObject(spec)));
+    const find = async (text: string, classes = COMPANIES, access = ALL) =>
+      nums((await search.search({ text, classes, size: 50 }, access)).ids).sort((a, b) => a - b);
+
+    it.each([
+      ['a whole word', 'Zürich', [1, 5]],
+      ['a prefix', 'caf', [1, 2]],
+      ['without accents', 'cafe zurich', [1]],
+      ['in another case', 'ROME', [3]],
+      ['terms combined with AND', 'roma cafeteria', [2]],
+      ['a LIST key', 'bv', [1]],
+      ['a LIST label', 'public', [2]],
+      ['no LONGTEXT, hidden or SECRET values', 'secretword hiddenword keyword', []],
+      ['nothing', 'nothingmatches', []],
+      ['an empty query', '', []],
+      ['only punctuation', '"*:-()', []],
+    ] as const)('finds %s', async (_label, text, expected) => {
+      await seed();
+      expect(await find(text)).toEqual([...expected]);
+    });
+
+    it.each([
+      '"caf',
+      'caf*',
+      'NEAR(caf roma)',
+      'legalName:caf',
+      '-caf',
+      '(caf',
+      'caf OR roma',
+      'caf AND',
+      '^caf',
+    ])('treats engine syntax in %j as plain separators', async (text) => {
+      await seed();
+      const expected = await find(searchTerms(text).join(' '));
+      expect(await find(text)).toEqual(expected);
+    });
+
+    it('refuses a query of too many terms', async () => {
+      await seed();
+      await expect(
+        search.search({ text: 'a '.repeat(5000), classes: COMPANIES, size: 20 }, ALL),
+      ).rejects.toBeInstanceOf(ValidationError);
+    });
+
+    it('keeps to the class scope (subclasses and several classes included)', async () => {
+      await seed();
+      expect(await find('roma', ['ct.person'])).toEqual([4]);
+      expect(await find('roma', ['ct.person', 'ct.company'])).toEqual([2, 4]);
+      expect(await find('zurich', ['ct.subsidiary'])).toEqual([5]);
+      expect(await find('roma', ['ct.nothing'])).toEqual([]);
+    });
+
+    it('applies the access filter', async () => {
+      await seed();
+      await store.write({
+        aclRows: [{ objectId: uuid(2), rows: [{ acId: 'A', nodeId: 'n', definition: 'd' }] }],
+      });
+      if (!search.maintainedByStore) {
+        const object = (await store.get(uuid(2), ALL))!;
+        await search.index([
+          {
+            id: object.id,
+            classes: object.classes,
+            aclIds: ['A'],
+            text: searchTextOf(contractModel, object),
+          },
+        ]);
+      }
+      const acl = (acIds: string[]): AccessFilter => ({
+        kind: 'acl',
+        protectedClasses: ['ct.company'],
+        acIds,
+      });
+      expect(await find('caf', COMPANIES, acl([]))).toEqual([]);
+      expect(await find('caf', COMPANIES, acl(['A']))).toEqual([2]);
+      expect(await find('roma', ['ct.person', 'ct.company'], acl([]))).toEqual([4]);
+    });
+
+    it('follows updates and deletes', async () => {
+      await seed();
+      await put([storedObject({ ...DATA[1]!, name: 'Trattoria', values: { legalName: 'Trattoria' } })]);
+      await store.write({ delete: [uuid(1)] });
+      if (!search.maintainedByStore) await search.remove([uuid(1)]);
+      expect(await find('caf')).toEqual([]);
+      expect(await find('tratt')).toEqual([2]);
+    });
+
+    it('ranks the closer match first', async () => {
+      await put([
+        storedObject({ n: 10, basicClass: 'ct.company', name: 'Alpha', values: { legalName: 'Alpha' } }),
+        storedObject({
+          n: 11,
+          basicClass: 'ct.company',
+          name: 'Beta',
+          values: { legalName: 'Beta Gamma Delta Epsilon Zeta Eta Theta alpha' },
+        }),
+      ]);
+      const page = await search.search({ text: 'alpha', classes: COMPANIES, size: 10 }, ALL);
+      expect(nums(page.ids)).toEqual([10, 11]);
+    });
+
+    it('pages with a cursor through every match once, stable under inserts', async () => {
+      await put(
+        Array.from({ length: 25 }, (_, index) =>
+          storedObject({ n: 100 + index, basicClass: 'ct.company', name: `Widget ${index}` }),
+        ),
+      );
+      const query: SearchQuery = { text: 'widget', classes: COMPANIES, size: 10 };
+      const seen: number[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await search.search({ ...query, ...(cursor === undefined ? {} : { cursor }) }, ALL);
+        seen.push(...nums(page.ids));
+        cursor = page.next ?? undefined;
+        pages += 1;
+        if (pages === 1) await put([storedObject({ n: 200, basicClass: 'ct.company', name: 'Widget new' })]);
+      } while (cursor !== undefined);
+      expect(pages).toBe(3);
+      expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, index) => 100 + index));
+    });
+
+    it.each([
+      ['a forged cursor', () => 'eyJmb28iOjF9.AAAAAAAAAAAAAAAAAAAAAA'],
+      ['garbage', () => 'not a cursor'],
+    ])('refuses %s', async (_label, cursor) => {
+      await seed();
+      await expect(
+        search.search({ text: 'caf', classes: COMPANIES, size: 1, cursor: cursor() }, ALL),
+      ).rejects.toBeInstanceOf(ValidationError);
+    });
+
+    it('refuses a cursor of another query or a tampered one', async () => {
+      await seed();
+      const first = await search.search({ text: 'caf', classes: COMPANIES, size: 1 }, ALL);
+      expect(first.next).not.toBeNull();
+      const next = first.next!;
+      await expect(
+        search.search({ text: 'roma', classes: COMPANIES, size: 1, cursor: next }, ALL),
+      ).rejects.toBeInstanceOf(ValidationError);
+      const tampered = `${next.slice(0, 5)}${next[5] === 'A' ? 'B' : 'A'}${next.slice(6)}`;
+      await expect(
+        search.search({ text: 'caf', classes: COMPANIES, size: 1, cursor: tampered }, ALL),
+      ).rejects.toBeInstanceOf(ValidationError);
+    });
+
+    it('rebuilds the index from the stored objects', async () => {
+      await seed();
+      expect(await search.rebuild(contractModel)).toBe(DATA.length);
+      expect(await find('caf')).toEqual([1, 2]);
+    });
+  });
+}
