@@ -42,7 +42,6 @@ export const MAX_JSON_BODY = '10mb';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('query parser', 'extended');
   app.use(securityHeaders);
   app.use(requestLog(deps.log));
   app.use(cors());
