@@ -95,8 +95,9 @@ export async function startDataServer(): Promise<DataApi> {
   const api = new DataApi(server, server.tenantId ?? '', server.systemKey ?? '');
   const res = await api.call('POST', '/loadDefaultData');
   if (res.status !== 200) {
+    const output = server.output();
     await server.stop();
-    throw new Error(`loadDefaultData: ${res.status} ${await res.text()}`);
+    throw new Error(`loadDefaultData: ${res.status} ${await res.text()}\n${output}`);
   }
   return api;
 }

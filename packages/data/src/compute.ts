@@ -1,7 +1,7 @@
 /**
- * Everything that runs on save (model-format sections 3, 6, 7): SET_VALUES scripts of the
- * trigger, field formulas (respecting `onlyWhenMissing`), defaults of required fields left empty,
- * and the display name from the class's name formula. Formulas read the pending state of the
+ * Everything that runs on save (model-format sections 3, 6, 7): defaults of required fields left
+ * empty, SET_VALUES scripts of the trigger, field formulas (respecting `onlyWhenMissing`), and the
+ * display name from the class's name formula. Formulas read the pending state of the
  * request through the unit of work, so relation paths see the links being written.
  */
 import { evaluate } from '@odp/formulas';
@@ -107,8 +107,9 @@ function setValuesScripts(
 }
 
 /**
- * Runs, in this order: SET_VALUES scripts of `trigger` (none for a recalculation), field formulas,
- * defaults of required fields still empty, then the name formula. Mutates and returns `draft`.
+ * Runs, in this order: defaults of required fields left empty, SET_VALUES scripts of `trigger`
+ * (none for a recalculation), field formulas, defaults again (for required fields a formula left
+ * empty), then the name formula. Mutates and returns `draft`.
  */
 export async function compute(
   env: ComputeEnvironment,
@@ -127,6 +128,14 @@ export async function compute(
     if (coerced === undefined) delete draft.values[name];
     else draft.values[name] = coerced;
   };
+  /** Defaults of required fields still empty; run before scripts and formulas read them, and after. */
+  const applyDefaults = async () => {
+    for (const field of fields.values()) {
+      if (!field.required || hasValue(draft.values[field.name]) || !field.default) continue;
+      assign(field.name, 'value' in field.default ? field.default.value : await run(field.default.formula));
+    }
+  };
+  await applyDefaults();
   if (trigger) {
     for (const script of setValuesScripts(model, draft.classes, trigger)) {
       if (script.condition && !(await run(script.condition))) continue;
@@ -137,10 +146,7 @@ export async function compute(
     if (!field.formula || (field.onlyWhenMissing && hasValue(draft.values[field.name]))) continue;
     assign(field.name, await run(field.formula));
   }
-  for (const field of fields.values()) {
-    if (!field.required || hasValue(draft.values[field.name]) || !field.default) continue;
-    assign(field.name, 'value' in field.default ? field.default.value : await run(field.default.formula));
-  }
+  await applyDefaults();
   const nameFormula = [draft.basicClass, ...draft.classes]
     .map((name) => model.classes.get(name)?.nameFormula)
     .find((formula) => formula !== undefined);

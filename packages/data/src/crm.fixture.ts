@@ -1,0 +1,49 @@
+/**
+ * The example CRM (examples/models/crm) on a fresh SQLite store in a temp directory, with the
+ * unrestricted access policy, for the object service's tests.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Account, Model } from '@odp/core';
+import { loadModelRepository } from '@odp/model-loader';
+import { openTenantStore } from '@odp/store-sqlite';
+import type { SqliteTenantStore } from '@odp/store-sqlite';
+import { DataService } from './service.js';
+import { unrestrictedPolicy } from './unrestricted-policy.js';
+
+export const TENANT = '7d1b0b0e-0000-4000-8000-000000000001';
+export const SYSTEM: Account = { kind: 'system', tenantId: TENANT };
+
+export interface CrmFixture {
+  readonly model: Model;
+  readonly store: SqliteTenantStore;
+  readonly data: DataService;
+  close(): Promise<void>;
+}
+
+const CRM_DIR = path.resolve(__dirname, '../../../examples/models/crm');
+
+export async function crmFixture(now?: () => Date): Promise<CrmFixture> {
+  const { model, issues } = await loadModelRepository(CRM_DIR);
+  if (!model) throw new Error(`the example CRM model was refused: ${JSON.stringify(issues)}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
+  const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
+  await store.applyModel(model);
+  const data = new DataService({
+    tenantId: TENANT,
+    model,
+    store,
+    access: unrestrictedPolicy(model),
+    ...(now ? { now } : {}),
+  });
+  return {
+    model,
+    store,
+    data,
+    close: async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
