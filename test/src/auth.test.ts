@@ -22,7 +22,7 @@ function send(
   baseUrl: string,
   method: string,
   route: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const url = new URL(route, baseUrl);
@@ -324,6 +324,19 @@ describe('authentication and roles', () => {
           'x-api-key': key('systemA'),
           authorization: `Bearer ${ada}`,
         }),
+      );
+    });
+
+    it.each([
+      ['two API keys', 'x-api-key', () => [key('systemA'), key('systemA')]],
+      [
+        'two access tokens',
+        'authorization',
+        async () => [`Bearer ${await token({ sub: 'ada' })}`, `Bearer ${await token({ sub: 'ada' })}`],
+      ],
+    ] as const)('the same header twice (%s): 401', async (_name, header, values) => {
+      expect401(
+        await send(server.baseUrl, 'GET', `/tenants/${tenantA}`, { [header]: [...(await values())] }),
       );
     });
 

@@ -1,3 +1,4 @@
+import { UnauthenticatedError } from '@odp/core';
 import { assertRoleAllows, authenticate } from '@odp/auth';
 import type { AuthenticateDeps, RouteScope } from '@odp/auth';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -17,6 +18,8 @@ const TENANT_BRANCHES: ReadonlySet<string> = new Set([
 
 /** Paths under these first segments carry their own credential (a signed token in the URL). */
 const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries']);
+/** Routes that authenticate themselves: the model push webhook checks an HMAC signature (routes/admin-model.ts). */
+const SELF_AUTHENTICATED = /^\/admin\/[^/]+\/modelWebhook\/?$/;
 
 interface RouteShape {
   readonly branch: string;
@@ -40,9 +43,16 @@ function decodeSegment(segment: string): string {
   }
 }
 
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(',') : value;
+/**
+ * The value of a credential header, or undefined when absent. A header sent more than once
+ * (which Node would otherwise join or silently drop) counts as more than one credential: 401.
+ */
+function credentialHeader(req: Request, name: string): string | undefined {
+  const values = req.rawHeaders.filter(
+    (_value, index, raw) => index % 2 === 1 && raw[index - 1]?.toLowerCase() === name,
+  );
+  if (values.length > 1) throw new UnauthenticatedError();
+  return values[0];
 }
 
 /**
@@ -52,12 +62,12 @@ function header(req: Request, name: string): string | undefined {
 export function authentication(deps: AuthenticateDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const shape = routeShape(req.path);
-    if (OPEN_BRANCHES.has(shape.branch)) {
+    if (OPEN_BRANCHES.has(shape.branch) || (req.method === 'POST' && SELF_AUTHENTICATED.test(req.path))) {
       next();
       return;
     }
     const result = await authenticate(
-      { apiKey: header(req, 'x-api-key'), authorization: header(req, 'authorization') },
+      { apiKey: credentialHeader(req, 'x-api-key'), authorization: credentialHeader(req, 'authorization') },
       shape.scope,
       deps,
     );
