@@ -103,7 +103,7 @@ export function compileSelection(
   }
 
   for (const filter of selection.filters) {
-    const compiled = compileFilter(model, keys, selection.className, c, filter);
+    const compiled = compileFilter(model, keys, selection.className, c, filter, access);
     if (compiled === null) continue;
     conditions.push(compiled.condition);
     if (compiled.driver !== undefined) {
@@ -133,6 +133,7 @@ function compileFilter(
   className: string,
   c: number,
   filter: Filter,
+  access: AccessFilter,
 ): CompiledFilter | null {
   switch (filter.kind) {
     case 'hasClasses': {
@@ -149,7 +150,7 @@ function compileFilter(
     }
     case 'relationId':
     case 'relationName':
-      return compileRelationFilter(keys, filter);
+      return compileRelationFilter(keys, filter, access);
     default:
       break;
   }
@@ -235,9 +236,19 @@ function linkSide(relation: RelationRef): LinkSide {
   return relation.direction === 'forward' ? { anchor: 'src', other: 'dst' } : { anchor: 'dst', other: 'src' };
 }
 
+/**
+ * The access filter on the object at the other end of a link: relation filters, relation sorts and
+ * relation buckets treat a link to an object the account cannot read as absent, so they never
+ * reveal an unreadable object (its id, its name or its existence).
+ */
+export function visibleLinked(keys: KeyLookup, access: AccessFilter, n: string): Sql {
+  return compileAccess(keys, access)?.(n) ?? { text: '1', params: [] };
+}
+
 function compileRelationFilter(
   keys: KeyLookup,
   filter: Extract<Filter, { kind: 'relationId' | 'relationName' }>,
+  access: AccessFilter,
 ): CompiledFilter {
   const rel = keys.key(`r:${filter.relation.key}`);
   if (rel === null) return { condition: FALSE };
@@ -245,14 +256,21 @@ function compileRelationFilter(
   if (filter.kind === 'relationId') {
     const target = keys.objectKey(filter.id);
     if (target === null) return { condition: FALSE };
+    const visibleTarget = (n: string): Sql => visibleLinked(keys, access, n);
     return {
-      condition: (n) => ({
-        text: `EXISTS (SELECT 1 FROM links l WHERE l.${side.anchor} = ${n} AND l.rel = ? AND l.${side.other} = ?)`,
-        params: [rel, target],
-      }),
+      condition: (n) => {
+        const visible = visibleTarget(`l.${side.other}`);
+        return {
+          text: `EXISTS (SELECT 1 FROM links l WHERE l.${side.anchor} = ${n} AND l.rel = ? AND l.${side.other} = ? AND ${visible.text})`,
+          params: [rel, target, ...visible.params],
+        };
+      },
       driver: {
         from: 'links d',
-        where: { text: `d.${side.other} = ? AND d.rel = ?`, params: [target, rel] },
+        where: {
+          text: `d.${side.other} = ? AND d.rel = ? AND ${visibleTarget(`d.${side.other}`).text}`,
+          params: [target, rel, ...visibleTarget(`d.${side.other}`).params],
+        },
         n: `d.${side.anchor}`,
         coversClass: false,
         orderedByN: side.other === 'dst',
@@ -263,12 +281,13 @@ function compileRelationFilter(
     filter.match === 'equals'
       ? { text: 't.name = ?', params: [filter.value] }
       : { text: 't.name >= ? AND t.name < ?', params: [filter.value, filter.value + MAX_CHAR] };
+  const visible = visibleLinked(keys, access, 't.n');
   return {
     condition: (n) => ({
       text:
         `EXISTS (SELECT 1 FROM links l JOIN objects t ON t.n = l.${side.other} ` +
-        `WHERE l.${side.anchor} = ${n} AND l.rel = ? AND ${nameMatch.text})`,
-      params: [rel, ...nameMatch.params],
+        `WHERE l.${side.anchor} = ${n} AND l.rel = ? AND ${nameMatch.text} AND ${visible.text})`,
+      params: [rel, ...nameMatch.params, ...visible.params],
     }),
   };
 }
@@ -309,6 +328,7 @@ export function compileSort(
   keys: KeyLookup,
   className: string,
   sort: Sort | undefined,
+  access: AccessFilter,
 ): CompiledSort {
   if (sort === undefined) return { orderBy: (driver) => ({ text: `${driver.n}`, params: [] }) };
   const dir = sort.direction === 'desc' ? 'DESC' : 'ASC';
@@ -316,12 +336,13 @@ export function compileSort(
   if (sort.key.kind === 'relationName') {
     const rel = keys.key(`r:${sort.key.relation.key}`);
     const side = linkSide(sort.key.relation);
+    const visible = visibleLinked(keys, access, 't.n');
     return {
       orderBy: (driver) => ({
         text:
           `(SELECT ${pick}(t.name) FROM links l JOIN objects t ON t.n = l.${side.other} ` +
-          `WHERE l.${side.anchor} = ${driver.n} AND l.rel = ?) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
-        params: [rel],
+          `WHERE l.${side.anchor} = ${driver.n} AND l.rel = ? AND ${visible.text}) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+        params: [rel, ...visible.params],
       }),
     };
   }

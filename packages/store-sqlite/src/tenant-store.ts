@@ -24,7 +24,14 @@ import type {
   WriteBatch,
 } from '@odp/core';
 import { fromIndexKey, indexKeysOf, indexSignature, indexedField, indexedFields } from './tenant-index.js';
-import { EMPTY_KEY, compileAccess, compileSelection, compileSort, whereClause } from './tenant-query.js';
+import {
+  EMPTY_KEY,
+  compileAccess,
+  compileSelection,
+  compileSort,
+  visibleLinked,
+  whereClause,
+} from './tenant-query.js';
 import type { CompiledSelection, Driver, KeyLookup, Sql } from './tenant-query.js';
 import { migrateTenantDatabase } from './tenant-schema.js';
 import { SqliteSearchIndex } from './search-sqlite.js';
@@ -145,7 +152,7 @@ export class SqliteTenantStore implements TenantStore {
     this.requireModel();
     const selection = compileSelection(this.model, this.keys, plan, access);
     if (!selection.satisfiable) return null;
-    const sort = compileSort(this.model, this.keys, plan.className, plan.sort);
+    const sort = compileSort(this.model, this.keys, plan.className, plan.sort, access);
     const limit = plan.size + 1;
     const offset = plan.page * plan.size;
     const selective = this.smallestCandidate(selection, this.driverLimit);
@@ -196,6 +203,7 @@ export class SqliteTenantStore implements TenantStore {
     const [own, other] = plan.target.relation.direction === 'forward' ? ['src', 'dst'] : ['dst', 'src'];
     const driver = this.smallestCandidate(selection, this.driverLimit) ?? selection.classDriver;
     const where = whereClause(selection, driver);
+    const visible = visibleLinked(this.keys, access, `l.${other}`);
     const nullsLast = 'b.t IS NULL, t.name, t.id';
     const order = {
       value: nullsLast,
@@ -205,14 +213,15 @@ export class SqliteTenantStore implements TenantStore {
     const rows = this.statement(
       `WITH sel(n) AS MATERIALIZED (SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text}),
        b(t, count) AS (
-         SELECT l.${other}, count(*) FROM sel JOIN links l ON l.${own} = sel.n AND l.rel = ? GROUP BY l.${other}
+         SELECT l.${other}, count(*) FROM sel JOIN links l ON l.${own} = sel.n AND l.rel = ?
+           WHERE ${visible.text} GROUP BY l.${other}
          UNION ALL
          SELECT NULL, count(*) FROM sel
-           WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.${own} = sel.n AND l.rel = ?)
+           WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.${own} = sel.n AND l.rel = ? AND ${visible.text})
            HAVING count(*) > 0)
        SELECT t.id AS id, t.name AS name, t.basic AS basic, b.count AS count
        FROM b LEFT JOIN objects t ON t.n = b.t ORDER BY ${order}`,
-    ).all(...where.params, rel, rel) as {
+    ).all(...where.params, rel, ...visible.params, rel, ...visible.params) as {
       id: string | null;
       name: string | null;
       basic: string | null;
@@ -443,25 +452,33 @@ export class SqliteTenantStore implements TenantStore {
     }
   }
 
-  /** Upserts the object row (keeping its key) and replaces its class, index and search rows. */
+  /**
+   * Inserts the object row, or updates it in place (keeping its key, so creation order holds), and
+   * writes its class, index and search rows (replacing the old ones of an update).
+   */
   private putObject(object: StoredObject): number {
+    const columns = [
+      object.basicClass,
+      JSON.stringify(object.classes),
+      object.name,
+      JSON.stringify(object.values),
+      object.createdAt,
+      object.modifiedAt,
+    ];
+    const existing = this.objectKey(object.id);
+    if (existing !== null) {
+      this.statement(
+        'UPDATE objects SET basic = ?, classes = ?, name = ?, vals = ?, created = ?, modified = ? WHERE n = ?',
+      ).run(...columns, existing);
+      this.deriveRows(object, existing, true);
+      return existing;
+    }
     const n = this.statement(
-      `INSERT INTO objects (id, basic, classes, name, vals, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET basic = excluded.basic, classes = excluded.classes, name = excluded.name,
-         vals = excluded.vals, created = excluded.created, modified = excluded.modified
-       RETURNING n`,
+      'INSERT INTO objects (id, basic, classes, name, vals, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING n',
     )
       .pluck()
-      .get(
-        object.id,
-        object.basicClass,
-        JSON.stringify(object.classes),
-        object.name,
-        JSON.stringify(object.values),
-        object.createdAt,
-        object.modifiedAt,
-      ) as number;
-    this.deriveRows(object, n, true);
+      .get(object.id, ...columns) as number;
+    this.deriveRows(object, n, false);
     return n;
   }
 
