@@ -102,29 +102,63 @@ export interface StoreCapabilities {
 export interface TenantStore {
   readonly capabilities: StoreCapabilities;
 
-  /** Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent. */
+  /**
+   * Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent.
+   * Must be called before `list`, `distinct`, `values`, `aggregate` and `write`. When the model
+   * changes what is indexed or searchable, the derived data of stored objects is rebuilt, so objects
+   * stored earlier are found by the new fields at once.
+   */
   applyModel(model: Model): Promise<void>;
 
   /** The object, or null when it does not exist or the access filter hides it. */
   get(id: string, access: AccessFilter): Promise<StoredObject | null>;
   /** The visible objects among `ids`, in no particular order. */
   getMany(ids: readonly string[], access: AccessFilter): Promise<StoredObject[]>;
-  /** One page of the selection plus at most one extra row (so `size + 1` rows at most). */
+  /**
+   * One page of the selection plus at most one extra row (so `size + 1` rows at most).
+   *
+   * - Lists include subclasses and gained classes (the object's `classes`).
+   * - Filters and sorts on a field that is not an indexed field of `className` are ignored; an
+   *   operand that no value of the field's type can equal matches nothing. Multi-valued fields match
+   *   when any value matches. DATETIME compares instants; numbers compare numerically.
+   * - Text compares case-insensitively (ASCII letters) in filters, sorts and `unique` checks.
+   * - Order: by the sort key, objects without a value first ascending (last descending), ties by
+   *   creation order in the sort's direction; without a sort, creation order. Relation-name keys
+   *   use the linked objects' current names (the smallest one ascending, largest descending).
+   */
   list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]>;
+  /**
+   * Value buckets (objects without a value are not counted) or relation buckets (with a `null`
+   * bucket for objects lacking the relation, when there are any). Order `value`: by value, relation
+   * buckets by name, the null bucket last; `count`/`countDesc`: by count, then as `value`.
+   */
   distinct(plan: DistinctPlan, access: AccessFilter): Promise<DistinctBucket[]>;
-  /** `{value, objectId}` for every visible object of the selection that has a value. */
+  /**
+   * `{value, objectId}` for every visible object of the selection that has a value, in creation
+   * order; `value` is the stored value (an array for multi-valued fields).
+   */
   values(
     selection: Selection,
     field: string,
     access: AccessFilter,
   ): Promise<{ value: unknown; objectId: string; basicClass: string }[]>;
+  /**
+   * `total` of the selection; `sum`, `avg`, `count` of the listed numeric fields of `className`
+   * (other names are left out). `count` counts objects with a value, `sum` of no values is 0 and
+   * `avg` of no values is absent.
+   */
   aggregate(plan: AggregatePlan, access: AccessFilter): Promise<AggregateResult>;
   /** Objects that link to `id`, with the relation key, regardless of access (for write rules). */
   linksTo(id: string): Promise<{ sourceId: string; relationKey: string }[]>;
 
   /**
    * Applies the batch atomically: either all of it is durable when the promise resolves, or none.
-   * Throws ConflictError when a `unique` field value would be shared.
+   * Puts come first (objects of one batch may link to each other), then deletes, then ACL rows,
+   * holdings, redirects and events. Deleting an object also removes the links pointing to it (no
+   * link ever dangles), its ACL rows and the redirects leading to it. ACL rows of an object that
+   * does not exist after the batch are ignored.
+   * Throws ConflictError when a `unique` field value would be shared within the declaring class
+   * (subclasses included), NotFoundError when a link names an object that does not exist.
    */
   write(batch: WriteBatch): Promise<void>;
 
