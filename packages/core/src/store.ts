@@ -125,6 +125,8 @@ export interface TenantStore {
    * - Order: by the sort key, objects without a value first ascending (last descending), ties by
    *   creation order in the sort's direction; without a sort, creation order. Relation-name keys
    *   use the linked objects' current names (the smallest one ascending, largest descending).
+   * - Relation filters, relation sorts and relation buckets (`distinct`) treat a link to an object
+   *   that `access` hides as absent, so they never reveal an unreadable object.
    */
   list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]>;
   /**

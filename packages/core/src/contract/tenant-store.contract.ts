@@ -260,6 +260,12 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         ],
         ['range TIME', [range('opensAt', 'TIME', '08:45', '23:59')], [2]],
         ['startsWith', [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'Acme' }], [1, 9]],
+        ['equals TEXT ignores case', [textEquals('legalName', 'globex nv')], [2]],
+        [
+          'startsWith ignores case',
+          [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'aCME' }],
+          [1, 9],
+        ],
         ['notEmpty', [{ kind: 'notEmpty', field: 'revenue', type: 'CURRENCY' }], [1, 2, 3, 5, 9]],
         ['empty', [{ kind: 'empty', field: 'revenue', type: 'CURRENCY' }], [4]],
         ['empty on a multi-valued field', [{ kind: 'empty', field: 'tags', type: 'TEXT' }], [3, 4, 5, 9]],
@@ -715,6 +721,41 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           access,
         );
         expect(aggregate).toEqual({ total: 2, sum: { revenue: 2600 }, avg: {}, count: {} });
+      });
+
+      it('treats links to unreadable objects as absent in relation filters, sorts and buckets', async () => {
+        await seedWithAcl();
+        const access = acl([COMPANY], ['A']);
+        const byEmployer = async (value: string) =>
+          nums(
+            await list(
+              {
+                className: 'ct.person',
+                filters: [{ kind: 'relationName', relation: forward(REL.employer), match: 'equals', value }],
+              },
+              access,
+            ),
+          );
+        expect(await byEmployer('Acme')).toEqual([20, 22]);
+        expect(await byEmployer('Globex')).toEqual([]);
+        const sort: Sort = {
+          key: { kind: 'relationName', relation: forward(REL.employer) },
+          direction: 'asc',
+        };
+        expect(nums(await list({ className: 'ct.person', sort }, access))).toEqual([21, 23, 20, 22]);
+        const buckets = await store.distinct(
+          {
+            className: 'ct.person',
+            filters: [],
+            target: { kind: 'relation', relation: forward(REL.employer) },
+            order: 'value',
+          },
+          access,
+        );
+        expect(buckets.map((bucket) => [bucket.name ?? null, bucket.count])).toEqual([
+          ['Acme', 2],
+          [null, 2],
+        ]);
       });
 
       it('stores ACL rows and holdings and reports the stored ids', async () => {
