@@ -1,12 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '@odp/auth';
-import { NotFoundError, TENANT_ROLES } from '@odp/core';
+import { modelReloadRequestKey, NotFoundError, TENANT_ROLES } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
+import { TenantModel } from '@odp/model-loader';
 
 /** What a command runs against: the same configuration and registry as the api. */
 export interface CommandContext {
@@ -85,7 +87,7 @@ async function existingTenant(registry: PlatformRegistry, id: string): Promise<T
 
 /**
  * The `odp` command table, keyed by the command words. Later features add their commands here
- * (`model reload`, `rebuild`).
+ * (`rebuild`).
  */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'tenant create': {
@@ -188,6 +190,34 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       return {
         json: { id: record.id, key },
         text: `Created ${kind} ${record.id}. The key is shown once; store it now:\n${key}`,
+      };
+    },
+  },
+  'model reload': {
+    usage: 'odp model reload --tenant ID',
+    options: ['tenant'],
+    async run({ registry }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const { status } = await TenantModel.open(tenant.modelSource);
+      await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
+      const lines = [
+        `Model of tenant ${tenant.id}: ${status.state} (${status.errors.length} error(s), ${status.warnings.length} warning(s), ${status.upgradableFiles} upgradable file(s))`,
+        ...[...status.errors, ...status.warnings].map(
+          (i) => `${i.severity} ${i.file}${i.path === '' ? '' : `#${i.path}`}: ${i.message}`,
+        ),
+      ];
+      return { json: { ...status }, text: lines.join('\n') };
+    },
+  },
+  'model webhook': {
+    usage: 'odp model webhook --tenant ID',
+    options: ['tenant'],
+    async run({ registry, config }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const url = `${config.baseUrl}/admin/${tenant.id}/modelWebhook`;
+      return {
+        json: { url, secret: tenant.webhookSecret },
+        text: `Push webhook: POST ${url}\nSecret (signature header X-Hub-Signature-256): ${tenant.webhookSecret}`,
       };
     },
   },

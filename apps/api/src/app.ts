@@ -13,6 +13,8 @@ import { tenantRoutes } from './routes/tenants.js';
 import { dataRoutes } from './routes/data.js';
 import { auditRoutes } from './routes/audit.js';
 import { capabilitiesRoutes } from './routes/capabilities.js';
+import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
+import { metadataRoutes } from './routes/metadata.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -46,11 +48,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLog(deps.log));
   app.use(cors());
   app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
+  // The model push webhook signs the raw body, so it reads the body itself.
+  app.use(modelWebhookRoutes(deps));
   app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
 
   app.use(tenantRoutes(deps));
   app.use(auditRoutes(deps));
   app.use(capabilitiesRoutes(deps));
+  app.use(adminModelRoutes(deps));
+  app.use(metadataRoutes(deps));
   app.use(dataRoutes(deps));
 
   app.use((_req, _res, next) => next(new NotFoundError('No such route.')));

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { NotFoundError, UnavailableError } from '@odp/core';
+import { modelReloadRequestKey, NotFoundError, UnavailableError } from '@odp/core';
 import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
@@ -46,6 +46,8 @@ export interface TenantRuntime {
    * Resolves the new status (REFUSED or FAILED when refused).
    */
   reloadModel(): Promise<ModelStatus>;
+  /** Reloads when `odp model reload` asked for it since the last check (see `modelReloadRequestKey`). */
+  applyRequestedReload(): Promise<void>;
   /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
   readonly rebuilds: RebuildTracker;
   /** Wakes the tenant's change event streams after each write (pass `notify` as the service's `onChange`). */
@@ -90,11 +92,19 @@ export async function openTenantRuntime(
     return composed;
   };
   let reloads: Promise<unknown> = Promise.resolve();
-  return {
+  const reloadRequestKey = modelReloadRequestKey(tenant.id);
+  let seenReloadRequest = await context.registry.getSetting(reloadRequestKey);
+  const runtime: TenantRuntime = {
     tenant,
     dataDir,
     profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
     model,
+    async applyRequestedReload() {
+      const request = await context.registry.getSetting(reloadRequestKey);
+      if (request === seenReloadRequest) return;
+      seenReloadRequest = request;
+      await runtime.reloadModel();
+    },
     reloadModel() {
       const run = reloads.then(async () => {
         const { status, changed } = await model.reload();
@@ -117,6 +127,7 @@ export async function openTenantRuntime(
     changes,
     close: async () => composed?.close(),
   };
+  return runtime;
 }
 
 export interface TenantRuntimes {
@@ -152,7 +163,10 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
         open.set(tenantId, runtime);
         runtime.catch(() => open.delete(tenantId));
       }
-      return runtime;
+      return runtime.then(async (opened) => {
+        await opened.applyRequestedReload();
+        return opened;
+      });
     },
     async evict(tenantId) {
       const runtime = open.get(tenantId);

@@ -97,6 +97,14 @@ export interface PlatformRegistry {
   close(): Promise<void>;
 }
 
+/**
+ * The registry setting through which `odp model reload` asks the running api to reload a tenant's
+ * model: the command stores a fresh value, and the api reloads when it sees a value it has not seen.
+ */
+export function modelReloadRequestKey(tenantId: string): string {
+  return `modelReloadRequest:${tenantId}`;
+}
+
 /** Whether a profile may act at `now`: not suspended and `activeUntil` (inclusive, UTC) not passed. */
 export function isProfileActive(profile: Pick<UserProfile, 'active' | 'activeUntil'>, now: Date): boolean {
   return (

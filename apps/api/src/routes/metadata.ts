@@ -1,0 +1,56 @@
+/**
+ * The metadata branch (bodies documented in docs/model-format.md, "Metadata"):
+ *
+ * - `GET /metadata/{tenant}/dataObject?classes=a,b`: fields and relations of that class combination
+ *   with types, lists, and read-only / write-only / hidden flags.
+ * - `GET /metadata/{tenant}/relatedDataObject?classes=a,b`: its related lists and their columns.
+ * - `GET /metadata/{tenant}/form?classes=a,b`: what a create or edit form offers.
+ * - `GET /metadata/{tenantId}/migrationDefinition`: the model's MigrationDefinition (404 when the model
+ *   has none), with a `Link` to its JSON Schema at `.../migrationDefinition/schema`.
+ *
+ * All need a usable model: a FAILED tenant answers 503 naming the model status.
+ */
+import { Router } from 'express';
+import type { Request, Response } from 'express';
+import type { ClassDef, Model } from '@odp/core';
+import { NotFoundError } from '@odp/core';
+import {
+  classCombination,
+  describeDataObject,
+  describeForm,
+  describeRelatedDataObject,
+} from '@odp/model-loader';
+import { migrationDefinitionSchema } from '@odp/migration-schema';
+import type { AppDeps } from '../app.js';
+import { tenantRequest } from '../context.js';
+
+export function metadataRoutes(deps: AppDeps): Router {
+  const router = Router();
+  const modelOf = async (res: Response): Promise<Model> =>
+    (await deps.runtimes.get(tenantRequest(res).tenantId)).model.requireModel();
+
+  const describe =
+    (build: (model: Model, classes: readonly ClassDef[]) => unknown) =>
+    async (req: Request, res: Response) => {
+      const model = await modelOf(res);
+      res.json(build(model, classCombination(model, req.query['classes'])));
+    };
+  router.get('/metadata/:tenant/dataObject', describe(describeDataObject));
+  router.get('/metadata/:tenant/relatedDataObject', describe(describeRelatedDataObject));
+  router.get('/metadata/:tenant/form', describe(describeForm));
+
+  router.get('/metadata/:tenant/migrationDefinition', async (_req, res) => {
+    const model = await modelOf(res);
+    if (model.migration === undefined) throw new NotFoundError('The model has no migration definition.');
+    const { tenantId } = tenantRequest(res);
+    res
+      .setHeader('Link', `</metadata/${tenantId}/migrationDefinition/schema>; rel="describedby"`)
+      .json(model.migration);
+  });
+
+  router.get('/metadata/:tenant/migrationDefinition/schema', (_req, res) => {
+    res.type('application/schema+json').send(JSON.stringify(migrationDefinitionSchema));
+  });
+
+  return router;
+}
