@@ -39,6 +39,34 @@ describe('List: one scenario per row of the filter table', () => {
   });
 });
 
+describe('List: q=value (full text, rule 3)', () => {
+  it.each<[string, string, string[]]>([
+    ['a prefix of a word', '/persons?q=an', [DEMO.ann]],
+    ['several terms combine with AND', '/companies?q=acme bv', [DEMO.acme]],
+    [
+      'structured filters on the same request are ignored',
+      '/companies?q=globex&legalName=Acme BV',
+      [DEMO.globex],
+    ],
+    ['the class scope applies', '/companies?q=ann', []],
+  ])('%s', async (_name, route, expected) => {
+    expect(sorted(await api.ids(route))).toEqual(sorted(expected));
+  });
+
+  it('pages with a cursor carried in next', async () => {
+    const first = await api.get<{ _embedded: { persons: Json[] }; _links: Record<string, { href: string }> }>(
+      '/persons?q=example&size=2',
+    );
+    expect(first._embedded.persons).toHaveLength(2);
+    const next = first._links['next']?.href ?? '';
+    expect(new URL(next, 'http://x').searchParams.get('cursor')).toBeTruthy();
+    const second = await api.rows(next.slice(api.path('').length));
+    expect([...first._embedded.persons, ...second].map(idOf).sort()).toEqual(
+      sorted([DEMO.ann, DEMO.bob, DEMO.carla]),
+    );
+  });
+});
+
 describe('List: filters per operator and data type', () => {
   it.each<[string, string, string[]]>([
     ['TEXT equals', '/persons?firstName=Bob', [DEMO.bob]],

@@ -69,6 +69,7 @@ async function compose(
     model,
     store: accessControlledStore(store, accessControl),
     access: accessControl.policy,
+    search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     onChange: () => changes.notify(),
   });

@@ -1,4 +1,4 @@
-import type { AccessPolicy, Model, TenantStore } from '@odp/core';
+import type { AccessPolicy, Model, SearchIndex, TenantStore } from '@odp/core';
 
 /** Everything the object service of one tenant works with. */
 export interface DataServiceDeps {
@@ -10,6 +10,8 @@ export interface DataServiceDeps {
    */
   readonly store: TenantStore;
   readonly access: AccessPolicy;
+  /** The tenant's full-text index; lists with `q` are served from it. Absent: `q` is ignored. */
+  readonly search?: SearchIndex;
   /** The clock; the system clock when absent. */
   readonly now?: () => Date;
   /** New object ids; `crypto.randomUUID` when absent. */

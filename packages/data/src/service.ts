@@ -4,8 +4,17 @@
  * Paths are plural REST names as the HTTP layer received them; results are response bodies.
  */
 import { ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
-import type { AccessFilter, Account, ChangeEvent, ClassDef, RelationEnd, StoredObject } from '@odp/core';
+import type {
+  AccessFilter,
+  Account,
+  ChangeEvent,
+  SearchIndex,
+  ClassDef,
+  RelationEnd,
+  StoredObject,
+} from '@odp/core';
 import {
+  cursorLinks,
   isUuid,
   pageLinks,
   parseAggregateQuery,
@@ -160,10 +169,18 @@ export class DataService {
     return `${this.base()}/${prefix}${tail}`;
   }
 
-  /** List and related list: a DataObjectPage of one page of the filtered, sorted selection. */
+  /**
+   * List and related list: a DataObjectPage of one page of the filtered, sorted selection. A list
+   * (not a related list) with `q` is served from the search index instead (List rule 3).
+   */
   async list(account: Account, path: ListPath, params: URLSearchParams): Promise<DataObjectPage> {
     const { cls, related } = await this.listClass(account, path);
     const plan = parseListQuery(this.model, cls.name, params, related?.scope);
+    const q = params.get('q');
+    const search = this.deps.search;
+    if (q !== null && !related && search) {
+      return this.searchList(account, path, cls, search, q, plan.size, params);
+    }
     const rows = await this.deps.store.list(plan, await this.deps.access.accessFilter(account));
     const objects = await this.render(account, rows.slice(0, plan.size));
     return {
@@ -175,6 +192,39 @@ export class DataService {
         page: plan.page,
         size: plan.size,
         hasNext: rows.length > plan.size,
+      }),
+    };
+  }
+
+  private async searchList(
+    account: Account,
+    path: ListPath,
+    cls: ClassDef,
+    search: SearchIndex,
+    text: string,
+    size: number,
+    params: URLSearchParams,
+  ): Promise<DataObjectPage> {
+    const filter = await this.deps.access.accessFilter(account);
+    const cursor = params.get('cursor');
+    const page = await search.search(
+      { text, classes: [cls.name], size, ...(cursor ? { cursor } : {}) },
+      filter,
+    );
+    const found = new Map(
+      (await this.deps.store.getMany(page.ids, filter)).map((object) => [object.id, object]),
+    );
+    const rows = page.ids
+      .map((id) => found.get(id))
+      .filter((object): object is StoredObject => object !== undefined);
+    return {
+      _embedded: { [cls.plural]: await this.render(account, rows) },
+      _links: cursorLinks({
+        path: this.pathOf(path),
+        ...(cls.system ? {} : { excelPath: this.pathOf(path, 'excel/') }),
+        params,
+        size,
+        next: page.next,
       }),
     };
   }

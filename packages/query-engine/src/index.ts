@@ -10,5 +10,5 @@ export {
   MAX_PAGE,
 } from './plans.js';
 export type { RelatedScope } from './plans.js';
-export { pageLinks } from './links.js';
-export type { Href, PageLinks, PageLinkInput } from './links.js';
+export { pageLinks, cursorLinks } from './links.js';
+export type { Href, PageLinks, PageLinkInput, CursorLinkInput } from './links.js';

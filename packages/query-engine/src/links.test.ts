@@ -1,4 +1,4 @@
-import { pageLinks } from './links.js';
+import { cursorLinks, pageLinks } from './links.js';
 
 const path = '/data/t1/companies';
 const excelPath = '/data/t1/excel/companies';
@@ -50,5 +50,28 @@ describe('pageLinks', () => {
       hasNext: true,
     });
     expect(new URL(links.next?.href ?? '', 'http://x').searchParams.get('size')).toBe('1000');
+  });
+});
+
+describe('cursorLinks', () => {
+  it('has self, next with the cursor and excel without paging or cursor', () => {
+    const links = cursorLinks({
+      path,
+      excelPath,
+      params: new URLSearchParams('q=ac&cursor=abc&size=5'),
+      size: 5,
+      next: 'def',
+    });
+    expect(links).toEqual({
+      self: { href: `${path}?q=ac&cursor=abc&size=5` },
+      next: { href: `${path}?q=ac&cursor=def&size=5` },
+      excel: { href: `${excelPath}?q=ac` },
+    });
+  });
+
+  it('has no next on the last page', () => {
+    expect(cursorLinks({ path, params: new URLSearchParams('q=ac'), size: 20, next: null })).toEqual({
+      self: { href: `${path}?q=ac&size=20` },
+    });
   });
 });

@@ -50,3 +50,38 @@ export function pageLinks(input: PageLinkInput): PageLinks {
       : {}),
   };
 }
+
+export interface CursorLinkInput {
+  readonly path: string;
+  readonly excelPath?: string;
+  readonly params: URLSearchParams;
+  readonly size: number;
+  /** The cursor of the following page, or null on the last page. */
+  readonly next: string | null;
+}
+
+/**
+ * The `_links` of a page served from the search index (a list with `q`): cursor-style, so only
+ * `self`, `next` (carrying `cursor`) and `excel`; parameters kept as for {@link pageLinks}.
+ */
+export function cursorLinks(input: CursorLinkInput): PageLinks {
+  const kept = new URLSearchParams(input.params);
+  kept.delete('page');
+  kept.delete('size');
+  const at = (cursor: string | null): Href => {
+    const query = new URLSearchParams(kept);
+    query.delete('cursor');
+    if (cursor !== null) query.set('cursor', cursor);
+    query.set('size', String(input.size));
+    return { href: `${input.path}?${query.toString()}` };
+  };
+  kept.delete('cursor');
+  const excelQuery = kept.toString();
+  return {
+    self: at(input.params.get('cursor')),
+    ...(input.next !== null ? { next: at(input.next) } : {}),
+    ...(input.excelPath
+      ? { excel: { href: excelQuery ? `${input.excelPath}?${excelQuery}` : input.excelPath } }
+      : {}),
+  };
+}
