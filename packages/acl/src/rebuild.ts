@@ -1,6 +1,7 @@
 /**
  * Full re-derivation of a tenant's ACL rows and holdings, `batchSize` objects at a time in id
- * order (memory stays bounded by one batch and the walks around it). Holdings stored for
+ * order (memory stays bounded by one batch and the walks around it), yielding to the event loop
+ * between batches so the tenant keeps serving requests. Holdings stored for
  * definitions the model no longer has are cleared as their holders are scanned, so after a rebuild
  * the audit reports no orphaned node or step ids.
  */
@@ -14,6 +15,14 @@ export interface RebuildOptions {
   readonly onProgress?: (processed: number) => void;
   /** Runs each batch's derive-and-write step exclusively of other ACL writes. */
   readonly exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Lets queued I/O (other requests, timers) run between batches: a synchronous store would
+ * otherwise keep the event loop busy for the whole rebuild.
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export async function rebuildAccessControl(
@@ -49,6 +58,7 @@ export async function rebuildAccessControl(
     processed += page.length;
     afterId = last.id;
     options.onProgress?.(processed);
+    await yieldToEventLoop();
   }
   return processed;
 }
