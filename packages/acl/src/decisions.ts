@@ -43,7 +43,10 @@ export function roleAllows(roles: readonly RoleDef[], definition: string, operat
 
 export class AclPolicy implements AccessPolicy {
   private readonly nodes = new Map<string, AclNodeDef>();
-  /** Classes some node applies to, with their descendants. */
+  /**
+   * Classes some node applies to. An object's classes include every ancestor, so an object of a
+   * subclass is protected through the class its node names.
+   */
   private readonly protectedClasses: ReadonlySet<string>;
 
   constructor(
@@ -52,14 +55,11 @@ export class AclPolicy implements AccessPolicy {
     private readonly graph: AclGraph,
     private readonly held: HeldAcIdCache,
   ) {
-    const { model } = derivation;
     const protectedClasses = new Set<string>();
-    for (const definition of model.accessControl) {
+    for (const definition of derivation.model.accessControl) {
       for (const node of definition.nodes) {
         this.nodes.set(`${definition.name}\u0000${node.id}`, node);
-        for (const name of model.classes.get(node.appliesTo)?.descendants ?? [node.appliesTo]) {
-          protectedClasses.add(name);
-        }
+        protectedClasses.add(node.appliesTo);
       }
     }
     this.protectedClasses = protectedClasses;
