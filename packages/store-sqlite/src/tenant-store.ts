@@ -418,6 +418,15 @@ export class SqliteTenantStore implements TenantStore {
     const keysOfPuts = new Map<string, number>();
     for (const object of batch.put ?? []) keysOfPuts.set(object.id, this.putObject(object));
     for (const object of batch.put ?? []) this.putLinks(object, keysOfPuts.get(object.id) ?? -1);
+    // Redirects first: an id already redirected to a merged-away object follows it to the survivor
+    // (chains), before deleting that object drops the redirects that led to it.
+    for (const redirect of batch.redirects ?? []) {
+      this.statement('UPDATE redirects SET dst = ? WHERE dst = ?').run(redirect.to, redirect.from);
+      this.statement('INSERT OR REPLACE INTO redirects (src, dst) VALUES (?, ?)').run(
+        redirect.from,
+        redirect.to,
+      );
+    }
     for (const id of batch.delete ?? []) this.deleteObject(id);
     for (const object of batch.put ?? []) this.checkUnique(object, keysOfPuts.get(object.id) ?? -1);
     for (const entry of batch.aclRows ?? []) {
@@ -438,12 +447,6 @@ export class SqliteTenantStore implements TenantStore {
       for (const row of entry.rows) {
         insert.run(row.holderId, row.acId, row.definition, row.anchorId, JSON.stringify(row.stepIds));
       }
-    }
-    for (const redirect of batch.redirects ?? []) {
-      this.statement('INSERT OR REPLACE INTO redirects (src, dst) VALUES (?, ?)').run(
-        redirect.from,
-        redirect.to,
-      );
     }
     for (const event of batch.events ?? []) {
       this.statement(
