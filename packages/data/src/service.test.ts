@@ -1,3 +1,6 @@
+import { ConflictError, NotFoundError, ValidationError } from '@odp/core';
+import type { Account, ClassDef, RelationEnd } from '@odp/core';
+import { isEligible, relatedEnd } from './classes.js';
 import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
 import type { CrmFixture } from './crm.fixture.js';
 
@@ -11,21 +14,151 @@ afterEach(async () => {
 
 const idOf = (href: string) => href.slice(-36);
 const href = (plural: string, id: string) => `/data/${TENANT}/${plural}/${id}`;
+const ann: Account = {
+  kind: 'user',
+  tenantId: TENANT,
+  profileId: 'p1',
+  role: 'member',
+  extraRoles: [],
+  objectId: null,
+  email: 'ann@example.test',
+};
 
-it('recalculates an invoice when a line is created', async () => {
-  const company = idOf(await crm.data.create(SYSTEM, 'companies', { legalName: 'Acme' }));
-  const invoice = idOf(
-    await crm.data.create(SYSTEM, 'invoices', {
-      invoiceNumber: '1',
-      amount: 5,
-      client: href('companies', company),
-    }),
-  );
-  await crm.data.create(SYSTEM, 'invoiceLines', {
-    description: 'd',
-    unitPrice: 7,
-    invoice: href('invoices', invoice),
+async function object(plural: string, id: string) {
+  const result = await crm.data.getOne(SYSTEM, plural, id);
+  if (!('object' in result)) throw new Error('redirected');
+  return result.object;
+}
+
+const company = async (legalName: string) => idOf(await crm.data.create(SYSTEM, 'companies', { legalName }));
+
+describe('default data', () => {
+  it('creates every default object once, resolving references in any order', async () => {
+    expect(await crm.data.loadDefaultData(SYSTEM)).toEqual({ created: 11, skipped: 0 });
+    expect(await crm.data.loadDefaultData(SYSTEM)).toEqual({ created: 0, skipped: 11 });
   });
-  const result = await crm.data.getOne(SYSTEM, 'invoices', invoice);
-  expect('object' in result && result.object['linesTotal']).toBe(7);
+
+  it('is refused to a member', async () => {
+    await expect(crm.data.loadDefaultData(ann)).rejects.toThrow('may not');
+  });
+});
+
+describe('recalculation', () => {
+  it('recalculates an invoice when a line is created, changed and deleted', async () => {
+    const client = await company('Acme');
+    const invoice = idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: '1',
+        amount: 5,
+        client: href('companies', client),
+      }),
+    );
+    const line = idOf(
+      await crm.data.create(SYSTEM, 'invoiceLines', {
+        description: 'd',
+        unitPrice: 7,
+        invoice: href('invoices', invoice),
+      }),
+    );
+    expect((await object('invoices', invoice))['linesTotal']).toBe(7);
+    await crm.data.patch(SYSTEM, 'invoiceLines', line, { quantity: 3 });
+    expect((await object('invoices', invoice))['linesTotal']).toBe(21);
+    await crm.data.remove(SYSTEM, 'invoiceLines', line);
+    expect((await object('invoices', invoice))['linesTotal']).toBe(0);
+  });
+});
+
+describe('history', () => {
+  it('records {value, validFrom, modifiedBy} newest first, naming the account', async () => {
+    const client = await company('Acme');
+    const invoice = idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: '1',
+        amount: 5,
+        client: href('companies', client),
+      }),
+    );
+    await crm.data.patch(ann, 'invoices', invoice, { status: 'sent' });
+    await crm.data.patch(ann, 'invoices', invoice, { amount: 6 });
+    expect((await object('invoices', invoice))['status']).toEqual({
+      current: 'sent',
+      history: [
+        { value: 'sent', validFrom: expect.any(String), modifiedBy: 'ann@example.test' },
+        { value: 'draft', validFrom: expect.any(String), modifiedBy: 'system' },
+      ],
+    });
+  });
+});
+
+describe('merge redirects', () => {
+  it('resolves chains to the final survivor and disappears when the survivor is deleted', async () => {
+    const [a, b, c] = [await company('A'), await company('B'), await company('C')];
+    await crm.data.merge(SYSTEM, 'companies', b, { loser: a });
+    await crm.data.merge(SYSTEM, 'companies', c, { loser: b });
+    expect(await crm.data.getOne(SYSTEM, 'companies', a)).toEqual({ redirect: href('companies', c) });
+    expect(await crm.data.getOne(SYSTEM, 'organisations', b)).toEqual({ redirect: href('organisations', c) });
+    await crm.data.remove(SYSTEM, 'companies', c);
+    await expect(crm.data.getOne(SYSTEM, 'companies', a)).rejects.toThrow(NotFoundError);
+  });
+});
+
+describe('atomic writes with their events', () => {
+  it.each<[string, () => Promise<unknown>, new (...args: never[]) => Error]>([
+    [
+      'a unique clash',
+      async () => {
+        await crm.data.create(SYSTEM, 'companies', { legalName: 'X', registrationNumber: 'R1' });
+        return crm.data.create(SYSTEM, 'companies', { legalName: 'Y', registrationNumber: 'R1' });
+      },
+      ConflictError,
+    ],
+    ['a missing required value', () => crm.data.create(SYSTEM, 'invoices', { amount: 1 }), ValidationError],
+    [
+      'a delete blocked by a required link',
+      async () => {
+        const client = await company('Blocked');
+        await crm.data.create(SYSTEM, 'invoices', {
+          invoiceNumber: '9',
+          amount: 1,
+          client: href('companies', client),
+        });
+        return crm.data.remove(SYSTEM, 'companies', client);
+      },
+      ConflictError,
+    ],
+  ])('appends no event and changes nothing on %s', async (_name, failing, errorType) => {
+    await expect(failing()).rejects.toBeInstanceOf(errorType);
+    const events = await crm.store.eventsAfter(0, 100);
+    const objects = await crm.store.scan(null, 100);
+    expect(events.filter((event) => event.type === 'create')).toHaveLength(objects.length);
+    expect(events.filter((event) => event.type === 'delete')).toHaveLength(0);
+  });
+});
+
+describe('class rules', () => {
+  const cls = (name: string): ClassDef => {
+    const found = crm.model.classes.get(name);
+    if (!found) throw new Error(name);
+    return found;
+  };
+
+  it.each<[string, string, string, boolean]>([
+    ['a person under a role class attachable to persons', 'crm.person', 'crm.shareholder', true],
+    ['a company under a role class attachable to companies', 'crm.company', 'crm.shareholder', true],
+    ['an invoice under a role class not attachable to it', 'crm.invoice', 'crm.shareholder', false],
+    ['a person under an unrelated concrete class', 'crm.person', 'crm.company', false],
+  ])('structural eligibility: %s', (_name, basic, target, expected) => {
+    expect(isEligible(crm.model, basic, cls(target))).toBe(expected);
+  });
+
+  it('names the relations to use when several connect the classes of a related path', () => {
+    const company = cls('crm.company');
+    const other = company.relations.get('employees') as RelationEnd;
+    const twice: ClassDef = {
+      ...company,
+      relations: new Map([...company.relations, ['board', { ...other, name: 'board' }]]),
+    };
+    expect(() => relatedEnd(crm.model, twice, 'persons')).toThrow(/employees, board/);
+    expect(relatedEnd(crm.model, twice, 'board').name).toBe('board');
+  });
 });

@@ -1,0 +1,85 @@
+import type { DataType, FieldDef, Model } from '@odp/core';
+import { coerceComputed, encodeField } from './encode.js';
+
+const model = {
+  lists: new Map([['t.kind', { name: 't.kind', values: [{ key: 'a', label: 'A' }] }]]),
+} as unknown as Model;
+
+function field(type: DataType, extra: Partial<FieldDef> = {}): FieldDef {
+  return {
+    name: 'f',
+    type,
+    required: false,
+    multiple: false,
+    onlyWhenMissing: false,
+    hidden: false,
+    history: false,
+    unique: false,
+    declaredOn: 't.c',
+    ...(type === 'LIST' ? { list: 't.kind' } : {}),
+    ...extra,
+  };
+}
+
+const FILE_ID = '11111111-2222-4333-8444-555555555555';
+const descriptor = {
+  href: `/binaries/${FILE_ID}`,
+  fileName: 'a.pdf',
+  contentType: 'application/pdf',
+  size: 3,
+};
+const stored = { fileId: FILE_ID, fileName: 'a.pdf', contentType: 'application/pdf', size: 3 };
+
+describe('encodeField: one row per data type', () => {
+  it.each<[DataType, unknown, unknown, unknown]>([
+    // type, valid input, stored form, invalid input
+    ['TEXT', 'x', 'x', 1],
+    ['TEXTBLOCK', 'a\nb', 'a\nb', null],
+    ['LONGTEXT', 'long', 'long', {}],
+    ['EMAIL', 'a@b.c', 'a@b.c', 'a.b.c'],
+    ['INTEGER', 3, 3, 3.5],
+    ['DECIMAL', 3.25, 3.25, '3.25'],
+    ['CURRENCY', -10.5, -10.5, Number.NaN],
+    ['PERCENTAGE', 12.5, 12.5, '12.5'],
+    ['BOOLEAN', false, false, 0],
+    ['DATE', '2024-02-29', '2024-02-29', '2023-02-29'],
+    ['DATETIME', '2024-01-01T10:00:00+02:00', '2024-01-01T08:00:00.000Z', '2024-01-01T10:00:00'],
+    ['TIME', '23:59', '23:59', '24:00'],
+    ['LIST', 'a', 'a', 'b'],
+    ['JSON', { a: [1] }, { a: [1] }, undefined],
+    ['SECRET', 's', 's', 5],
+    ['ARRAY', ['a', 1], ['a', 1], [true]],
+    ['FILE', descriptor, stored, { href: '/binaries/not-a-file' }],
+    ['IMAGE', descriptor, stored, { ...descriptor, size: '3' }],
+  ])('%s', (type, valid, storedForm, invalid) => {
+    expect(encodeField(model, field(type), valid, undefined)).toEqual({ ok: true, value: storedForm });
+    if (invalid !== undefined) expect(encodeField(model, field(type), invalid, undefined).ok).toBe(false);
+  });
+
+  it('requires an array for a multi-valued field and checks each element', () => {
+    const multiple = field('INTEGER', { multiple: true });
+    expect(encodeField(model, multiple, [1, 2], undefined)).toEqual({ ok: true, value: [1, 2] });
+    expect(encodeField(model, multiple, 1, undefined)).toEqual({ ok: false, message: 'must be an array' });
+    expect(encodeField(model, multiple, [1, 'x'], undefined).ok).toBe(false);
+  });
+
+  it('keeps a stored file sent back as its href, and refuses changed metadata for it', () => {
+    const files = field('FILE', { multiple: true });
+    expect(encodeField(model, files, [descriptor.href], [stored])).toEqual({ ok: true, value: [stored] });
+    expect(encodeField(model, files, [descriptor.href], []).ok).toBe(false);
+    expect(encodeField(model, files, [{ ...descriptor, fileName: 'b.pdf' }], [stored]).ok).toBe(false);
+  });
+});
+
+describe('coerceComputed', () => {
+  it.each<[DataType, unknown, unknown]>([
+    ['INTEGER', 2.6, 3],
+    ['CURRENCY', '12.5', 12.5],
+    ['TEXT', 12, '12'],
+    ['DATE', '2024-01-01T10:00:00.000Z', '2024-01-01'],
+    ['LIST', 'zzz', undefined],
+    ['BOOLEAN', null, undefined],
+  ])('%s from %p', (type, value, expected) => {
+    expect(coerceComputed(model, field(type), value)).toEqual(expected);
+  });
+});
