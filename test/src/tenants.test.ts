@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startIdp } from './support/idp.js';
 import type { Idp } from './support/idp.js';
-import { freePort, REPO_ROOT, startServer } from './support/server.js';
+import { freePort, REPO_ROOT, runOdpProcess, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
 /** Tenants routes, the first start, the `odp` command and the error format, through the real server. */
@@ -256,6 +256,16 @@ describe('the odp command', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it('runs as an executable: one JSON object on stdout, or a message on stderr and a non-zero exit', async () => {
+    const listed = await runOdpProcess(server.env, ['tenant', 'list', '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual({
+      tenants: [expect.objectContaining({ id: server.tenantId })],
+    });
+    const failed = await runOdpProcess(server.env, ['tenant', 'delete', '--id', 'nope', '--json']);
+    expect(failed).toEqual({ code: 1, stdout: '', stderr: 'odp: No tenant nope.\n' });
+  });
+
   it('starts the api alone (scale-out) against the same registry', async () => {
     const port = await freePort();
     const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
@@ -282,6 +292,17 @@ describe('the odp command', () => {
         expect(await exited).toBe(0);
       }
     }
+  });
+
+  it('stops with one line when the port is already in use', () => {
+    const port = new URL(server.baseUrl).port;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...server.env, PORT: port },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`odp: configuration error: PORT: ${port} is already in use\n`);
   });
 
   it('stops on bad configuration with one line naming the variable', () => {

@@ -12,8 +12,8 @@ import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform
 const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
 const config = configOrExit();
 const platform = openPlatform(config, examplesDir);
-const demo = await ensureDemoTenant(platform.registry, path.join(examplesDir, 'crm'));
 const server = await listen(createApp(platform), config.port);
+const demo = await ensureDemoTenant(platform.registry, path.join(examplesDir, 'crm'));
 shutdownOnSignal(server, platform);
 
 const lines = [`ODP is running at ${config.baseUrl} (data in ${config.dataDir})`];

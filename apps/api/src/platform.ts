@@ -51,10 +51,18 @@ export function configOrExit(): Config {
   }
 }
 
+/** Starts the HTTP server. A port already in use ends the process like a bad PORT value (exit code 2). */
 export function listen(app: Express, port: number): Promise<http.Server> {
   return new Promise((resolve, reject) => {
     const server = http.createServer(app);
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') {
+        reject(error);
+        return;
+      }
+      process.stderr.write(`odp: configuration error: PORT: ${port} is already in use\n`);
+      process.exit(2);
+    });
     server.listen(port, () => resolve(server));
   });
 }

@@ -7,6 +7,7 @@
  *   await server.stop();   // always, in afterAll
  */
 import { execFile, spawn } from 'node:child_process';
+import { runCli } from '@odp/admin-cli';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -42,9 +43,12 @@ export interface TestServer {
   readonly env: Readonly<Record<string, string>>;
   /** Everything the server wrote to stdout and stderr so far. */
   output(): string;
-  /** Runs `odp <args> --json` against the same configuration; resolves the parsed object, rejects on failure. */
+  /**
+   * Runs `odp <args> --json` against the same configuration; resolves the parsed object, rejects on
+   * failure. Runs the command's code in-process (fast); `runOdpProcess` runs the real executable.
+   */
   odp(args: readonly string[]): Promise<Record<string, unknown>>;
-  /** Runs `odp <args>` as given and reports exit code and output, whatever happens. */
+  /** Runs `odp <args>` as given (in-process) and reports exit code and output, whatever happens. */
   odpRaw(args: readonly string[]): Promise<OdpResult>;
   /**
    * SIGTERM, wait for exit (SIGKILL after 5 s), remove the temporary data directory. Idempotent.
@@ -74,7 +78,11 @@ function exited(child: ChildProcess): Promise<number | null> {
     : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-export function runOdp(env: Readonly<Record<string, string>>, args: readonly string[]): Promise<OdpResult> {
+/** Runs the `odp` executable (`node --import tsx apps/admin-cli/src/main.ts`) in a child process. */
+export function runOdpProcess(
+  env: Readonly<Record<string, string>>,
+  args: readonly string[],
+): Promise<OdpResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -88,7 +96,36 @@ export function runOdp(env: Readonly<Record<string, string>>, args: readonly str
   });
 }
 
+/** Runs the `odp` command's code in this process, exactly as the executable would with this environment. */
+export async function runOdp(
+  env: Readonly<Record<string, string>>,
+  args: readonly string[],
+): Promise<OdpResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { ...process.env, ...env },
+    cwd: REPO_ROOT,
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+  });
+  return { code, stdout, stderr };
+}
+
+/** How often a start is retried when another process took the free port first. */
+const PORT_ATTEMPTS = 3;
+
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt >= PORT_ATTEMPTS || !String(error).includes('is already in use')) throw error;
+    }
+  }
+}
+
+async function startOnce(options: ServerOptions): Promise<TestServer> {
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
   const port = await freePort();
