@@ -6,6 +6,8 @@ import { ValidationError } from '@odp/core';
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Most files read from one repository. */
 export const MAX_FILES = 20_000;
+/** Files read at the same time. */
+const READ_CONCURRENCY = 32;
 /** Deepest JSON nesting accepted in a model file. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -41,10 +43,8 @@ export async function readRepository(dir: string): Promise<RepositoryContent> {
       { field: 'modelSource', message: 'not a readable directory' },
     ]);
   }
-  const modelFiles: RepositoryFile[] = [];
-  const dataFiles: RepositoryFile[] = [];
-  const templateFiles: RepositoryFile[] = [];
-  let count = 0;
+  const paths: string[] = [];
+  const unreadableDirs: RepositoryFile[] = [];
   let truncated = false;
   const pending: string[] = [''];
   while (pending.length > 0) {
@@ -53,29 +53,31 @@ export async function readRepository(dir: string): Promise<RepositoryContent> {
     try {
       entries = await readdir(path.join(dir, relativeDir), { withFileTypes: true });
     } catch {
-      modelFiles.push({ path: relativeDir, problem: 'The directory cannot be read' });
+      unreadableDirs.push({ path: relativeDir, problem: 'The directory cannot be read' });
       continue;
     }
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules' || entry.isSymbolicLink()) continue;
       const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        pending.push(relative);
-        continue;
+      if (entry.isDirectory()) pending.push(relative);
+      else if (entry.isFile() && (relative.startsWith('templates/') || entry.name.endsWith('.json'))) {
+        if (paths.length < MAX_FILES) paths.push(relative);
+        else truncated = true;
       }
-      if (!entry.isFile()) continue;
-      const inTemplates = relative.startsWith('templates/');
-      const isJson = entry.name.endsWith('.json');
-      if (!inTemplates && !isJson) continue;
-      if (++count > MAX_FILES) {
-        truncated = true;
-        continue;
-      }
-      const file = await readOne(dir, relative);
-      if (inTemplates) templateFiles.push(file);
-      else if (relative.startsWith('data/')) dataFiles.push(file);
-      else modelFiles.push(file);
     }
+  }
+  const files: RepositoryFile[] = [];
+  for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
+    const batch = paths.slice(start, start + READ_CONCURRENCY);
+    files.push(...(await Promise.all(batch.map((relative) => readOne(dir, relative)))));
+  }
+  const modelFiles = [...unreadableDirs];
+  const dataFiles: RepositoryFile[] = [];
+  const templateFiles: RepositoryFile[] = [];
+  for (const file of files) {
+    if (file.path.startsWith('templates/')) templateFiles.push(file);
+    else if (file.path.startsWith('data/')) dataFiles.push(file);
+    else modelFiles.push(file);
   }
   const byPath = (a: RepositoryFile, b: RepositoryFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return {
