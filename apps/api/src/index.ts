@@ -3,3 +3,5 @@ export * from './context.js';
 export * from './log.js';
 export * from './problem.js';
 export * from './tenant-runtime.js';
+export * from './platform.js';
+export { DOCUMENTS_FILE } from './tenant-data.js';

@@ -1,0 +1,155 @@
+/**
+ * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
+ *
+ * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
+ * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
+ * same work. The HTTP ceilings (bare node:http, express with the api's middleware) are measured
+ * once per run. Prints a markdown table and writes `<out>/<date>.json` and `.md`.
+ * `--quick` (N = 10k, 1 s per operation) is the smoke run CI makes: it asserts that the run
+ * completed with no failed request, never a speed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { loadModelRepository } from '@odp/model-loader';
+import { openTenantStore } from '@odp/store-sqlite';
+import { tenantDataDir } from '@odp/config';
+import { DOCUMENTS_FILE } from '@odp/api';
+import { runLoad } from './load.js';
+import type { LoadFigures } from './load.js';
+import { measureEngine } from './engine.js';
+import { operations } from './operations.js';
+import type { Caller } from './operations.js';
+import { REPO_ROOT, startChild } from './processes.js';
+import { machineFacts, markdownTable, writeRun } from './report.js';
+import type { BenchRun, Ceilings, OperationResult } from './report.js';
+import { seedPlatform } from './seed.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    out: { type: 'string', default: path.join(REPO_ROOT, 'bench-results') },
+  },
+});
+const sizes = (flags.sizes ?? (flags.quick ? '10000' : '10000,100000,1000000')).split(',').map(Number);
+const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
+const connections = Number(flags.connections);
+const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
+const log = (line: string) => process.stderr.write(line + '\n');
+
+/** A fixed JSON body the size of a typical DataObject, for the ceilings. */
+const FIXED_BODY = JSON.stringify({ ceiling: true, padding: 'x'.repeat(600) });
+
+async function measureCeilings(): Promise<Ceilings> {
+  const bare = await startChild('tooling/bench/src/bare-http.ts', { BENCH_BODY: FIXED_BODY }, 'LISTENING');
+  const bareHttp = await runLoad({
+    baseUrl: bare.baseUrl,
+    durationSeconds,
+    connections,
+    nextRequest: () => ({ path: '/' }),
+  });
+  await bare.stop();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-bench-ceiling-'));
+  const edge = await startChild(
+    'tooling/bench/src/express-ceiling.ts',
+    { BENCH_BODY: FIXED_BODY, ODP_DATA_DIR: dataDir },
+    'CEILING_READY',
+  );
+  const ready = JSON.parse(edge.ready) as { path: string; key: string };
+  const express = await runLoad({
+    baseUrl: edge.baseUrl,
+    headers: { 'x-api-key': ready.key },
+    durationSeconds,
+    connections,
+    nextRequest: () => ({ path: ready.path }),
+  });
+  await edge.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  return { bareHttp, express };
+}
+
+async function measureSize(objects: number, ceilings: Ceilings): Promise<OperationResult[]> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `odp-bench-${objects}-`));
+  try {
+    log(`Seeding ${objects.toLocaleString('en')} objects into ${dataDir}`);
+    const fixture = await seedPlatform({ dataDir, objects, modelDir, log });
+    log(
+      `  objects in ${fixture.seconds.objects.toFixed(1)} s, access control in ${fixture.seconds.accessControl.toFixed(1)} s`,
+    );
+    const model = (await loadModelRepository(modelDir)).model;
+    if (!model) throw new Error('The example model was refused.');
+    const store = openTenantStore({
+      file: path.join(tenantDataDir({ dataDir }, fixture.tenantId), DOCUMENTS_FILE),
+    });
+    await store.applyModel(model);
+    const api = await startChild('apps/api/src/main.ts', { ODP_DATA_DIR: dataDir }, 'ODP api is running');
+    const keys: Record<Caller, string> = {
+      system: fixture.systemKey,
+      member: fixture.memberKey,
+      viewer: fixture.viewerKey,
+    };
+    const results: OperationResult[] = [];
+    const figures = new Map<string, LoadFigures>();
+    try {
+      for (const operation of operations({ fixture, model, store, runId: randomUUID().slice(0, 8) })) {
+        log(`  ${operation.name}`);
+        let i = 0;
+        const http = await runLoad({
+          baseUrl: api.baseUrl,
+          headers: { 'x-api-key': keys[operation.caller] },
+          durationSeconds,
+          connections,
+          nextRequest: () => operation.request(i++),
+        });
+        figures.set(operation.name, http);
+        const engine = operation.engine ? await measureEngine(durationSeconds, operation.engine) : undefined;
+        results.push({
+          name: operation.name,
+          objects,
+          http,
+          ...(engine ? { engine } : {}),
+          ...(operation.target ? { target: operation.target(http, ceilings, figures) } : {}),
+        });
+      }
+    } finally {
+      await api.stop();
+      await store.close();
+    }
+    results.push({
+      name: 'seed (bulk path) + ACL rebuild',
+      objects,
+      http: { requestsPerSecond: 0, p50Ms: 0, p99Ms: 0, requests: 0, failures: 0 },
+      engine: {
+        opsPerSecond: objects / Math.max(0.001, fixture.seconds.objects + fixture.seconds.accessControl),
+        p50Ms: 0,
+        p99Ms: 0,
+      },
+    });
+    return results;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const run: BenchRun = {
+  startedAt: new Date().toISOString(),
+  machine: machineFacts(),
+  settings: { durationSeconds, connections, sizes },
+  ceilings: await measureCeilings(),
+  operations: [],
+};
+for (const size of sizes) run.operations.push(...(await measureSize(size, run.ceilings)));
+
+process.stdout.write(markdownTable(run) + '\n');
+const file = writeRun(run, flags.quick ? path.join(flags.out, 'tmp') : flags.out);
+log(`Results written to ${path.relative(process.cwd(), file)}`);
+const failures = run.operations.reduce((sum, op) => sum + op.http.failures, 0);
+if (failures > 0) {
+  log(`${failures} requests failed: the figures are not valid.`);
+  process.exitCode = 1;
+}

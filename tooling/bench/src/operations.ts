@@ -1,0 +1,197 @@
+/**
+ * The measured operations: each an HTTP request shape (varied per request), the account it runs
+ * as, the same operation on the raw store (the engine ceiling), and the target it is held to.
+ */
+import type { AccessFilter, ListPlan, Model, StoredObject } from '@odp/core';
+import { UNRESTRICTED } from '@odp/core';
+import { parseAggregateQuery, parseDistinctQuery, parseListQuery } from '@odp/query-engine';
+import type { SqliteTenantStore } from '@odp/store-sqlite';
+import type { LoadFigures, LoadRequest } from './load.js';
+import type { Ceilings } from './report.js';
+import type { SeedFixture } from './seed.js';
+
+export type Caller = 'system' | 'member' | 'viewer';
+
+export interface Operation {
+  readonly name: string;
+  readonly caller: Caller;
+  readonly request: (i: number) => LoadRequest;
+  readonly engine?: (i: number) => Promise<unknown>;
+  readonly target?: (
+    http: LoadFigures,
+    ceilings: Ceilings,
+    others: Map<string, LoadFigures>,
+  ) => {
+    description: string;
+    met: boolean;
+  };
+}
+
+const LIST = 'status=paid&sort=invoiceNumber';
+const TEN_PERCENT = 'invoiceDate_from=2020-01-01&invoiceDate_to=2020-12-31';
+
+/** Everything an operation needs to build its requests and its engine call. */
+export interface OperationContext {
+  readonly fixture: SeedFixture;
+  readonly model: Model;
+  readonly store: SqliteTenantStore;
+  /** A prefix unique to this run, for unique values of created objects. */
+  readonly runId: string;
+}
+
+const params = (query: string) => new URLSearchParams(query);
+
+export function operations(context: OperationContext): Operation[] {
+  const { fixture, model, store, runId } = context;
+  const t = `/data/${fixture.tenantId}`;
+  const invoices = fixture.counts.invoices;
+  const randomInvoice = () => fixture.invoiceId(Math.floor(Math.random() * invoices));
+  const listPlan = (query: string): ListPlan => parseListQuery(model, 'crm.invoice', params(query));
+  const firstPage = listPlan(LIST);
+  const deepPage = listPlan(`${LIST}&page=500`);
+  const companiesPage = parseListQuery(model, 'crm.company', params('sort=legalName'));
+  const distinct = parseDistinctQuery(model, 'crm.invoice', params('distinct=status'));
+  const aggregate = parseAggregateQuery(model, 'crm.invoice', params(`sum=amount&avg=amount&${TEN_PERCENT}`));
+  const client = `${t}/companies/${fixture.companyId(0)}`;
+  const newInvoice = (i: number, prefix: string) => ({
+    invoiceNumber: `${prefix}-${runId}-${i}`,
+    amount: 100 + (i % 50),
+    invoiceDate: '2026-03-01',
+    client,
+  });
+  const engineInvoice = (i: number): StoredObject => ({
+    id: `${runId.slice(0, 8)}-0000-4000-9000-${i.toString(16).padStart(12, '0')}`,
+    basicClass: 'crm.invoice',
+    classes: ['crm.invoice'],
+    name: `E-${runId}-${i}`,
+    values: {
+      invoiceNumber: `E-${runId}-${i}`,
+      amount: 100,
+      vatRate: 21,
+      invoiceDate: '2026-03-01',
+      status: 'draft',
+    },
+    links: { 'crm.invoice#client': [fixture.companyId(0)] },
+    createdAt: '2026-03-01T00:00:00.000Z',
+    modifiedAt: '2026-03-01T00:00:00.000Z',
+  });
+  let deleted = 0;
+  const all: AccessFilter = UNRESTRICTED;
+  const p50Under = (ms: number) => (http: LoadFigures) => ({
+    description: `p50 < ${ms} ms`,
+    met: http.p50Ms < ms,
+  });
+
+  return [
+    {
+      name: 'get one',
+      caller: 'system',
+      request: () => ({ path: `${t}/invoices/${randomInvoice()}` }),
+      engine: () => store.get(randomInvoice(), all),
+      target: (http, ceilings) => ({
+        description: '>= 60% of express ceiling, p99 < 10 ms',
+        met: http.requestsPerSecond >= 0.6 * ceilings.express.requestsPerSecond && http.p99Ms < 10,
+      }),
+    },
+    {
+      name: 'list: filter + sort, page of 20',
+      caller: 'system',
+      request: () => ({ path: `${t}/invoices?${LIST}` }),
+      engine: () => store.list(firstPage, all),
+      target: p50Under(5),
+    },
+    {
+      name: 'list: deep page 500',
+      caller: 'system',
+      request: () => ({ path: `${t}/invoices?${LIST}&page=500` }),
+      engine: () => store.list(deepPage, all),
+      target: p50Under(20),
+    },
+    {
+      name: 'list with q',
+      caller: 'system',
+      request: (i) => ({ path: `${t}/companies?q=${['har', 'north', 'sum', 'lum de'][i % 4]}` }),
+      engine: (i) =>
+        store.search.search(
+          { text: ['har', 'north', 'sum', 'lum de'][i % 4] ?? '', classes: ['crm.company'], size: 20 },
+          all,
+        ),
+      target: p50Under(10),
+    },
+    {
+      name: 'global search',
+      caller: 'system',
+      request: (i) => ({ path: `${t}/search?q=${['amb', 'quartz', 'vis', 'person1'][i % 4]}` }),
+      engine: (i) =>
+        store.search.search(
+          {
+            text: ['amb', 'quartz', 'vis', 'person1'][i % 4] ?? '',
+            classes: ['crm.company', 'crm.person'],
+            size: 20,
+          },
+          all,
+        ),
+      target: p50Under(10),
+    },
+    {
+      name: 'distinct status',
+      caller: 'system',
+      request: () => ({ path: `${t}/invoices/distinct?distinct=status` }),
+      engine: () => store.distinct(distinct, all),
+    },
+    {
+      name: 'aggregations sum/avg over 10%',
+      caller: 'system',
+      request: () => ({ path: `${t}/invoices/aggregations?sum=amount&avg=amount&${TEN_PERCENT}` }),
+      engine: () => store.aggregate(aggregate, all),
+      target: p50Under(100),
+    },
+    {
+      name: 'list as system: companies by name',
+      caller: 'system',
+      request: () => ({ path: `${t}/companies?sort=legalName` }),
+      engine: () => store.list(companiesPage, all),
+    },
+    {
+      name: 'list as member (record-level ACL): companies by name',
+      caller: 'member',
+      request: () => ({ path: `${t}/companies?sort=legalName` }),
+      target: (http, _ceilings, others) => {
+        const system = others.get('list as system: companies by name');
+        return {
+          description: 'p50 within 2x of the system account',
+          met: system !== undefined && http.p50Ms <= 2 * Math.max(system.p50Ms, 1),
+        };
+      },
+    },
+    {
+      name: 'list as viewer (record-level ACL): invoices by number',
+      caller: 'viewer',
+      request: () => ({ path: `${t}/invoices?sort=invoiceNumber` }),
+    },
+    {
+      name: 'create invoice',
+      caller: 'system',
+      request: (i) => ({ method: 'POST', path: `${t}/invoices`, body: JSON.stringify(newInvoice(i, 'C')) }),
+      engine: (i) => store.write({ put: [engineInvoice(i)] }),
+      target: (http) => ({ description: '>= 2,000/s', met: http.requestsPerSecond >= 2000 }),
+    },
+    {
+      name: 'patch invoice',
+      caller: 'system',
+      request: (i) => ({
+        method: 'PATCH',
+        path: `${t}/invoices/${randomInvoice()}`,
+        body: JSON.stringify({ amount: 200 + (i % 100) }),
+      }),
+    },
+    {
+      name: 'delete invoice',
+      caller: 'system',
+      request: () => {
+        deleted += 1;
+        return { method: 'DELETE', path: `${t}/invoices/${fixture.invoiceId(invoices - deleted)}` };
+      },
+    },
+  ];
+}

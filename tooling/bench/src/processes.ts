@@ -1,0 +1,80 @@
+/**
+ * Child processes the benchmark measures: the platform's api and the two HTTP ceilings, each in
+ * its own process on a free 127.0.0.1 port, so that each competes with the load generator alike.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+
+export interface Child {
+  readonly baseUrl: string;
+  /** The rest of the ready line, after its prefix. */
+  readonly ready: string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Runs `node --import tsx <script>` with `env` and waits until it prints a line starting with
+ * `readyPrefix` (everything it prints is discarded afterwards: request logs are not measured).
+ */
+export async function startChild(
+  script: string,
+  env: Readonly<Record<string, string>>,
+  readyPrefix: string,
+): Promise<Child> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, script)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split('\n').find((candidate) => candidate.startsWith(readyPrefix));
+      if (line !== undefined) {
+        clearTimeout(timer);
+        resolve(line.slice(readyPrefix.length).trim());
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  child.stdout?.removeAllListeners('data').resume();
+  child.stderr?.removeAllListeners('data').resume();
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    ready,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

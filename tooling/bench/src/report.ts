@@ -1,0 +1,99 @@
+/**
+ * The benchmark report: one row per measured operation with its ratios to the three ceilings,
+ * printed as a markdown table and written as JSON with the machine facts.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { LoadFigures } from './load.js';
+
+/** The engine ceiling: the same operation on the raw store, without HTTP, in one process. */
+export interface EngineFigures {
+  readonly opsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+export interface OperationResult {
+  readonly name: string;
+  readonly objects: number;
+  readonly http: LoadFigures;
+  readonly engine?: EngineFigures;
+  /** The target this operation is held to, and whether this run met it. */
+  readonly target?: { readonly description: string; readonly met: boolean };
+}
+
+export interface Ceilings {
+  readonly bareHttp: LoadFigures;
+  readonly express: LoadFigures;
+}
+
+export interface BenchRun {
+  readonly startedAt: string;
+  readonly machine: { readonly cores: number; readonly cpuModel: string; readonly node: string };
+  readonly settings: {
+    readonly durationSeconds: number;
+    readonly connections: number;
+    readonly sizes: number[];
+  };
+  readonly ceilings: Ceilings;
+  readonly operations: OperationResult[];
+}
+
+export function machineFacts(): BenchRun['machine'] {
+  const all = cpus();
+  return { cores: all.length, cpuModel: all[0]?.model ?? 'unknown', node: process.version };
+}
+
+function ratio(part: number, whole: number): string {
+  return whole > 0 ? `${((part / whole) * 100).toFixed(0)}%` : 'n/a';
+}
+
+const fixed = (value: number, digits = 1): string => value.toFixed(digits);
+
+/** The markdown table: throughput, latency, and each operation's share of every ceiling. */
+export function markdownTable(run: BenchRun): string {
+  const lines = [
+    `Machine: ${run.machine.cores} cores (${run.machine.cpuModel}), Node ${run.machine.node}; ` +
+      `${run.settings.durationSeconds}s per operation at ${run.settings.connections} connections.`,
+    '',
+    `Ceilings: bare node:http ${fixed(run.ceilings.bareHttp.requestsPerSecond, 0)} req/s ` +
+      `(p50 ${fixed(run.ceilings.bareHttp.p50Ms)} ms); express with the api's middleware ` +
+      `${fixed(run.ceilings.express.requestsPerSecond, 0)} req/s (p50 ${fixed(run.ceilings.express.p50Ms)} ms).`,
+    '',
+    '| operation | N | req/s | p50 ms | p99 ms | failures | % of node:http | % of express | engine ops/s | % of engine | target |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const op of run.operations) {
+    const engine = op.engine;
+    lines.push(
+      [
+        op.name,
+        op.objects.toLocaleString('en'),
+        fixed(op.http.requestsPerSecond, 0),
+        fixed(op.http.p50Ms),
+        fixed(op.http.p99Ms),
+        String(op.http.failures),
+        ratio(op.http.requestsPerSecond, run.ceilings.bareHttp.requestsPerSecond),
+        ratio(op.http.requestsPerSecond, run.ceilings.express.requestsPerSecond),
+        engine ? fixed(engine.opsPerSecond, 0) : '-',
+        engine ? ratio(op.http.requestsPerSecond, engine.opsPerSecond) : '-',
+        op.target ? `${op.target.met ? 'met' : 'MISSED'}: ${op.target.description}` : '-',
+      ]
+        .join(' | ')
+        .replace(/^/, '| ')
+        .concat(' |'),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Writes `<dir>/<date>.json` and `<dir>/<date>.md`; returns the JSON file's path. */
+export function writeRun(run: BenchRun, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const stamp = run.startedAt.replace(/[:.]/g, '-');
+  const file = join(dir, `${stamp}.json`);
+  writeFileSync(file, JSON.stringify(run, null, 2) + '\n');
+  writeFileSync(join(dir, `${stamp}.md`), markdownTable(run) + '\n');
+  return file;
+}

@@ -1,0 +1,208 @@
+/**
+ * Seeds a benchmark platform: a data directory with a tenant of the example CRM model holding N
+ * objects, written through the store's bulk path, then the ACL derived by the same rebuild the
+ * admin route runs. Shape (as in the access-control figures of the benchmark issue):
+ * N/100 companies (anchors of `companyTeam`), N/1000 persons (employees, each with a profile and a
+ * user-bound key), and invoices for the rest, each billed to a random company.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DOCUMENTS_FILE } from '@odp/api';
+import { tenantDataDir, platformDatabasePath } from '@odp/config';
+import type { StoredObject } from '@odp/core';
+import { generateApiKey } from '@odp/auth';
+import { RebuildTracker, TenantAccessControl } from '@odp/acl';
+import { loadModelRepository } from '@odp/model-loader';
+import { openPlatformStore, openTenantStore } from '@odp/store-sqlite';
+
+const STATUSES = ['draft', 'sent', 'paid', 'cancelled'] as const;
+const COMPANY_TYPES = ['bv', 'nv', 'vof', 'eenmanszaak'] as const;
+const WORDS = ['north', 'delta', 'harbor', 'maple', 'quartz', 'summit', 'lumen', 'cobalt', 'amber', 'vista'];
+/** Invoice dates spread evenly over ten years, so one year's range selects 10% of invoices. */
+const FIRST_YEAR = 2016;
+
+export interface SeedFixture {
+  readonly dataDir: string;
+  readonly tenantId: string;
+  readonly systemKey: string;
+  /** A user-bound key of a `member` profile linked to an employee person. */
+  readonly memberKey: string;
+  /** A user-bound key of a `viewer` profile linked to an employee person. */
+  readonly viewerKey: string;
+  readonly counts: { readonly companies: number; readonly persons: number; readonly invoices: number };
+  readonly invoiceId: (index: number) => string;
+  readonly companyId: (index: number) => string;
+  /** Seconds spent writing objects and deriving the ACL. */
+  readonly seconds: { readonly objects: number; readonly accessControl: number };
+}
+
+/** Deterministic ids: a kind prefix and an index, in UUID shape. */
+function uuid(kind: number, index: number): string {
+  return `${kind.toString(16).padStart(8, '0')}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
+}
+
+/** A small deterministic generator, so every run seeds the same data. */
+function generator(seed: number): (bound: number) => number {
+  let state = seed;
+  return (bound) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % bound;
+  };
+}
+
+const at = '2026-01-01T00:00:00.000Z';
+const stored = (
+  id: string,
+  basicClass: string,
+  classes: string[],
+  name: string,
+  values: Record<string, unknown>,
+  links: Record<string, string[]> = {},
+): StoredObject => ({ id, basicClass, classes, name, values, links, createdAt: at, modifiedAt: at });
+
+export async function seedPlatform(options: {
+  dataDir: string;
+  objects: number;
+  modelDir: string;
+  log?: (line: string) => void;
+}): Promise<SeedFixture> {
+  const log = options.log ?? (() => undefined);
+  const loaded = await loadModelRepository(options.modelDir);
+  if (!loaded.model) throw new Error('The example model was refused; see its model status.');
+  const model = loaded.model;
+
+  const registry = openPlatformStore(platformDatabasePath({ dataDir: options.dataDir }));
+  const tenant = await registry.createTenant({ name: 'Benchmark CRM', modelSource: options.modelDir });
+  const system = generateApiKey();
+  await registry.createApiKey({
+    tenantId: tenant.id,
+    profileId: null,
+    expiresAt: null,
+    keyHash: system.hash,
+  });
+
+  const companies = Math.max(10, Math.round(options.objects / 100));
+  const persons = Math.max(10, Math.round(options.objects / 1000));
+  const invoices = Math.max(0, options.objects - companies - persons);
+  const random = generator(42);
+  const personId = (index: number) => uuid(1, index);
+  const companyId = (index: number) => uuid(2, index);
+  const invoiceId = (index: number) => uuid(3, index);
+
+  const tenantDir = tenantDataDir(options, tenant.id);
+  mkdirSync(tenantDir, { recursive: true });
+  const store = openTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
+  await store.applyModel(model);
+  const objectsStarted = Date.now();
+  const batch: StoredObject[] = [];
+  const flush = () => store.bulkWrite(batch.splice(0));
+
+  for (let index = 0; index < persons; index += 1) {
+    const first = WORDS[index % WORDS.length] ?? 'x';
+    batch.push(
+      stored(personId(index), 'crm.person', ['crm.person'], `${first} Person${index}`, {
+        firstName: first,
+        lastName: `Person${index}`,
+        email: `person${index}@example.test`,
+        initials: `${first.toUpperCase()}.`,
+      }),
+    );
+  }
+  const companyNames: string[] = [];
+  for (let index = 0; index < companies; index += 1) {
+    const legalName = `${WORDS[random(WORDS.length)]} ${WORDS[random(WORDS.length)]} ${index}`;
+    companyNames.push(legalName);
+    const employees = new Set([personId(random(persons)), personId(random(persons))]);
+    batch.push(
+      stored(
+        companyId(index),
+        'crm.company',
+        ['crm.company', 'crm.organisation'],
+        legalName,
+        {
+          legalName,
+          registrationNumber: `REG-${index}`,
+          companyType: COMPANY_TYPES[index % COMPANY_TYPES.length],
+          employeeCount: random(1000),
+          revenue: random(10_000_000),
+          active: true,
+          displayName: legalName.toUpperCase(),
+        },
+        { 'crm.company#employees': [...employees] },
+      ),
+    );
+  }
+  flush();
+  for (let index = 0; index < invoices; index += 1) {
+    const client = random(companies);
+    const amount = 10 + random(100_000) / 100;
+    const year = FIRST_YEAR + Math.floor((index * 10) / Math.max(1, invoices));
+    const invoiceDate = `${year}-${String(1 + (index % 12)).padStart(2, '0')}-${String(1 + (index % 28)).padStart(2, '0')}`;
+    batch.push(
+      stored(
+        invoiceId(index),
+        'crm.invoice',
+        ['crm.invoice'],
+        `INV-${index}`,
+        {
+          invoiceNumber: `INV-${index}`,
+          invoiceDate,
+          amount,
+          vatRate: 21,
+          vatAmount: Math.round(amount * 21) / 100,
+          total: Math.round(amount * 121) / 100,
+          clientName: companyNames[client],
+          status: STATUSES[index % STATUSES.length],
+        },
+        { 'crm.invoice#client': [companyId(client)] },
+      ),
+    );
+    if (batch.length === 10_000) {
+      flush();
+      if (index % 100_000 < 10_000) log(`  seeded ${index + 1 + companies + persons} objects`);
+    }
+  }
+  flush();
+  const objectsSeconds = (Date.now() - objectsStarted) / 1000;
+
+  const aclStarted = Date.now();
+  const tracker = new RebuildTracker();
+  new TenantAccessControl(model, tenant.id, store).startRebuild(tracker);
+  await tracker.settled();
+  store.analyze();
+  const aclSeconds = (Date.now() - aclStarted) / 1000;
+  await store.close();
+
+  const userKey = async (role: 'member' | 'viewer', index: number): Promise<string> => {
+    const profile = await registry.createProfile({
+      tenantId: tenant.id,
+      issuer: null,
+      subject: null,
+      email: `person${index}@example.test`,
+      role,
+      objectId: personId(index),
+    });
+    const key = generateApiKey();
+    await registry.createApiKey({
+      tenantId: tenant.id,
+      profileId: profile.id,
+      expiresAt: null,
+      keyHash: key.hash,
+    });
+    return key.key;
+  };
+  const memberKey = await userKey('member', 0);
+  const viewerKey = await userKey('viewer', 1);
+  await registry.close();
+  return {
+    dataDir: options.dataDir,
+    tenantId: tenant.id,
+    systemKey: system.key,
+    memberKey,
+    viewerKey,
+    counts: { companies, persons, invoices },
+    invoiceId,
+    companyId,
+    seconds: { objects: objectsSeconds, accessControl: aclSeconds },
+  };
+}
