@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal } from '@odp/data';
-import { DataService } from '@odp/data';
+import { DataService, SecretCipher } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
@@ -25,6 +25,8 @@ export const DOCUMENTS_FILE = 'documents.sqlite';
 
 export interface TenantDataOptions {
   readonly baseUrl?: string;
+  /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
+  readonly secretKey?: string;
   readonly log: Logger;
 }
 
@@ -71,6 +73,7 @@ async function compose(
     access: accessControl.policy,
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
     onChange: () => changes.notify(),
   });
   return { model, store, accessControl, data, close: () => store.close() };

@@ -9,6 +9,7 @@ import type { FormulaEnvironment, FormulaLink, FormulaRecord } from '@odp/formul
 import type { Formula, Model, ScriptDef, StoredObject } from '@odp/core';
 import { fieldsOf, relationsOf } from './classes.js';
 import { coerceComputed } from './encode.js';
+import type { SecretCipher } from './secret-cipher.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** An object being written: a StoredObject whose values and links may still change. */
@@ -43,6 +44,12 @@ export function hasValue(value: unknown): boolean {
 export interface ComputeEnvironment extends FormulaEnvironment {
   readonly model: Model;
   readonly tenantId: string;
+  readonly secrets?: SecretCipher;
+}
+
+/** A SECRET value in stored form: encrypted when a cipher is configured. */
+export function sealSecret(env: Pick<ComputeEnvironment, 'secrets'>, value: unknown): unknown {
+  return env.secrets && typeof value === 'string' ? env.secrets.encrypt(value) : value;
 }
 
 export function objectHref(
@@ -69,8 +76,15 @@ function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | Stor
           return object.createdAt;
         case '_modificationDate':
           return object.modifiedAt;
-        default:
-          return name.startsWith('_') ? undefined : object.values[name];
+        default: {
+          if (name.startsWith('_')) return undefined;
+          const value = object.values[name];
+          const secret =
+            env.secrets &&
+            typeof value === 'string' &&
+            fieldsOf(model, object.classes).get(name)?.type === 'SECRET';
+          return secret ? (env.secrets?.decrypt(value) ?? null) : value;
+        }
       }
     },
     async follow(name: string): Promise<FormulaLink | undefined> {
@@ -126,7 +140,7 @@ export async function compute(
     if (!field) return;
     const coerced = coerceComputed(model, field, value);
     if (coerced === undefined) delete draft.values[name];
-    else draft.values[name] = coerced;
+    else draft.values[name] = field.type === 'SECRET' ? sealSecret(env, coerced) : coerced;
   };
   /** Defaults of required fields still empty; run before scripts and formulas read them, and after. */
   const applyDefaults = async () => {

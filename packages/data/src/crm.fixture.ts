@@ -9,6 +9,7 @@ import type { Account, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
+import { SecretCipher } from './secret-cipher.js';
 import { DataService } from './service.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 
@@ -35,6 +36,7 @@ export async function crmFixture(now?: () => Date): Promise<CrmFixture> {
     model,
     store,
     access: unrestrictedPolicy(model),
+    secrets: new SecretCipher('test-secret-key-of-at-least-32-characters'),
     ...(now ? { now } : {}),
   });
   return {

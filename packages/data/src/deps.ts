@@ -1,4 +1,5 @@
 import type { AccessPolicy, Model, SearchIndex, TenantStore } from '@odp/core';
+import type { SecretCipher } from './secret-cipher.js';
 
 /** Everything the object service of one tenant works with. */
 export interface DataServiceDeps {
@@ -12,6 +13,8 @@ export interface DataServiceDeps {
   readonly access: AccessPolicy;
   /** The tenant's full-text index; lists with `q` are served from it. Absent: `q` is ignored. */
   readonly search?: SearchIndex;
+  /** Encrypts SECRET field values at rest; absent, they are stored as sent (still never returned). */
+  readonly secrets?: SecretCipher;
   /** The clock; the system clock when absent. */
   readonly now?: () => Date;
   /** New object ids; `crypto.randomUUID` when absent. */

@@ -11,3 +11,4 @@ export type { DataObject } from './render.js';
 export type { DataServiceDeps } from './deps.js';
 export { unrestrictedPolicy } from './unrestricted-policy.js';
 export { ChangeSignal } from './change-signal.js';
+export { SecretCipher } from './secret-cipher.js';

@@ -135,6 +135,16 @@ describe('atomic writes with their events', () => {
   });
 });
 
+describe('SECRET fields', () => {
+  it('are stored encrypted and never rendered', async () => {
+    const id = idOf(await crm.data.create(SYSTEM, 'companies', { legalName: 'S', apiToken: 'plain-token' }));
+    const stored = await crm.store.get(id, { kind: 'all' });
+    expect(typeof stored?.values['apiToken']).toBe('string');
+    expect(JSON.stringify(stored)).not.toContain('plain-token');
+    expect(JSON.stringify(await object('companies', id))).not.toContain('apiToken');
+  });
+});
+
 describe('class rules', () => {
   const cls = (name: string): ClassDef => {
     const found = crm.model.classes.get(name);

@@ -9,7 +9,7 @@ import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObj
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
 import type { ComputeEnvironment, Draft } from './compute.js';
-import { compute, draftOf, hasValue } from './compute.js';
+import { compute, draftOf, hasValue, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
 import { encodeField } from './encode.js';
 import { recordHistory } from './history.js';
@@ -61,6 +61,7 @@ export class ObjectWriter {
       accountEmail: account.kind === 'user' ? account.email : null,
       ...(this.deps.baseUrl ? { baseUrl: this.deps.baseUrl } : {}),
       ...(this.deps.systemSetting ? { systemSetting: this.deps.systemSetting } : {}),
+      ...(this.deps.secrets ? { secrets: this.deps.secrets } : {}),
     };
   }
 
@@ -290,7 +291,8 @@ export class ObjectWriter {
           continue;
         }
         const encoded = encodeField(this.model, field, value, draft.values[key]);
-        if (encoded.ok) draft.values[key] = encoded.value;
+        if (encoded.ok)
+          draft.values[key] = field.type === 'SECRET' ? sealSecret(this.deps, encoded.value) : encoded.value;
         else errors.push({ field: key, message: encoded.message });
         continue;
       }
