@@ -31,6 +31,8 @@ export interface Driver {
   readonly covers: readonly number[];
   /** Whether rows come out in ascending `n` (creation) order. */
   readonly orderedByN: boolean;
+  /** The field key whose value order (then `n`) the rows come out in, for ranges of the value index. */
+  readonly sortedField?: number;
 }
 
 export interface CompiledSelection {
@@ -177,6 +179,7 @@ function compileFilter(
       n: 'd.n',
       coversClass: true,
       orderedByN: exact,
+      ...(field.multiple ? {} : { sortedField: f }),
     },
   };
 }
@@ -317,6 +320,8 @@ export function compileAccess(keys: KeyLookup, access: AccessFilter): Condition 
 
 /** The sort of a list as an index driver (when the sort field's index range can serve the order) and ORDER BY terms. */
 export interface CompiledSort {
+  /** The key of the sorted field, when the sort is on a single-valued indexed field. */
+  readonly field?: number;
   /** The index range that yields rows in sort order, when the key is a single-valued field. */
   readonly driver?: Driver;
   /** ORDER BY terms for the given driver. */
@@ -360,11 +365,13 @@ export function compileSort(
         n: 'd.n',
         covers: [0],
         orderedByN: false,
+        sortedField: f,
       };
   return {
     driver: sortDriver,
+    ...(field.multiple ? {} : { field: f }),
     orderBy: (driver) =>
-      driver === sortDriver
+      driver.sortedField === f
         ? { text: `d.v ${dir}, d.n ${dir}`, params: [] }
         : {
             text:

@@ -104,6 +104,22 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
     await store.close();
   });
 
+  it('walks a range of the sort field in order when a broad filter is on that field', async () => {
+    const store = await openSeeded({ driverLimit: 5 });
+    const filters = [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'Company 1' } as const];
+    const plan = store.explainList(page({ filters, sort: sortByName }), ALL);
+    expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND v>\? AND v<\?\)/);
+    expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
+    const rows = await store.list(page({ filters, sort: sortByName, size: 3 }), ALL);
+    expect(rows.map((row) => row.values.legalName)).toEqual([
+      'Company 10',
+      'Company 11',
+      'Company 12',
+      'Company 13',
+    ]);
+    await store.close();
+  });
+
   it('walks class membership in creation order for an unsorted page', async () => {
     const store = await openSeeded();
     const plan = store.explainList(page({ page: 1 }), ALL);

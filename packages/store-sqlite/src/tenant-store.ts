@@ -156,8 +156,13 @@ export class SqliteTenantStore implements TenantStore {
     const limit = plan.size + 1;
     const offset = plan.page * plan.size;
     const selective = this.smallestCandidate(selection, this.driverLimit);
+    const rangeOfSortField =
+      sort.field === undefined
+        ? undefined
+        : selection.candidates.find((candidate) => candidate.sortedField === sort.field);
     const driver =
       selective ??
+      rangeOfSortField ??
       sort.driver ??
       (plan.sort === undefined
         ? selection.candidates.find((candidate) => candidate.orderedByN)
