@@ -244,3 +244,36 @@ describe('related fields never reveal an unreadable object', () => {
     expect(JSON.stringify(invoice['_links'])).not.toContain('Globex NV');
   });
 });
+
+describe('a wide fan-out: one company anchoring 300 invoices', () => {
+  it('granting and revoking its employee takes effect on the very next request', async () => {
+    const bob = accounts.find((candidate) => candidate.name === 'bob');
+    if (!bob) throw new Error('no bob');
+    const wide = await api.create('companies', { legalName: 'Wide BV', active: true });
+    for (let index = 0; index < 300; index += 1) {
+      await api.create('invoices', {
+        invoiceNumber: `W-${index}`,
+        invoiceDate: '2026-05-01',
+        amount: index,
+        vatRate: 21,
+        status: 'draft',
+        client: api.href('companies', wide),
+      });
+    }
+    const total = async (): Promise<unknown> =>
+      (await api.get(`/companies/${wide}/invoices/aggregations`, api.systemKey))['total'];
+    expect(await total()).toBe(300);
+    const visibleToBob = async (): Promise<unknown> =>
+      (await api.get('/invoices/aggregations?invoiceNumber_startswith=W-', bob.key))['total'];
+    expect(await visibleToBob()).toBe(0);
+    const grant = await api.call('PATCH', `/companies/${wide}`, {
+      body: { employees: [api.href('persons', DEMO.bob)] },
+    });
+    expect(grant.status).toBe(204);
+    expect(await visibleToBob()).toBe(300);
+    expect((await api.call('GET', `/companies/${wide}`, { key: bob.key })).status).toBe(200);
+    expect((await api.call('PATCH', `/companies/${wide}`, { body: { employees: [] } })).status).toBe(204);
+    expect(await visibleToBob()).toBe(0);
+    expect((await api.call('GET', `/companies/${wide}`, { key: bob.key })).status).toBe(404);
+  }, 60_000);
+});
