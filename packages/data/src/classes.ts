@@ -12,12 +12,6 @@ export function classByPlural(model: Model, plural: string, account: Account): C
   return cls;
 }
 
-export function classNamed(model: Model, name: string): ClassDef {
-  const cls = model.classes.get(name);
-  if (!cls) throw new NotFoundError('Unknown class.');
-  return cls;
-}
-
 /** `names` and all their ancestors, in first-seen order. */
 export function withAncestors(model: Model, names: readonly string[]): string[] {
   const result = new Set<string>();

@@ -24,7 +24,7 @@ export type Encoded = { ok: true; value: unknown } | { ok: false; message: strin
 const fail = (message: string): Encoded => ({ ok: false, message });
 const ok = (value: unknown): Encoded => ({ ok: true, value });
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -37,12 +37,7 @@ function validDate(value: string): boolean {
  * One value of a field (an element, for multi-valued fields) in stored form. `existing` is the
  * field's stored value, so a FILE value sent back as just its href keeps its recorded metadata.
  */
-export function encodeOne(
-  model: Model,
-  field: FieldDef,
-  value: unknown,
-  existing: readonly StoredFile[],
-): Encoded {
+function encodeOne(model: Model, field: FieldDef, value: unknown, existing: readonly StoredFile[]): Encoded {
   switch (field.type) {
     case 'TEXT':
     case 'TEXTBLOCK':

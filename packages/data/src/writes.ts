@@ -11,7 +11,7 @@ import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './class
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { compute, draftOf, hasValue, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
-import { encodeField } from './encode.js';
+import { encodeField, isPlainObject } from './encode.js';
 import { recordHistory } from './history.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -22,10 +22,6 @@ export interface CreateParentRef {
 }
 
 type Body = Record<string, unknown>;
-
-export function isPlainObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function bodyOf(value: unknown): Body {
   if (!isPlainObject(value)) throw new ValidationError('The request body must be a JSON object.');
