@@ -202,6 +202,11 @@ describe('loading a model repository: one row per check, exact issues', () => {
       ],
     ],
     [
+      'a class extending itself',
+      { [X]: cls('a.x', { extends: ['a.x'] }) },
+      [E(X, '/extends/0', 'Cycle in extends: a.x -> a.x')],
+    ],
+    [
       'an unknown attachableTo class',
       { [X]: cls('a.role', { attachableTo: ['a.nope'] }) },
       [E(X, '/attachableTo/0', "Unknown class 'a.nope'")],
@@ -822,6 +827,17 @@ describe('the resolved model', () => {
       'viewer',
     ]);
     expect(model.lists.has('system.externalService')).toBe(true);
+  });
+
+  it('counts format-1 files of every kind as upgradable', () => {
+    const result = buildModel(
+      repository({
+        'lists/old.json': { version: 1, kind: 'list', list: 'a.old', values: [{ key: 'k', label: 'K' }] },
+      }),
+    );
+    expect(result.issues).toEqual([]);
+    expect(result.upgradableFiles).toEqual(['lists/old.json']);
+    expect(result.model?.lists.get('a.old')?.values).toEqual([{ key: 'k', label: 'K' }]);
   });
 
   it('converts format-1 files in memory and counts them', () => {
