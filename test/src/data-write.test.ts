@@ -60,14 +60,15 @@ describe('Create', () => {
     ['rule 1: unknown keys', { colour: 'red', nested: { a: 1 } }],
     ['rule 1: __proto__', JSON.parse('{"__proto__": {"polluted": true}}') as Json],
     ['rule 1: constructor', { constructor: { prototype: { polluted: true } } }],
-    ['rule 1: an inverse side (read-only)', { invoices: [api ? '' : ''] }],
+    ['rule 1: an inverse side (read-only)', { invoices: ['/data/x/invoices/1'] }],
     ['rule 5: _modificationDate', { _modificationDate: '1999-01-01T00:00:00Z' }],
   ])('ignores %s', async (_name, extra) => {
     const id = await company(extra);
     const created = await api.get(`/companies/${id}`);
     expect(created).not.toHaveProperty('colour');
     expect(created).not.toHaveProperty('polluted');
-    expect(({} as Json)['polluted']).toBeUndefined();
+    // A polluted prototype on the server would show up on every object rendered afterwards.
+    expect(await api.get(`/persons/${DEMO.bob}`)).not.toHaveProperty('polluted');
     expect(created['_modificationDate']).not.toBe('1999-01-01T00:00:00Z');
   });
 
@@ -126,7 +127,7 @@ describe('Create', () => {
     [
       'rule 6: multi-valued relation not an array',
       'companies',
-      { legalName: 'L', employees: api ? 'x' : 'x' },
+      { legalName: 'L', employees: '/data/x/persons/1' },
       400,
       ['employees'],
     ],
