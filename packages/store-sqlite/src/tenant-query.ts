@@ -375,7 +375,7 @@ export function compileSort(
         ? { text: `d.v ${dir}, d.n ${dir}`, params: [] }
         : {
             text:
-              `(SELECT ${pick}(s.v) FROM ix s WHERE s.n = ${driver.n} AND s.f = ? AND s.c = ?) ` +
+              `(SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} FROM ix s WHERE s.n = ${driver.n} AND s.f = ? AND s.c = ?) ` +
               `COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
             params: [f, c],
           },

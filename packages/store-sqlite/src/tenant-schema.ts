@@ -105,6 +105,24 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    version: 3,
+    name: 'full-text prefix indexes for 1 to 6 characters',
+    up: `
+  -- A prefix query without a prefix index of its length materialises the doclists of every
+  -- matching term; with one it is read lazily. Typed prefixes are short, so 1-6 are indexed.
+  -- The entries are re-derived by the next applyModel (the signature is forgotten).
+  DROP TABLE search;
+  CREATE VIRTUAL TABLE search USING fts5(
+    text,
+    content = '',
+    contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2',
+    prefix = '1 2 3 4 5 6'
+  );
+  DELETE FROM meta WHERE k = 'index_signature';
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */
