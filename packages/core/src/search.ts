@@ -70,19 +70,17 @@ export const MAX_SEARCH_TERMS = 16;
 export const MAX_SEARCH_TERM_LENGTH = 64;
 
 /**
- * The terms of a query string: runs of letters and digits (any script), lower-cased, accents
- * removed, each cut to {@link MAX_SEARCH_TERM_LENGTH}. Everything else - quotes, `*`, `:`, `-`,
- * parentheses, operators like NEAR/AND/OR as words - only separates terms, so a query can never
- * carry engine syntax. Throws ValidationError above {@link MAX_SEARCH_TERMS} terms.
+ * The terms of a query string: runs of letters, digits and combining marks (any script), each cut
+ * to {@link MAX_SEARCH_TERM_LENGTH} characters. Everything else - quotes, `*`, `:`, `-`,
+ * parentheses - only separates terms, and adapters quote every term, so operators like NEAR, AND,
+ * OR are plain words and a query can never carry engine syntax. Case and accents are folded by the
+ * engine's analyser, the same way as the indexed text. Throws ValidationError above
+ * {@link MAX_SEARCH_TERMS} terms.
  */
 export function searchTerms(text: string): string[] {
-  const terms = (
-    text
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  ).map((term) => term.slice(0, MAX_SEARCH_TERM_LENGTH));
+  const terms = (text.match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).map((term) =>
+    term.slice(0, MAX_SEARCH_TERM_LENGTH),
+  );
   if (terms.length > MAX_SEARCH_TERMS) {
     throw new ValidationError(`A search query may have at most ${MAX_SEARCH_TERMS} terms.`, [
       { field: 'q', message: `at most ${MAX_SEARCH_TERMS} terms` },

@@ -81,6 +81,7 @@ export function describeSearchIndexContract(name: string, open: () => Promise<Se
       ['a prefix', 'caf', [1, 2]],
       ['without accents', 'cafe zurich', [1]],
       ['in another case', 'ROME', [3]],
+      ['typed with combining accents', 'cafe\u0301', [1, 2]],
       ['terms combined with AND', 'roma cafeteria', [2]],
       ['a LIST key', 'bv', [1]],
       ['a LIST label', 'public', [2]],
