@@ -410,6 +410,7 @@ describe('Patch: one scenario per row of the Patch table', () => {
 
   it.each<[string, Json, string[]]>([
     ['clearing a required field', { invoiceNumber: null }, ['invoiceNumber']],
+    ['clearing a required field that has a default', { status: '' }, ['status']],
     ['clearing a required relation', { client: null }, ['client']],
     ['a wrong type', { amount: 'much' }, ['amount']],
     ['a LIST value not a key', { status: 'lost' }, ['status']],
@@ -583,6 +584,53 @@ describe('Bad input: never a 500, never a partial write', () => {
   ])('%s', async (_name, method, route, body, status) => {
     const res = await api.call(method, route, { body });
     expect(res.status).toBe(status);
+  });
+
+  it.each<[string, string, number]>([
+    ['sort by a multi-valued relation (kept in default order)', '/companies?sort=employees', 200],
+    ['sort with an empty name', '/companies?sort=,desc', 200],
+    ['distinct on an inverse side', '/companies/distinct?distinct=invoices', 200],
+    ['an _href filter that is no URI', '/companies?invoices_href=xyz', 200],
+    ['an empty _class', '/companies?_class=,,', 200],
+    ['a range on a LIST field', '/invoices?status_from=a&status_to=z', 200],
+    ['a number too large for a double', '/invoices?amount_from=1e999', 400],
+    ['a page number beyond any integer', '/companies?page=99999999999999999999', 200],
+    ['blank page and size', '/companies?size=%20&page=%20', 200],
+    ['a NUL byte in a filter', '/companies?legalName=%00', 200],
+    [
+      'prototype names as filters',
+      '/companies?constructor=1&__proto__=1&toString=1&hasOwnProperty.name=x',
+      200,
+    ],
+    ['search syntax in q', '/companies?q=%22%27()*', 200],
+    ['a forged search cursor', '/companies?q=a&cursor=zzz', 400],
+    ['values of a relation name', '/companies/values/employees', 400],
+    ['values of a SECRET field', '/companies/values/apiToken', 400],
+    ['a related path under items', `/items/${DEMO.acme}/invoices`, 404],
+    ['Get own of the system account', '/companies/own', 404],
+  ])('GET with %s', async (_name, route, status) => {
+    expect((await api.call('GET', route)).status).toBe(status);
+  });
+
+  it.each<[string, string, string, unknown, number]>([
+    ['null in a relation array', 'POST', '/companies', { legalName: 'x', employees: [null] }, 400],
+    ['an object in a relation array', 'POST', '/companies', { legalName: 'x', employees: [{}] }, 400],
+    ['a JSON null body', 'POST', '/companies', 'null', 400],
+    ['a JSON string body', 'POST', '/companies', '"text"', 400],
+    ['a numeric loser', 'POST', `/companies/${DEMO.globex}/merge`, { loser: 5 }, 400],
+    [
+      'an array patch in a merge',
+      'POST',
+      `/companies/${DEMO.globex}/merge`,
+      { loser: DEMO.acme, patch: [] },
+      400,
+    ],
+    ['a role class without ?class=', 'POST', `/companies/${DEMO.acme}/shareholders`, {}, 400],
+    ['a create under items', 'POST', '/items', {}, 404],
+  ])('%s', async (_name, method, route, body, status) => {
+    const before = (await api.get<{ total: number }>('/companies/aggregations')).total;
+    expect((await api.call(method, route, { body })).status).toBe(status);
+    expect((await api.get<{ total: number }>('/companies/aggregations')).total).toBe(before);
   });
 
   it('writes nothing when a later relation in the body does not resolve', async () => {

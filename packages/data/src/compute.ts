@@ -130,6 +130,8 @@ export async function compute(
   uow: UnitOfWork,
   draft: Draft,
   trigger: 'CREATE' | 'UPDATE' | null,
+  /** Fields a patch explicitly cleared: no default refills them (the required check then answers 400). */
+  cleared: ReadonlySet<string> = new Set(),
 ): Promise<Draft> {
   const { model } = env;
   const record = recordOf(env, uow, draft);
@@ -145,7 +147,14 @@ export async function compute(
   /** Defaults of required fields still empty; run before scripts and formulas read them, and after. */
   const applyDefaults = async () => {
     for (const field of fields.values()) {
-      if (!field.required || hasValue(draft.values[field.name]) || !field.default) continue;
+      if (
+        !field.required ||
+        hasValue(draft.values[field.name]) ||
+        !field.default ||
+        cleared.has(field.name)
+      ) {
+        continue;
+      }
       assign(field.name, 'value' in field.default ? field.default.value : await run(field.default.formula));
     }
   };

@@ -128,8 +128,8 @@ export class ObjectWriter {
     }
     const uow = this.unitOfWork();
     const draft = draftOf(object);
-    await this.applyBody(account, uow, draft, body, 'patch');
-    await this.finish(account, uow, draft, object, 'UPDATE');
+    const cleared = await this.applyBody(account, uow, draft, body, 'patch');
+    await this.finish(account, uow, draft, object, 'UPDATE', cleared);
     uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, [draft.id]);
     await this.commit(uow);
@@ -175,7 +175,9 @@ export class ObjectWriter {
     }
     const uow = this.unitOfWork();
     const draft = draftOf(winner);
-    if (isPlainObject(patch)) await this.applyBody(account, uow, draft, patch, 'patch');
+    const cleared = isPlainObject(patch)
+      ? await this.applyBody(account, uow, draft, patch, 'patch')
+      : new Set<string>();
     draft.classes = withAncestors(this.model, [...draft.classes, ...loser.classes]);
     for (const { source, relationKey } of await uow.linkersOf(loser.id)) {
       if (source.id === loser.id) continue;
@@ -191,7 +193,7 @@ export class ObjectWriter {
         uow.emit({ type: 'update', objectId: target.id, classes: target.classes });
       }
     }
-    await this.finish(account, uow, draft, winner, 'UPDATE');
+    await this.finish(account, uow, draft, winner, 'UPDATE', cleared);
     uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
     await this.planDelete(account, uow, loser.id);
     await this.recalculateNeighbours(account, uow, [draft.id]);
@@ -209,8 +211,9 @@ export class ObjectWriter {
     draft: Draft,
     before: StoredObject | undefined,
     trigger: 'CREATE' | 'UPDATE',
+    cleared: ReadonlySet<string> = new Set(),
   ): Promise<void> {
-    await compute(this.env(account), uow, draft, trigger);
+    await compute(this.env(account), uow, draft, trigger, cleared);
     const missing = this.missingRequired(draft);
     if (missing.length > 0) {
       throw new ValidationError(
@@ -265,6 +268,7 @@ export class ObjectWriter {
    * Applies a Create or Patch body to the draft. Unknown keys (including `__proto__` and
    * `constructor` unless the model has such a field) and inverse sides are ignored; every type
    * error is collected and reported at once (400), an unresolvable relation URI is a 404.
+   * Returns the fields a patch explicitly cleared.
    */
   private async applyBody(
     account: Account,
@@ -273,10 +277,11 @@ export class ObjectWriter {
     body: Body,
     mode: 'create' | 'patch',
     supplied?: string,
-  ): Promise<void> {
+  ): Promise<Set<string>> {
     const fields = fieldsOf(this.model, draft.classes);
     const ends = relationsOf(this.model, draft.classes);
     const errors: FieldError[] = [];
+    const cleared = new Set<string>();
     const references: { end: RelationEnd; refs: unknown[] }[] = [];
     for (const key of Object.keys(body)) {
       const value = body[key];
@@ -284,6 +289,7 @@ export class ObjectWriter {
       if (field) {
         if (value === null || value === '' || (value === undefined && mode === 'patch')) {
           delete draft.values[key];
+          if (mode === 'patch') cleared.add(key);
           continue;
         }
         const encoded = encodeField(this.model, field, value, draft.values[key]);
@@ -332,6 +338,7 @@ export class ObjectWriter {
       else delete draft.links[end.relation.key];
     }
     if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
+    return cleared;
   }
 
   /** The object id of a relation value: a bare UUID, or a URI of this tenant ending in one. */
