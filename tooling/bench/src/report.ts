@@ -16,8 +16,10 @@ export interface EngineFigures {
 
 export interface OperationResult {
   readonly name: string;
+  /** Objects in the tenant; 0 for operations that use no tenant (model loading). */
   readonly objects: number;
-  readonly http: LoadFigures;
+  /** Absent for work measured without HTTP only (seeding, model loading). */
+  readonly http?: LoadFigures;
   readonly engine?: EngineFigures;
   /** The target this operation is held to, and whether this run met it. */
   readonly target?: { readonly description: string; readonly met: boolean };
@@ -61,23 +63,25 @@ export function markdownTable(run: BenchRun): string {
       `(p50 ${fixed(run.ceilings.bareHttp.p50Ms)} ms); express with the api's middleware ` +
       `${fixed(run.ceilings.express.requestsPerSecond, 0)} req/s (p50 ${fixed(run.ceilings.express.p50Ms)} ms).`,
     '',
+    'Latencies in parentheses are of the engine alone (no HTTP).',
+    '',
     '| operation | N | req/s | p50 ms | p99 ms | failures | % of node:http | % of express | engine ops/s | % of engine | target |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const op of run.operations) {
-    const engine = op.engine;
+    const { engine, http } = op;
     lines.push(
       [
         op.name,
-        op.objects.toLocaleString('en'),
-        fixed(op.http.requestsPerSecond, 0),
-        fixed(op.http.p50Ms),
-        fixed(op.http.p99Ms),
-        String(op.http.failures),
-        ratio(op.http.requestsPerSecond, run.ceilings.bareHttp.requestsPerSecond),
-        ratio(op.http.requestsPerSecond, run.ceilings.express.requestsPerSecond),
-        engine ? fixed(engine.opsPerSecond, 0) : '-',
-        engine ? ratio(op.http.requestsPerSecond, engine.opsPerSecond) : '-',
+        op.objects > 0 ? op.objects.toLocaleString('en') : '-',
+        http ? fixed(http.requestsPerSecond, 0) : '-',
+        http ? fixed(http.p50Ms) : engine ? `(${fixed(engine.p50Ms)})` : '-',
+        http ? fixed(http.p99Ms) : engine ? `(${fixed(engine.p99Ms)})` : '-',
+        http ? String(http.failures) : '-',
+        http ? ratio(http.requestsPerSecond, run.ceilings.bareHttp.requestsPerSecond) : '-',
+        http ? ratio(http.requestsPerSecond, run.ceilings.express.requestsPerSecond) : '-',
+        engine ? fixed(engine.opsPerSecond, engine.opsPerSecond < 10 ? 2 : 0) : '-',
+        engine && http ? ratio(http.requestsPerSecond, engine.opsPerSecond) : '-',
         op.target ? `${op.target.met ? 'met' : 'MISSED'}: ${op.target.description}` : '-',
       ]
         .join(' | ')
