@@ -17,6 +17,8 @@ export interface EventStreamContext {
   readonly account: Account;
   readonly data: DataService;
   readonly changes: ChangeSignal;
+  /** Heartbeat interval; {@link HEARTBEAT_MS} when absent. */
+  readonly heartbeatMs?: number;
 }
 
 function lastEventId(req: Request): number | null {
@@ -79,7 +81,7 @@ export async function eventStream(req: Request, res: Response, context: EventStr
   const heartbeat = setInterval(() => {
     res.write(': heartbeat\n\n');
     wake();
-  }, HEARTBEAT_MS);
+  }, context.heartbeatMs ?? HEARTBEAT_MS);
   req.on('close', () => {
     closed = true;
     clearInterval(heartbeat);

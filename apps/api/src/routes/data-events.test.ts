@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import type { Account } from '@odp/core';
+import { ChangeSignal, DataService, unrestrictedPolicy } from '@odp/data';
+import { loadModelRepository } from '@odp/model-loader';
+import { openTenantStore } from '@odp/store-sqlite';
+import { eventStream } from './data-events.js';
+
+/** The event stream's framing and heartbeat, on a bare express app with the example CRM. */
+describe('eventStream', () => {
+  const tenantId = '7d1b0b0e-0000-4000-8000-0000000000aa';
+  const system: Account = { kind: 'system', tenantId };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-events-'));
+  const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
+  const changes = new ChangeSignal();
+  let data: DataService;
+  let server: ReturnType<express.Express['listen']>;
+  let base: string;
+
+  beforeAll(async () => {
+    const { model } = await loadModelRepository(path.resolve(__dirname, '../../../../examples/models/crm'));
+    if (!model) throw new Error('model refused');
+    await store.applyModel(model);
+    data = new DataService({
+      tenantId,
+      model,
+      store,
+      access: unrestrictedPolicy(model),
+      onChange: () => changes.notify(),
+    });
+    const app = express();
+    app.get(
+      '/events',
+      (req, res) => void eventStream(req, res, { account: system, data, changes, heartbeatMs: 100 }),
+    );
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function read(
+    body: ReadableStreamDefaultReader<Uint8Array>,
+    until: (text: string) => boolean,
+  ): Promise<string> {
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!until(text)) {
+      const chunk = await body.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    return text;
+  }
+
+  it('sends heartbeat comments and the events of writes', async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${base}/events`, { signal: abort.signal });
+    const body = res.body?.getReader();
+    if (!body) throw new Error('no body');
+    const opening = await read(body, (text) => text.includes(': heartbeat'));
+    expect(opening).toContain('retry: 3000');
+    expect(opening).toContain(': heartbeat\n\n');
+    await data.create(system, 'companies', { legalName: 'Woken' });
+    const event = await read(body, (text) => text.includes('event: create'));
+    expect(event).toMatch(
+      /id: \d+\nevent: create\ndata: \{"type":"create","href":"\/data\/[^"]+\/companies\//,
+    );
+    abort.abort();
+  });
+});
