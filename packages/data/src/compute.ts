@@ -6,7 +6,7 @@
  */
 import { evaluate } from '@odp/formulas';
 import type { FormulaEnvironment, FormulaLink, FormulaRecord } from '@odp/formulas';
-import type { Formula, Model, ScriptDef, StoredObject } from '@odp/core';
+import type { Formula, FormulaNode, Model, ScriptDef, StoredObject } from '@odp/core';
 import { fieldsOf, relationsOf } from './classes.js';
 import { coerceComputed } from './encode.js';
 import type { SecretCipher } from './secret-cipher.js';
@@ -178,4 +178,42 @@ export async function compute(
     draft.name = name === null || name === undefined || name === '' ? null : String(name);
   }
   return draft;
+}
+
+function mentions(node: FormulaNode, names: ReadonlySet<string>): boolean {
+  switch (node.kind) {
+    case 'literal':
+      return false;
+    case 'identifier':
+      return names.has(node.name);
+    case 'member':
+      return mentions(node.object, names);
+    case 'call':
+      return node.args.some((arg) => mentions(arg, names));
+    case 'unary':
+      return mentions(node.argument, names);
+    case 'binary':
+      return mentions(node.left, names) || mentions(node.right, names);
+    case 'conditional':
+      return [node.test, node.consequent, node.alternate].some((part) => mentions(part, names));
+  }
+}
+
+/**
+ * Whether a formula that runs on recalculation (field formulas, formula defaults, name formulas)
+ * of an object with these classes reads through one of its relations, i.e. whether a change of a
+ * linked object can change it. Objects for which it is false are never recalculated for a neighbour.
+ */
+export function readsThroughRelations(model: Model, classes: readonly string[]): boolean {
+  const relations = new Set(relationsOf(model, classes).keys());
+  const formulas: Formula[] = [];
+  for (const field of fieldsOf(model, classes).values()) {
+    if (field.formula) formulas.push(field.formula);
+    if (field.default && 'formula' in field.default) formulas.push(field.default.formula);
+  }
+  for (const name of classes) {
+    const nameFormula = model.classes.get(name)?.nameFormula;
+    if (nameFormula) formulas.push(nameFormula);
+  }
+  return formulas.some((formula) => mentions(formula.ast, relations));
 }

@@ -8,6 +8,7 @@ export type {
   StreamEvent,
 } from './service.js';
 export type { DataObject } from './render.js';
+export type { GlobalSearchPage } from './search.js';
 export type { DataServiceDeps } from './deps.js';
 export { unrestrictedPolicy } from './unrestricted-policy.js';
 export { ChangeSignal } from './change-signal.js';

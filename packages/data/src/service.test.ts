@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '@odp/core';
 import type { Account, ClassDef, RelationEnd } from '@odp/core';
 import { isEligible, relatedEnd } from './classes.js';
+import { readsThroughRelations } from './compute.js';
 import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
 import type { CrmFixture } from './crm.fixture.js';
 
@@ -159,6 +160,15 @@ describe('class rules', () => {
     ['a person under an unrelated concrete class', 'crm.person', 'crm.company', false],
   ])('structural eligibility: %s', (_name, basic, target, expected) => {
     expect(isEligible(crm.model, basic, cls(target))).toBe(expected);
+  });
+
+  it.each<[string, boolean]>([
+    ['crm.invoice', true],
+    ['crm.company', false],
+    ['crm.person', false],
+    ['crm.invoiceLine', false],
+  ])('recalculation for neighbours: %s reads through relations: %p', (name, expected) => {
+    expect(readsThroughRelations(crm.model, cls(name).ancestors)).toBe(expected);
   });
 
   it('names the relations to use when several connect the classes of a related path', () => {

@@ -28,6 +28,7 @@ import { classByPlural, isConcrete, isEligible, relatedEnd } from './classes.js'
 import type { DataServiceDeps } from './deps.js';
 import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
+import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
@@ -77,10 +78,12 @@ interface RelatedTarget {
 export class DataService {
   private readonly renderer: Renderer;
   private readonly writer: ObjectWriter;
+  private readonly searcher: ObjectSearch;
 
   constructor(private readonly deps: DataServiceDeps) {
     this.renderer = new Renderer(deps.model, deps.tenantId);
     this.writer = new ObjectWriter(deps);
+    this.searcher = new ObjectSearch(deps, this.renderer);
   }
 
   private get model() {
@@ -205,28 +208,30 @@ export class DataService {
     size: number,
     params: URLSearchParams,
   ): Promise<DataObjectPage> {
-    const filter = await this.deps.access.accessFilter(account);
-    const cursor = params.get('cursor');
-    const page = await search.search(
-      { text, classes: [cls.name], size, ...(cursor ? { cursor } : {}) },
-      filter,
-    );
-    const found = new Map(
-      (await this.deps.store.getMany(page.ids, filter)).map((object) => [object.id, object]),
-    );
-    const rows = page.ids
-      .map((id) => found.get(id))
-      .filter((object): object is StoredObject => object !== undefined);
+    const hits = await this.searcher.hits(account, search, {
+      text,
+      classes: [cls.name],
+      size,
+      cursor: params.get('cursor'),
+    });
     return {
-      _embedded: { [cls.plural]: await this.render(account, rows) },
+      _embedded: { [cls.plural]: hits.objects },
       _links: cursorLinks({
         path: this.pathOf(path),
         ...(cls.system ? {} : { excelPath: this.pathOf(path, 'excel/') }),
         params,
         size,
-        next: page.next,
+        next: hits.next,
       }),
     };
+  }
+
+  /**
+   * Global search (`GET /data/{tenant}/search`): `q` in the classes of `classes`, else in
+   * `generalSearchClasses`; cursor paging. See {@link ObjectSearch.global}.
+   */
+  search(account: Account, params: URLSearchParams, generalSearchClasses: readonly string[]) {
+    return this.searcher.global(account, params, generalSearchClasses);
   }
 
   async distinct(account: Account, path: ListPath, params: URLSearchParams): Promise<DistinctResponse> {

@@ -9,7 +9,7 @@ import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObj
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
 import type { ComputeEnvironment, Draft } from './compute.js';
-import { compute, draftOf, hasValue, sealSecret } from './compute.js';
+import { compute, draftOf, hasValue, readsThroughRelations, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
 import { encodeField, isPlainObject } from './encode.js';
 import { recordHistory } from './history.js';
@@ -416,8 +416,9 @@ export class ObjectWriter {
   }
 
   /**
-   * Re-runs formulas of `ids` (no scripts: they are not being saved by the caller) and puts those
-   * whose values or name changed, or that are in `changed` already, with an update event.
+   * Re-runs formulas of `ids` that read through relations (no scripts: the objects are not being
+   * saved by the caller) and puts those whose values or name changed; objects in `changed` (already
+   * put by the caller) get their update event either way.
    */
   private async recalculate(
     account: Account,
@@ -426,6 +427,11 @@ export class ObjectWriter {
     changed: ReadonlySet<string>,
   ): Promise<void> {
     for (const object of await uow.loadMany(ids)) {
+      if (!readsThroughRelations(this.model, object.classes)) {
+        if (changed.has(object.id))
+          uow.emit({ type: 'update', objectId: object.id, classes: object.classes });
+        continue;
+      }
       const draft = await compute(this.env(account), uow, draftOf(object), null);
       const differs =
         draft.name !== object.name || JSON.stringify(draft.values) !== JSON.stringify(object.values);
