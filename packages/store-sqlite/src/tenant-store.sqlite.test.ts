@@ -13,6 +13,7 @@ import {
 import { openTenantStore } from './tenant-store.js';
 import type { SqliteTenantStore, TenantStoreOptions } from './tenant-store.js';
 import { TENANT_MIGRATIONS } from './tenant-schema.js';
+import { applyMigrations } from './platform-migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-tenant-store-'));
 let counter = 0;
@@ -159,6 +160,20 @@ describe('SqliteTenantStore specifics', () => {
     raw.close();
   });
 
+  it('upgrades a database of an earlier schema and rebuilds its derived data', async () => {
+    const file = nextFile();
+    const old = new Database(file);
+    applyMigrations(old, TENANT_MIGRATIONS.slice(0, 2));
+    old.close();
+    const store = openTenantStore({ file });
+    await store.applyModel(contractModel);
+    await store.write({ put: [company(1, { legalName: 'Upgraded' })] });
+    expect((await store.search.search({ text: 'u', classes: ['ct.company'], size: 5 }, ALL)).ids).toEqual([
+      uuid(1),
+    ]);
+    await store.close();
+  });
+
   it('isolates tenants by database file', async () => {
     const first = await openSeeded();
     const second = openTenantStore({ file: nextFile() });
@@ -172,6 +187,25 @@ describe('SqliteTenantStore specifics', () => {
   it('refuses queries and writes before a model is applied', async () => {
     const store = openTenantStore({ file: nextFile() });
     await expect(store.write({ put: [company(1, {})] })).rejects.toThrow('applyModel');
+    await store.close();
+  });
+
+  it('changes the search index in the same transaction as the objects', async () => {
+    const store = await openSeeded();
+    const find = async (text: string) =>
+      (await store.search.search({ text, classes: ['ct.company'], size: 10 }, ALL)).ids;
+    const failing = storedObject({
+      n: 100,
+      basicClass: 'ct.company',
+      name: 'Zanzibar',
+      links: { 'ct.company#shareholders': [999] },
+    });
+    await expect(store.write({ put: [failing] })).rejects.toThrow();
+    expect(await find('zanz')).toEqual([]);
+    await store.write({ put: [storedObject({ n: 100, basicClass: 'ct.company', name: 'Zanzibar' })] });
+    expect(await find('zanz')).toEqual([uuid(100)]);
+    await store.write({ delete: [uuid(100)] });
+    expect(await find('zanz')).toEqual([]);
     await store.close();
   });
 
