@@ -4,7 +4,7 @@
  * demo tenant's system key unless told otherwise.
  */
 import { startServer } from './support/server.js';
-import type { TestServer } from './support/server.js';
+import type { ServerOptions, TestServer } from './support/server.js';
 
 /** Ids of the demo tenant's default data (examples/models/crm/data/crm.json). */
 export const DEMO = {
@@ -90,8 +90,8 @@ export function idOf(object: Json): string {
 }
 
 /** Starts a server with the demo tenant and loads its default data. */
-export async function startDataServer(): Promise<DataApi> {
-  const server = await startServer();
+export async function startDataServer(options: ServerOptions = {}): Promise<DataApi> {
+  const server = await startServer(options);
   const api = new DataApi(server, server.tenantId ?? '', server.systemKey ?? '');
   const res = await api.call('POST', '/loadDefaultData');
   if (res.status !== 200) {

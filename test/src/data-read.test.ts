@@ -6,14 +6,19 @@
  */
 import { DEMO, idOf, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
+import { startIdp } from './support/idp.js';
+import type { Idp } from './support/idp.js';
 
 let api: DataApi;
+let idp: Idp;
 
 beforeAll(async () => {
-  api = await startDataServer();
+  idp = await startIdp();
+  api = await startDataServer({ env: idp.env });
 });
 afterAll(async () => {
   await api?.server.stop();
+  await idp?.stop();
 });
 
 const sorted = (ids: readonly string[]) => [...ids].sort();
@@ -468,12 +473,23 @@ describe('DataObject and Get one', () => {
   });
 });
 
-describe('Get own', () => {
+describe('Get own: one scenario per row of the table', () => {
+  it('signed-in user: the object the profile points at', async () => {
+    await profileFor('own-signed-in', DEMO.bob);
+    const token = await idp.token({ sub: 'own-signed-in' });
+    const res = await api.call('GET', '/persons/own', {
+      key: null,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(idOf((await res.json()) as Json)).toBe(DEMO.bob);
+  });
+
   it.each<[string, string | null, string, number]>([
-    ['system API key', null, 'persons', 404],
-    ['user-bound key of a profile linked to a person', 'linked', 'persons', 200],
-    ['linked object lacks the class', 'linked', 'companies', 404],
-    ['profile without a linked object', 'unlinked', 'persons', 404],
+    ['system API key: 404 (no account)', null, 'persons', 404],
+    ["user-bound API key: the object the key's profile points at", 'linked', 'persons', 200],
+    ['the linked object lacks the class: 404', 'linked', 'companies', 404],
+    ['no linked object: 404', 'unlinked', 'persons', 404],
   ])('%s', async (_name, who, typeName, status) => {
     const key = who === null ? undefined : await keyFor(who === 'linked' ? DEMO.ann : null);
     const res = await api.call('GET', `/${typeName}/own`, { key });
@@ -482,12 +498,8 @@ describe('Get own', () => {
   });
 });
 
-const keys = new Map<string | null, string>();
-/** A user-bound API key of a member profile linked to `objectId` (or to nothing). */
-async function keyFor(objectId: string | null): Promise<string> {
-  const known = keys.get(objectId);
-  if (known) return known;
-  const sub = `user-${keys.size}`;
+/** A member profile of the demo tenant for the token subject `sub`, linked to `objectId` (or to nothing). */
+async function profileFor(sub: string, objectId: string | null): Promise<string> {
   const profile = await api.server.odp([
     'profile',
     'create',
@@ -501,14 +513,18 @@ async function keyFor(objectId: string | null): Promise<string> {
     'member',
     ...(objectId ? ['--object', api.href('persons', objectId)] : []),
   ]);
-  const key = await api.server.odp([
-    'key',
-    'create',
-    '--tenant',
-    api.tenant,
-    '--profile',
-    String(profile['id']),
-  ]);
-  keys.set(objectId, String(key['key']));
-  return String(key['key']);
+  return String(profile['id']);
+}
+
+const keys = new Map<string | null, string>();
+/** A user-bound API key of a member profile linked to `objectId` (or to nothing). */
+async function keyFor(objectId: string | null): Promise<string> {
+  const known = keys.get(objectId);
+  if (known) return known;
+  const profileId = await profileFor(`user-${keys.size}`, objectId);
+  const key = String(
+    (await api.server.odp(['key', 'create', '--tenant', api.tenant, '--profile', profileId]))['key'],
+  );
+  keys.set(objectId, key);
+  return key;
 }
