@@ -103,6 +103,14 @@ describe('merge redirects', () => {
   });
 });
 
+describe('event log', () => {
+  it.each([0, 1, 2, 5, 17])('finds the newest seq among %i events', async (count) => {
+    for (let index = 0; index < count; index += 1) await company(`E${index}`);
+    const events = await crm.store.eventsAfter(0, 1000);
+    expect(await crm.data.latestEventSeq()).toBe(events.at(-1)?.seq ?? 0);
+  });
+});
+
 describe('atomic writes with their events', () => {
   it.each<[string, () => Promise<unknown>, new (...args: never[]) => Error]>([
     [

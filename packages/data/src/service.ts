@@ -468,15 +468,26 @@ export class DataService {
     return { events: visible, lastSeq: events.at(-1)?.seq ?? afterSeq };
   }
 
-  /** The seq of the newest event in the log (0 when empty): where a new event stream starts. */
+  /**
+   * The seq of the newest event in the log (0 when empty): where a new event stream starts. Found
+   * by galloping and bisection over `eventsAfter(x, 1)` (non-empty exactly when the newest seq is
+   * above x), so a long log costs a few dozen indexed lookups, not a scan.
+   */
   async latestEventSeq(): Promise<number> {
-    let seq = 0;
-    for (;;) {
-      const events = await this.deps.store.eventsAfter(seq, 1000);
-      const last = events.at(-1)?.seq;
-      if (last === undefined) return seq;
-      seq = last;
+    const above = async (seq: number) => (await this.deps.store.eventsAfter(seq, 1)).length > 0;
+    if (!(await above(0))) return 0;
+    let low = 0;
+    let high = 1;
+    while (await above(high)) {
+      low = high;
+      high *= 2;
     }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (await above(middle)) low = middle;
+      else high = middle;
+    }
+    return high;
   }
 
   private async mayReadEvent(account: Account, filter: AccessFilter, event: ChangeEvent): Promise<boolean> {
