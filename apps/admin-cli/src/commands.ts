@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '@odp/auth';
-import { modelReloadRequestKey, NotFoundError, TENANT_ROLES } from '@odp/core';
+import { modelReloadRequestKey, NotFoundError, rebuildRequestKey, TENANT_ROLES } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
@@ -86,8 +86,7 @@ async function existingTenant(registry: PlatformRegistry, id: string): Promise<T
 }
 
 /**
- * The `odp` command table, keyed by the command words. Later features add their commands here
- * (`rebuild`).
+ * The `odp` command table, keyed by the command words.
  */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'tenant create': {
@@ -207,6 +206,24 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         ),
       ];
       return { json: { ...status }, text: lines.join('\n') };
+    },
+  },
+  rebuild: {
+    usage: 'odp rebuild --tenant ID',
+    options: ['tenant'],
+    /**
+     * Asks the api to rebuild the tenant's derived data: the rebuild needs the api's own store and
+     * access-control state (a second writer on the database would race it), so the command records a
+     * request that the api starts on its next request to the tenant (docs/odp.md, docs/search.md).
+     */
+    async run({ registry, config }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      await registry.setSetting(rebuildRequestKey(tenant.id), randomUUID());
+      const progress = `${config.baseUrl}/admin/${tenant.id}/rebuild`;
+      return {
+        json: { tenant: tenant.id, requested: true, progress },
+        text: `Rebuild of tenant ${tenant.id} requested: the api starts it on its next request to the tenant.\nProgress: GET ${progress}`,
+      };
     },
   },
   'model webhook': {

@@ -15,6 +15,8 @@ import { auditRoutes } from './routes/audit.js';
 import { capabilitiesRoutes } from './routes/capabilities.js';
 import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
 import { metadataRoutes } from './routes/metadata.js';
+import { searchRoutes } from './routes/search.js';
+import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -72,6 +74,8 @@ export function platformRoutes(deps: AppDeps): Router[] {
     capabilitiesRoutes(deps),
     adminModelRoutes(deps),
     metadataRoutes(deps),
+    adminRebuildRoutes(deps),
+    searchRoutes(deps),
     dataRoutes(deps),
   ];
 }

@@ -1,17 +1,24 @@
 import { mkdir } from 'node:fs/promises';
-import { modelReloadRequestKey, NotFoundError, UnavailableError } from '@odp/core';
+import {
+  ConflictError,
+  modelReloadRequestKey,
+  NotFoundError,
+  rebuildRequestKey,
+  UnavailableError,
+} from '@odp/core';
 import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import { ChangeSignal } from '@odp/data';
 import type { DataService } from '@odp/data';
 import { RebuildTracker } from '@odp/acl';
-import type { TenantAccessControl } from '@odp/acl';
+import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelStatus } from '@odp/model-loader';
 import type { Logger } from './log.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
+import { startTenantRebuild } from './tenant-rebuild.js';
 
 /**
  * Everything one tenant's requests need, composed once per tenant and cached: the tenant record,
@@ -50,6 +57,13 @@ export interface TenantRuntime {
   applyRequestedReload(): Promise<void>;
   /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
   readonly rebuilds: RebuildTracker;
+  /**
+   * Starts the full rebuild of the tenant's derived data on `rebuilds` (see tenant-rebuild.ts);
+   * ConflictError while a rebuild runs, UnavailableError without a usable model.
+   */
+  startRebuild(onError: (error: unknown) => void): RebuildStatus;
+  /** Starts the rebuild `odp rebuild` asked for (see `rebuildRequestKey`) once none is running. */
+  applyRequestedRebuild(): Promise<void>;
   /** Wakes the tenant's change event streams after each write (pass `notify` as the service's `onChange`). */
   readonly changes: ChangeSignal;
   /** Releases what the runtime holds (open files, timers). */
@@ -120,6 +134,24 @@ export async function openTenantRuntime(
       reloads = run.catch(() => undefined);
       return run;
     },
+    startRebuild(onError) {
+      current();
+      return startTenantRebuild(runtime.rebuilds, current, onError);
+    },
+    async applyRequestedRebuild() {
+      const request = await context.registry.getSetting(rebuildRequestKey(tenant.id));
+      if (request === null || request === '') return;
+      try {
+        runtime.startRebuild((error) =>
+          context.log.error('tenant rebuild failed', { tenantId: tenant.id, error: String(error) }),
+        );
+      } catch (error) {
+        // Still pending: the next request tries again once the running rebuild or the model allows.
+        if (error instanceof ConflictError || error instanceof UnavailableError) return;
+        throw error;
+      }
+      await context.registry.setSetting(rebuildRequestKey(tenant.id), '');
+    },
     generalSearchClasses: () => model.model?.settings.generalSearchClasses ?? [],
     data: () => current().data,
     accessControl: () => current().accessControl,
@@ -165,6 +197,7 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
       }
       return runtime.then(async (opened) => {
         await opened.applyRequestedReload();
+        await opened.applyRequestedRebuild();
         return opened;
       });
     },

@@ -7,8 +7,11 @@ import { ConflictError } from '@odp/core';
 
 export interface RebuildStatus {
   readonly state: 'idle' | 'running' | 'done' | 'failed';
-  /** What the job re-derives, e.g. `accessControl`. */
+  /** What the job re-derives, e.g. `accessControl`, or `tenant` for the full rebuild (docs/search.md). */
   readonly kind: string | null;
+  /** The step a job of several steps is in (the last one once finished); null for a one-step job. */
+  readonly phase: string | null;
+  /** Objects processed so far (in the current phase, for a job of several steps). */
   readonly processed: number;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
@@ -19,6 +22,7 @@ export interface RebuildStatus {
 const IDLE: RebuildStatus = {
   state: 'idle',
   kind: null,
+  phase: null,
   processed: 0,
   startedAt: null,
   finishedAt: null,
@@ -36,13 +40,13 @@ export class RebuildTracker {
   /** Starts `run` in the background and answers the running status; throws ConflictError if a job runs. */
   start(
     kind: string,
-    run: (progress: (processed: number) => void) => Promise<unknown>,
+    run: (progress: (processed: number, phase?: string) => void) => Promise<unknown>,
     onError: (error: unknown) => void = () => undefined,
   ): RebuildStatus {
     if (this.current.state === 'running') throw new ConflictError('A rebuild is already running.');
     this.current = { ...IDLE, state: 'running', kind, startedAt: new Date().toISOString() };
-    const progress = (processed: number): void => {
-      this.current = { ...this.current, processed };
+    const progress = (processed: number, phase?: string): void => {
+      this.current = { ...this.current, processed, ...(phase === undefined ? {} : { phase }) };
     };
     this.running = run(progress).then(
       () => {

@@ -81,20 +81,22 @@ export class TenantAccessControl {
 
   /** Starts a full re-derivation on `tracker` (throws ConflictError while a rebuild runs). */
   startRebuild(tracker: RebuildTracker, onError?: (error: unknown) => void): RebuildStatus {
-    return tracker.start(
-      'accessControl',
-      async (onProgress) => {
-        try {
-          await rebuildAccessControl(this.derivation, this.store, this.graph, {
-            onProgress,
-            exclusive: (work) => this.exclusive(work),
-          });
-        } finally {
-          this.held.invalidate();
-        }
-      },
-      onError,
-    );
+    return tracker.start('accessControl', (onProgress) => this.rebuild(onProgress), onError);
+  }
+
+  /**
+   * Re-derives every ACL row and holding now (batches exclusive of other ACL writes); resolves the
+   * number of objects processed. Callers that track progress use {@link startRebuild} or their own job.
+   */
+  async rebuild(onProgress?: (processed: number) => void): Promise<number> {
+    try {
+      return await rebuildAccessControl(this.derivation, this.store, this.graph, {
+        ...(onProgress ? { onProgress } : {}),
+        exclusive: (work) => this.exclusive(work),
+      });
+    } finally {
+      this.held.invalidate();
+    }
   }
 
   /** The per-record access report of `objectId` (the caller checks that the account may read it). */

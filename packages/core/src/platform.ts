@@ -105,6 +105,15 @@ export function modelReloadRequestKey(tenantId: string): string {
   return `modelReloadRequest:${tenantId}`;
 }
 
+/**
+ * The registry setting through which `odp rebuild` asks the running api to rebuild a tenant's derived
+ * data: the command stores a fresh non-empty value; the api starts the rebuild on its next request to
+ * the tenant and clears the value (so a restart does not rebuild again).
+ */
+export function rebuildRequestKey(tenantId: string): string {
+  return `rebuildRequest:${tenantId}`;
+}
+
 /** Whether a profile may act at `now`: not suspended and `activeUntil` (inclusive, UTC) not passed. */
 export function isProfileActive(profile: Pick<UserProfile, 'active' | 'activeUntil'>, now: Date): boolean {
   return (

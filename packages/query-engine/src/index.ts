@@ -5,6 +5,7 @@ export {
   parseSelection,
   parseDistinctQuery,
   parseAggregateQuery,
+  pageSizeOf,
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
   MAX_PAGE,

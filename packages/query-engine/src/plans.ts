@@ -42,8 +42,13 @@ export function parseListQuery(
     filters: parseFilters(model, cls, params, LIST_RESERVED),
     ...(sort ? { sort } : {}),
     page: clampInteger(params.get('page'), 0, 0, MAX_PAGE),
-    size: clampInteger(params.get('size'), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE),
+    size: pageSizeOf(params),
   };
+}
+
+/** The effective `size` of a list or search request, clamped as {@link parseListQuery} describes. */
+export function pageSizeOf(params: URLSearchParams): number {
+  return clampInteger(params.get('size'), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
 }
 
 /** The filters of a values request; `values` takes the field from the path. */

@@ -1,0 +1,20 @@
+/**
+ * Global search (interface spec, Global search; docs/search.md): `GET /data/{tenant}/search?q=&classes=`
+ * answers a DataObjectPage of the objects matching `q` in the named classes or, without `classes`,
+ * in the tenant's `generalSearchClasses`, under the caller's access filter, paged by cursor.
+ * Mounted before the data routes, which pass the `search` segment on.
+ */
+import { Router } from 'express';
+import type { AppDeps } from '../app.js';
+import { tenantRequest } from '../context.js';
+
+export function searchRoutes(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/data/:tenant/search', async (req, res) => {
+    const { tenantId, account } = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenantId);
+    const params = new URL(req.originalUrl, 'http://localhost').searchParams;
+    res.json(await runtime.data().search(account, params, runtime.generalSearchClasses()));
+  });
+  return router;
+}
