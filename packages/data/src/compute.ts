@@ -217,3 +217,53 @@ export function readsThroughRelations(model: Model, classes: readonly string[]):
   }
   return formulas.some((formula) => mentions(formula.ast, relations));
 }
+
+/**
+ * What formulas of `classes` (field formulas, formula defaults, name formulas) read through the
+ * relation named `relation`: the properties read on the related objects (`client.legalName` reads
+ * `legalName`), `'all'` when the related objects are used whole (`count(invoices)`), or an empty
+ * set when none reads through it. Decides which neighbours of a changed object to recalculate.
+ */
+export function readsVia(
+  model: Model,
+  classes: readonly string[],
+  relation: string,
+): ReadonlySet<string> | 'all' {
+  const read = new Set<string>();
+  let whole = false;
+  const visit = (node: FormulaNode): void => {
+    switch (node.kind) {
+      case 'member':
+        if (node.object.kind === 'identifier' && node.object.name === relation) read.add(node.property);
+        else visit(node.object);
+        return;
+      case 'identifier':
+        if (node.name === relation) whole = true;
+        return;
+      case 'call':
+        node.args.forEach(visit);
+        return;
+      case 'unary':
+        visit(node.argument);
+        return;
+      case 'binary':
+        visit(node.left);
+        visit(node.right);
+        return;
+      case 'conditional':
+        [node.test, node.consequent, node.alternate].forEach(visit);
+        return;
+      case 'literal':
+        return;
+    }
+  };
+  for (const field of fieldsOf(model, classes).values()) {
+    if (field.formula) visit(field.formula.ast);
+    if (field.default && 'formula' in field.default) visit(field.default.formula.ast);
+  }
+  for (const name of classes) {
+    const nameFormula = model.classes.get(name)?.nameFormula;
+    if (nameFormula) visit(nameFormula.ast);
+  }
+  return whole ? 'all' : read;
+}

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '@odp/core';
 import type { Account, ClassDef, RelationEnd } from '@odp/core';
 import { isEligible, relatedEnd } from './classes.js';
-import { readsThroughRelations } from './compute.js';
+import { readsThroughRelations, readsVia } from './compute.js';
 import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
 import type { CrmFixture } from './crm.fixture.js';
 
@@ -66,6 +66,52 @@ describe('recalculation', () => {
     expect((await object('invoices', invoice))['linesTotal']).toBe(21);
     await crm.data.remove(SYSTEM, 'invoiceLines', line);
     expect((await object('invoices', invoice))['linesTotal']).toBe(0);
+  });
+});
+
+describe('recalculation of neighbours', () => {
+  async function invoiceOf(client: string) {
+    return idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: 'N',
+        amount: 1,
+        client: href('companies', client),
+      }),
+    );
+  }
+  const updatesAfter = async (seq: number) =>
+    (await crm.store.eventsAfter(seq, 100))
+      .filter((event) => event.type === 'update')
+      .map((event) => event.objectId);
+
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['a field the invoice formulas read (client.legalName)', { legalName: 'Renamed' }, true],
+    ['a field no invoice formula reads', { phone: '123' }, false],
+  ])('patching %s of a company recalculates its invoices: %p', async (_name, patch, recalculated) => {
+    const client = await company('Acme');
+    const invoice = await invoiceOf(client);
+    const seq = await crm.data.latestEventSeq();
+    await crm.data.patch(SYSTEM, 'companies', client, patch);
+    expect((await updatesAfter(seq)).includes(invoice)).toBe(recalculated);
+    expect((await object('invoices', invoice))['clientName']).toBe(recalculated ? 'Renamed' : 'Acme');
+  });
+
+  it('recalculates an object whose set of linked objects a patch changed', async () => {
+    const [first, second] = [await company('First'), await company('Second')];
+    const invoice = await invoiceOf(first);
+    await crm.data.patch(SYSTEM, 'invoices', invoice, { client: href('companies', second) });
+    expect((await object('invoices', invoice))['clientName']).toBe('Second');
+  });
+
+  it.each<[string, string, ReadonlySet<string> | 'all']>([
+    ['crm.invoice', 'client', new Set(['legalName'])],
+    ['crm.invoice', 'lines', new Set(['amount'])],
+    ['crm.invoice', 'contact', new Set()],
+    ['crm.company', 'invoices', new Set()],
+  ])('%s reads through %s', (className, relation, expected) => {
+    expect(readsVia(crm.model, crm.model.classes.get(className)?.ancestors ?? [], relation)).toEqual(
+      expected,
+    );
   });
 });
 

@@ -41,12 +41,26 @@ export class UnitOfWork {
     return objects.filter((object): object is StoredObject => object !== null);
   }
 
+  /**
+   * Links to `id` without loading the linking objects: the stored ones plus those of pending
+   * objects. May include links the pending state has since removed (callers re-read the source).
+   */
+  async linkRefsTo(id: string): Promise<{ sourceId: string; relationKey: string }[]> {
+    const refs = new Map<string, { sourceId: string; relationKey: string }>();
+    for (const link of await this.store.linksTo(id)) refs.set(`${link.sourceId} ${link.relationKey}`, link);
+    for (const source of this.puts.values()) {
+      for (const [relationKey, ids] of Object.entries(source.links)) {
+        if (ids.includes(id)) refs.set(`${source.id} ${relationKey}`, { sourceId: source.id, relationKey });
+      }
+    }
+    return [...refs.values()].filter((ref) => !this.deletes.has(ref.sourceId));
+  }
+
   /** Objects linking to `id` as the pending state has them, with the relation key. */
   async linkersOf(id: string): Promise<{ source: StoredObject; relationKey: string }[]> {
-    const stored = await this.store.linksTo(id);
-    const candidates = new Set([...stored.map((link) => link.sourceId), ...this.puts.keys()]);
+    const refs = await this.linkRefsTo(id);
     const result: { source: StoredObject; relationKey: string }[] = [];
-    for (const source of await this.loadMany([...candidates])) {
+    for (const source of await this.loadMany([...new Set(refs.map((ref) => ref.sourceId))])) {
       for (const [relationKey, ids] of Object.entries(source.links)) {
         if (ids.includes(id)) result.push({ source, relationKey });
       }

@@ -9,7 +9,7 @@ import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObj
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
 import type { ComputeEnvironment, Draft } from './compute.js';
-import { compute, draftOf, hasValue, readsThroughRelations, sealSecret } from './compute.js';
+import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
 import { encodeField, isPlainObject } from './encode.js';
 import { recordHistory } from './history.js';
@@ -100,7 +100,7 @@ export class ObjectWriter {
     await this.applyBody(account, uow, draft, body, 'create', supplied);
     await this.finish(account, uow, draft, undefined, 'CREATE');
     uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
-    await this.recalculateNeighbours(account, uow, [draft.id]);
+    await this.recalculateNeighbours(account, uow, draft.id, undefined, 'all');
     await this.commit(uow);
     return draft.id;
   }
@@ -131,7 +131,7 @@ export class ObjectWriter {
     const cleared = await this.applyBody(account, uow, draft, body, 'patch');
     await this.finish(account, uow, draft, object, 'UPDATE', cleared);
     uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
-    await this.recalculateNeighbours(account, uow, [draft.id]);
+    await this.recalculateNeighbours(account, uow, draft.id, object, this.changedNames(object, draft));
     await this.commit(uow);
   }
 
@@ -196,7 +196,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, winner, 'UPDATE', cleared);
     uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
     await this.planDelete(account, uow, loser.id);
-    await this.recalculateNeighbours(account, uow, [draft.id]);
+    await this.recalculateNeighbours(account, uow, draft.id, winner, 'all');
     if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
     await this.commit(uow);
   }
@@ -399,20 +399,71 @@ export class ObjectWriter {
     await this.recalculate(account, uow, survivors, unlinkedIds);
   }
 
-  /** Recalculates the objects linked to or from `ids` (formulas reading through relations). */
+  /**
+   * Recalculates the neighbours of object `id` whose formulas read what changed: objects linking to
+   * it (they read it through the relation's name) and objects it links or linked to (they read it
+   * through the inverse name, and their set of linked objects changes with its links). `changed` is
+   * the set of field and relation names that changed, or `'all'` (create, merge).
+   */
   private async recalculateNeighbours(
     account: Account,
     uow: UnitOfWork,
-    ids: readonly string[],
+    id: string,
+    before: StoredObject | undefined,
+    changed: ReadonlySet<string> | 'all',
   ): Promise<void> {
+    const object = await uow.load(id);
     const neighbours = new Set<string>();
-    for (const id of ids) {
-      for (const { source } of await uow.linkersOf(id)) neighbours.add(source.id);
-      const object = await uow.load(id);
-      for (const linked of Object.values(object?.links ?? {}).flat()) neighbours.add(linked);
+    const valuesMatter = (reads: ReadonlySet<string> | 'all') =>
+      changed === 'all' || (reads !== 'all' && [...reads].some((name) => changed.has(name)));
+    for (const { sourceId, relationKey } of await uow.linkRefsTo(id)) {
+      const relation = this.relations.get(relationKey);
+      if (relation && valuesMatter(this.readsVia(relation.declaredOn, relation.name)))
+        neighbours.add(sourceId);
     }
-    for (const id of ids) neighbours.delete(id);
+    for (const key of new Set([...Object.keys(before?.links ?? {}), ...Object.keys(object?.links ?? {})])) {
+      const relation = this.relations.get(key);
+      if (!relation) continue;
+      const reads = this.readsVia(relation.target, relation.inverse);
+      const membership = changed === 'all' || changed.has(relation.name);
+      if (!(membership ? reads === 'all' || reads.size > 0 : valuesMatter(reads))) continue;
+      for (const linked of [...(before?.links[key] ?? []), ...(object?.links[key] ?? [])])
+        neighbours.add(linked);
+    }
+    neighbours.delete(id);
     await this.recalculate(account, uow, [...neighbours], new Set());
+  }
+
+  /** Names of the fields whose values and of the forward relations whose links differ. */
+  private changedNames(before: StoredObject, after: Draft): Set<string> {
+    const names = new Set<string>();
+    for (const name of new Set([...Object.keys(before.values), ...Object.keys(after.values)])) {
+      if (JSON.stringify(before.values[name]) !== JSON.stringify(after.values[name])) names.add(name);
+    }
+    for (const key of new Set([...Object.keys(before.links), ...Object.keys(after.links)])) {
+      const relation = this.relations.get(key);
+      if (relation && JSON.stringify(before.links[key] ?? []) !== JSON.stringify(after.links[key] ?? [])) {
+        names.add(relation.name);
+      }
+    }
+    return names;
+  }
+
+  private readonly reads = new Map<string, ReadonlySet<string> | 'all'>();
+
+  /** What formulas of `className` and its subclasses read through `relation` (cached per model). */
+  private readsVia(className: string, relation: string): ReadonlySet<string> | 'all' {
+    const key = `${className}#${relation}`;
+    let reads = this.reads.get(key);
+    if (reads === undefined) {
+      const classes = withAncestors(
+        this.model,
+        this.model.classes.get(className)?.descendants ?? [className],
+      );
+      reads = readsVia(this.model, classes, relation);
+      this.reads.set(key, reads);
+    }
+    return reads;
   }
 
   /**
