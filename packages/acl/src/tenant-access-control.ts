@@ -86,12 +86,16 @@ export class TenantAccessControl {
 
   /**
    * Re-derives every ACL row and holding now (batches exclusive of other ACL writes); resolves the
-   * number of objects processed. Callers that track progress use {@link startRebuild} or their own job.
+   * number of objects processed. Cached grants are dropped after every batch, so rebuilt holdings
+   * apply from the next request on. Callers that track progress use {@link startRebuild} or their own job.
    */
   async rebuild(onProgress?: (processed: number) => void): Promise<number> {
     try {
       return await rebuildAccessControl(this.derivation, this.store, this.graph, {
-        ...(onProgress ? { onProgress } : {}),
+        onProgress: (processed) => {
+          this.held.invalidate();
+          onProgress?.(processed);
+        },
         exclusive: (work) => this.exclusive(work),
       });
     } finally {
