@@ -519,6 +519,15 @@ describe('POST /admin/{tenant}/rebuild', () => {
     expect((await admin('POST', '/rebuild', memberCarla.key)).status).toBe(403);
   });
 
+  it.each<[string, string[], number]>([
+    ['without --tenant: usage error', ['rebuild'], 2],
+    ['for an unknown tenant: failure', ['rebuild', '--tenant', '00000000-0000-4000-8000-000000000000'], 1],
+  ])('odp rebuild %s', async (_name, args, code) => {
+    const result = await api.server.odpRaw([...args, '--json']);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+  });
+
   it('odp rebuild --tenant asks the running api, which starts it on its next request to the tenant', async () => {
     const last = await settled();
     const requested = await api.server.odp(['rebuild', '--tenant', api.tenant]);
