@@ -155,10 +155,11 @@ export interface TenantStore {
 
   /**
    * Applies the batch atomically: either all of it is durable when the promise resolves, or none.
-   * Puts come first (objects of one batch may link to each other), then deletes, then ACL rows,
-   * holdings, redirects and events. Deleting an object also removes the links pointing to it (no
-   * link ever dangles), its ACL rows and the redirects leading to it. ACL rows of an object that
-   * does not exist after the batch are ignored.
+   * Puts come first (objects of one batch may link to each other), then redirects (an id already
+   * redirected to a `from` now leads to its `to`, so chains follow merges), then deletes, ACL rows,
+   * holdings and events. Deleting an object also removes the links pointing to it (no link ever
+   * dangles), its ACL rows and the redirects leading to it. ACL rows of an object that does not
+   * exist after the batch are ignored.
    * Throws ConflictError when a `unique` field value would be shared within the declaring class
    * (subclasses included), NotFoundError when a link names an object that does not exist.
    */

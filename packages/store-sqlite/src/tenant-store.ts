@@ -319,8 +319,8 @@ export class SqliteTenantStore implements TenantStore {
 
   /**
    * Applies the batch in one SQLite transaction, in this order: puts (rows first, then links, so
-   * objects of the batch may link to each other), deletes, unique checks, ACL rows, holdings,
-   * redirects, events. Throws NotFoundError when a link names an object that does not exist after
+   * objects of the batch may link to each other), redirects, deletes, unique checks, ACL rows,
+   * holdings, events. Throws NotFoundError when a link names an object that does not exist after
    * the batch, ConflictError when a `unique` value would be shared; nothing is applied then.
    */
   async write(batch: WriteBatch): Promise<void> {

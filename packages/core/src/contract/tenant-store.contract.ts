@@ -842,6 +842,16 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(await store.redirectOf(uuid(61))).toBeNull();
       });
 
+      it('follows successive merges from the first loser to the last survivor', async () => {
+        const put = (n: number) => storedObject({ n, basicClass: COMPANY });
+        await store.write({ put: [put(70), put(71), put(72)] });
+        await store.write({ redirects: [{ from: uuid(70), to: uuid(71) }], delete: [uuid(70)] });
+        expect(await store.redirectOf(uuid(70))).toBe(uuid(71));
+        await store.write({ redirects: [{ from: uuid(71), to: uuid(72) }], delete: [uuid(71)] });
+        expect(await store.redirectOf(uuid(70))).toBe(uuid(72));
+        expect(await store.redirectOf(uuid(71))).toBe(uuid(72));
+      });
+
       it('appends events with monotonically increasing sequence numbers', async () => {
         const event = (n: number, type: 'create' | 'merge') => ({
           type,
