@@ -385,6 +385,10 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         ['DATE asc', fieldSort('founded', 'DATE', 'asc'), [4, 5, 9, 2, 1, 3]],
         ['DATETIME desc compares instants', fieldSort('checkedAt', 'DATETIME', 'desc'), [2, 1, 9, 5, 4, 3]],
         ['BOOLEAN asc', fieldSort('active', 'BOOLEAN', 'asc'), [5, 2, 9, 1, 3, 4]],
+        ['DECIMAL desc', fieldSort('rating', 'DECIMAL', 'desc'), [1, 2, 9, 5, 4, 3]],
+        ['TIME asc', fieldSort('opensAt', 'TIME', 'asc'), [3, 4, 5, 9, 1, 2]],
+        ['LIST desc', fieldSort('kind', 'LIST', 'desc'), [2, 3, 1, 9, 5, 4]],
+        ['EMAIL asc', fieldSort('email', 'EMAIL', 'asc'), [3, 4, 5, 9, 2, 1]],
         ['an unknown field keeps creation order', fieldSort('nope', 'TEXT', 'asc'), [1, 2, 3, 4, 5, 9]],
       ];
       it.each(sortCases)('%s', async (_label, sort, expected) => {
