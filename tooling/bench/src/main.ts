@@ -13,6 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import { TenantAccessControl } from '@odp/acl';
+import type { Account } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import { tenantDataDir } from '@odp/config';
@@ -88,6 +90,20 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
       file: path.join(tenantDataDir({ dataDir }, fixture.tenantId), DOCUMENTS_FILE),
     });
     await store.applyModel(model);
+    const accessControl = new TenantAccessControl(model, fixture.tenantId, store);
+    const account = (role: 'member' | 'viewer', objectId: string): Account => ({
+      kind: 'user',
+      tenantId: fixture.tenantId,
+      profileId: role,
+      role,
+      extraRoles: [],
+      objectId,
+      email: `${role}@example.test`,
+    });
+    const filters = {
+      member: await accessControl.policy.accessFilter(account('member', fixture.memberPersonId)),
+      viewer: await accessControl.policy.accessFilter(account('viewer', fixture.viewerPersonId)),
+    };
     const api = await startChild('apps/api/src/main.ts', { ODP_DATA_DIR: dataDir }, 'ODP api is running');
     const keys: Record<Caller, string> = {
       system: fixture.systemKey,
@@ -97,24 +113,28 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
     const results: OperationResult[] = [];
     const figures = new Map<string, LoadFigures>();
     try {
-      for (const operation of operations({ fixture, model, store, runId: randomUUID().slice(0, 8) })) {
+      const runId = randomUUID().slice(0, 8);
+      for (const operation of operations({ fixture, model, store, accessControl, filters, runId })) {
         log(`  ${operation.name}`);
         let i = 0;
-        const http = await runLoad({
-          baseUrl: api.baseUrl,
-          headers: { 'x-api-key': keys[operation.caller] },
-          durationSeconds,
-          connections,
-          nextRequest: () => operation.request(i++),
-        });
-        figures.set(operation.name, http);
+        const { request } = operation;
+        const http = request
+          ? await runLoad({
+              baseUrl: api.baseUrl,
+              headers: { 'x-api-key': keys[operation.caller] },
+              durationSeconds,
+              connections,
+              nextRequest: () => request(i++),
+            })
+          : undefined;
+        if (http) figures.set(operation.name, http);
         const engine = operation.engine ? await measureEngine(durationSeconds, operation.engine) : undefined;
         results.push({
           name: operation.name,
           objects,
-          http,
+          ...(http ? { http } : {}),
           ...(engine ? { engine } : {}),
-          ...(operation.target ? { target: operation.target(http, ceilings, figures) } : {}),
+          ...(http && operation.target ? { target: operation.target(http, ceilings, figures) } : {}),
         });
       }
     } finally {

@@ -5,6 +5,7 @@
 import type { AccessFilter, ListPlan, Model, StoredObject } from '@odp/core';
 import { UNRESTRICTED } from '@odp/core';
 import { parseAggregateQuery, parseDistinctQuery, parseListQuery } from '@odp/query-engine';
+import type { TenantAccessControl } from '@odp/acl';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { LoadFigures, LoadRequest } from './load.js';
 import type { Ceilings } from './report.js';
@@ -15,7 +16,8 @@ export type Caller = 'system' | 'member' | 'viewer';
 export interface Operation {
   readonly name: string;
   readonly caller: Caller;
-  readonly request: (i: number) => LoadRequest;
+  /** Absent for work measured on the engine only. */
+  readonly request?: (i: number) => LoadRequest;
   readonly engine?: (i: number) => Promise<unknown>;
   readonly target?: (
     http: LoadFigures,
@@ -35,6 +37,9 @@ export interface OperationContext {
   readonly fixture: SeedFixture;
   readonly model: Model;
   readonly store: SqliteTenantStore;
+  readonly accessControl: TenantAccessControl;
+  /** The read filters of the member's and the viewer's accounts. */
+  readonly filters: { readonly member: AccessFilter; readonly viewer: AccessFilter };
   /** A prefix unique to this run, for unique values of created objects. */
   readonly runId: string;
 }
@@ -42,7 +47,7 @@ export interface OperationContext {
 const params = (query: string) => new URLSearchParams(query);
 
 export function operations(context: OperationContext): Operation[] {
-  const { fixture, model, store, runId } = context;
+  const { fixture, model, store, runId, accessControl, filters } = context;
   const t = `/data/${fixture.tenantId}`;
   const invoices = fixture.counts.invoices;
   const randomInvoice = () => fixture.invoiceId(Math.floor(Math.random() * invoices));
@@ -50,6 +55,7 @@ export function operations(context: OperationContext): Operation[] {
   const firstPage = listPlan(LIST);
   const deepPage = listPlan(`${LIST}&page=500`);
   const companiesPage = parseListQuery(model, 'crm.company', params('sort=legalName'));
+  const invoicesByNumber = listPlan('sort=invoiceNumber');
   const distinct = parseDistinctQuery(model, 'crm.invoice', params('distinct=status'));
   const aggregate = parseAggregateQuery(model, 'crm.invoice', params(`sum=amount&avg=amount&${TEN_PERCENT}`));
   const client = `${t}/companies/${fixture.companyId(0)}`;
@@ -156,6 +162,7 @@ export function operations(context: OperationContext): Operation[] {
       name: 'list as member (record-level ACL): companies by name',
       caller: 'member',
       request: () => ({ path: `${t}/companies?sort=legalName` }),
+      engine: () => store.list(companiesPage, filters.member),
       target: (http, _ceilings, others) => {
         const system = others.get('list as system: companies by name');
         return {
@@ -168,6 +175,12 @@ export function operations(context: OperationContext): Operation[] {
       name: 'list as viewer (record-level ACL): invoices by number',
       caller: 'viewer',
       request: () => ({ path: `${t}/invoices?sort=invoiceNumber` }),
+      engine: () => store.list(invoicesByNumber, filters.viewer),
+    },
+    {
+      name: 'derive ACL rows and holdings for one create',
+      caller: 'system',
+      engine: (i) => accessControl.changesFor({ put: [engineInvoice(1_000_000 + i)] }),
     },
     {
       name: 'create invoice',

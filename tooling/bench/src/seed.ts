@@ -11,7 +11,7 @@ import { DOCUMENTS_FILE } from '@odp/api';
 import { tenantDataDir, platformDatabasePath } from '@odp/config';
 import type { StoredObject } from '@odp/core';
 import { generateApiKey } from '@odp/auth';
-import { RebuildTracker, TenantAccessControl } from '@odp/acl';
+import { TenantAccessControl } from '@odp/acl';
 import { loadModelRepository } from '@odp/model-loader';
 import { openPlatformStore, openTenantStore } from '@odp/store-sqlite';
 
@@ -32,8 +32,13 @@ export interface SeedFixture {
   readonly counts: { readonly companies: number; readonly persons: number; readonly invoices: number };
   readonly invoiceId: (index: number) => string;
   readonly companyId: (index: number) => string;
+  /** The persons the member's and the viewer's profiles are linked to. */
+  readonly memberPersonId: string;
+  readonly viewerPersonId: string;
   /** Seconds spent writing objects and deriving the ACL. */
   readonly seconds: { readonly objects: number; readonly accessControl: number };
+  /** Peak resident memory of this process while the ACL was derived, in MiB. */
+  readonly rebuildPeakRssMiB: number;
 }
 
 /** Deterministic ids: a kind prefix and an index, in UUID shape. */
@@ -166,9 +171,12 @@ export async function seedPlatform(options: {
   const objectsSeconds = (Date.now() - objectsStarted) / 1000;
 
   const aclStarted = Date.now();
-  const tracker = new RebuildTracker();
-  new TenantAccessControl(model, tenant.id, store).startRebuild(tracker);
-  await tracker.settled();
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 50);
+  await new TenantAccessControl(model, tenant.id, store).rebuild();
+  clearInterval(sampler);
   store.analyze();
   const aclSeconds = (Date.now() - aclStarted) / 1000;
   await store.close();
@@ -203,6 +211,9 @@ export async function seedPlatform(options: {
     counts: { companies, persons, invoices },
     invoiceId,
     companyId,
+    memberPersonId: personId(0),
+    viewerPersonId: personId(1),
     seconds: { objects: objectsSeconds, accessControl: aclSeconds },
+    rebuildPeakRssMiB: Math.round(peakRss / 1048576),
   };
 }
