@@ -280,37 +280,37 @@ export class SqliteTenantStore implements TenantStore {
       count: {} as Record<string, number>,
     };
     if (!selection.satisfiable) return result;
-    const driver = this.smallestCandidate(selection, this.driverLimit) ?? selection.classDriver;
+    const selective = this.smallestCandidate(selection, this.driverLimit);
+    const driver = selective ?? selection.classDriver;
     const where = whereClause(selection, driver);
     result.total = this.statement(`SELECT count(*) FROM ${driver.from} WHERE ${where.text}`)
       .pluck()
       .get(...where.params) as number;
-    const selective = this.smallestCandidate(selection, this.driverLimit);
-    const numericStats = (name: string): { sum: number; avg: number | null; count: number } | null => {
+    const stats = new Map<string, { sum: number; avg: number | null; count: number }>();
+    for (const name of new Set([...plan.sum, ...plan.avg, ...plan.count])) {
       const field = indexedField(this.model, plan.className, name);
-      if (field === undefined || !NUMERIC_TYPES.has(field.type)) return null;
+      if (field === undefined || !NUMERIC_TYPES.has(field.type)) continue;
       const rows = this.fieldValueRows(selection, plan.className, field.name, selective);
-      if (rows === null) return { sum: 0, avg: null, count: 0 };
-      return this.statement(
-        `SELECT total(s.v) AS sum, avg(s.v) AS avg, count(DISTINCT s.n) AS count ${rows.text}`,
-      ).get(...rows.params) as { sum: number; avg: number | null; count: number };
-    };
-    const cache = new Map<string, ReturnType<typeof numericStats>>();
-    const stats = (name: string): ReturnType<typeof numericStats> => {
-      if (!cache.has(name)) cache.set(name, numericStats(name));
-      return cache.get(name) ?? null;
-    };
+      stats.set(
+        name,
+        rows === null
+          ? { sum: 0, avg: null, count: 0 }
+          : (this.statement(
+              `SELECT total(s.v) AS sum, avg(s.v) AS avg, count(DISTINCT s.n) AS count ${rows.text}`,
+            ).get(...rows.params) as { sum: number; avg: number | null; count: number }),
+      );
+    }
     for (const name of plan.sum) {
-      const value = stats(name);
-      if (value !== null) result.sum[name] = value.sum;
+      const value = stats.get(name);
+      if (value !== undefined) result.sum[name] = value.sum;
     }
     for (const name of plan.avg) {
-      const value = stats(name);
-      if (value !== null && value.avg !== null) result.avg[name] = value.avg;
+      const value = stats.get(name)?.avg;
+      if (value !== undefined && value !== null) result.avg[name] = value;
     }
     for (const name of plan.count) {
-      const value = stats(name);
-      if (value !== null) result.count[name] = value.count;
+      const value = stats.get(name);
+      if (value !== undefined) result.count[name] = value.count;
     }
     return result;
   }
