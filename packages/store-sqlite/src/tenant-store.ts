@@ -211,8 +211,8 @@ export class SqliteTenantStore implements TenantStore {
       ).all(...rows.params) as { v: unknown; count: number }[];
       return buckets.map((row) => ({ value: fromIndexKey(field.type, row.v), count: row.count }));
     }
-    const rel = this.lookupKey(`r:${plan.target.relation.key}`);
-    if (rel === null) return [];
+    // A relation never linked has no key: every object of the selection is in the null bucket.
+    const rel = this.lookupKey(`r:${plan.target.relation.key}`) ?? -1;
     const [own, other] = plan.target.relation.direction === 'forward' ? ['src', 'dst'] : ['dst', 'src'];
     const driver = this.smallestCandidate(selection, this.driverLimit) ?? selection.classDriver;
     const where = whereClause(selection, driver);

@@ -588,6 +588,24 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         },
       );
 
+      it('distinct relation buckets of a relation never linked: only the null bucket', async () => {
+        await store.write({
+          put: [
+            storedObject({ n: 1, basicClass: 'ct.person' }),
+            storedObject({ n: 2, basicClass: 'ct.person' }),
+          ],
+        });
+        const buckets = await store.distinct(
+          {
+            ...selection('ct.person'),
+            target: { kind: 'relation', relation: forward(REL.employer) },
+            order: 'value',
+          },
+          ALL,
+        );
+        expect(buckets).toEqual([{ value: null, name: null, count: 2 }]);
+      });
+
       it('distinct relation buckets on an inverse side', async () => {
         await seed();
         const buckets = await store.distinct(
