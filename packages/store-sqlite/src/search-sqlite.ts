@@ -52,23 +52,27 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** Replaces the entries of stored objects with the given text; ids not stored are ignored. */
   async index(documents: readonly SearchDocument[]): Promise<void> {
-    this.context.db.transaction(() => {
-      for (const document of documents) {
-        const n = this.context.keys.objectKey(document.id);
-        if (n === null) continue;
-        this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
-        this.context.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, document.text);
-      }
-    })();
+    this.context.db
+      .transaction(() => {
+        for (const document of documents) {
+          const n = this.context.keys.objectKey(document.id);
+          if (n === null) continue;
+          this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
+          this.context.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, document.text);
+        }
+      })
+      .immediate();
   }
 
   async remove(ids: readonly string[]): Promise<void> {
-    this.context.db.transaction(() => {
-      for (const id of ids) {
-        const n = this.context.keys.objectKey(id);
-        if (n !== null) this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
-      }
-    })();
+    this.context.db
+      .transaction(() => {
+        for (const id of ids) {
+          const n = this.context.keys.objectKey(id);
+          if (n !== null) this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
+        }
+      })
+      .immediate();
   }
 
   async rebuild(model: Model): Promise<number> {

@@ -624,11 +624,11 @@ export class SqliteTenantStore implements TenantStore {
     }
   }
 
-  /** Runs `work` in a transaction; interned keys created by a rolled-back transaction are forgotten. */
   /**
    * Runs `work` in one write transaction. BEGIN IMMEDIATE takes the write lock up front: a deferred
    * transaction that reads first cannot wait for a lock held by another process (the `odp` command,
    * a second api instance) and fails at once with SQLITE_BUSY; an immediate one waits `busy_timeout`.
+   * Interned keys created by a rolled-back transaction are forgotten.
    */
   private inTransaction<T>(work: () => T): T {
     try {
