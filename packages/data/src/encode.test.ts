@@ -1,4 +1,5 @@
 import type { DataType, FieldDef, Model } from '@odp/core';
+import { fieldDef } from '@odp/core/contract';
 import { coerceComputed, encodeField } from './encode.js';
 
 const model = {
@@ -6,19 +7,7 @@ const model = {
 } as unknown as Model;
 
 function field(type: DataType, extra: Partial<FieldDef> = {}): FieldDef {
-  return {
-    name: 'f',
-    type,
-    required: false,
-    multiple: false,
-    onlyWhenMissing: false,
-    hidden: false,
-    history: false,
-    unique: false,
-    declaredOn: 't.c',
-    ...(type === 'LIST' ? { list: 't.kind' } : {}),
-    ...extra,
-  };
+  return fieldDef('f', type, 't.c', { ...(type === 'LIST' ? { list: 't.kind' } : {}), ...extra });
 }
 
 const FILE_ID = '11111111-2222-4333-8444-555555555555';

@@ -1,85 +1,31 @@
-import type { ClassDef, FieldDef, Model, RelationDef, RelationEnd } from '@odp/core';
+import { buildModel } from '@odp/core/contract';
 import type { MigrationIssue } from './index.js';
 import { validateMigration } from './index.js';
 
-function field(name: string): [string, FieldDef] {
-  const def: FieldDef = {
-    name,
-    type: 'TEXT',
-    required: false,
-    multiple: false,
-    onlyWhenMissing: false,
-    hidden: false,
-    history: false,
-    unique: false,
-    declaredOn: 'x',
-  };
-  return [name, def];
-}
-
-function forward(declaredOn: string, name: string, target: string, multiple: boolean, required = false) {
-  const relation: RelationDef = {
-    name,
-    target,
-    multiple,
-    required,
-    cascadeDelete: false,
-    inverse: 'x',
-    declaredOn,
-    key: `${declaredOn}#${name}`,
-  };
-  const end: RelationEnd = { name, direction: 'forward', relation, otherClass: target, multiple };
-  return [name, end] as [string, RelationEnd];
-}
-
-function cls(
-  name: string,
-  options: Partial<Pick<ClassDef, 'abstract' | 'attachableTo' | 'ancestors'>> & {
-    fields?: string[];
-    relations?: [string, RelationEnd][];
-  } = {},
-): [string, ClassDef] {
-  return [
-    name,
-    {
-      name,
-      plural: `${name}s`,
-      extends: [],
-      ancestors: options.ancestors ?? [name],
-      descendants: [name],
-      abstract: options.abstract ?? false,
-      attachableTo: options.attachableTo ?? null,
-      fields: new Map((options.fields ?? []).map(field)),
-      relations: new Map(options.relations ?? []),
-      scripts: [],
-      reports: [],
-      system: false,
-    },
-  ];
-}
-
-const classes = new Map([
-  cls('crm.organisation', { abstract: true, fields: ['legalName'] }),
-  cls('crm.company', {
-    ancestors: ['crm.company', 'crm.organisation'],
-    fields: ['legalName'],
+const model = buildModel([
+  { name: 'crm.organisation', plural: 'organisations', abstract: true, fields: [['legalName', 'TEXT']] },
+  {
+    name: 'crm.company',
+    plural: 'companies',
+    extends: ['crm.organisation'],
     relations: [
-      forward('crm.company', 'employees', 'crm.person', true),
-      forward('crm.company', 'parent', 'crm.company', false),
+      { name: 'employees', target: 'crm.person', multiple: true, inverse: 'employers' },
+      { name: 'parent', target: 'crm.company', inverse: 'subsidiaries' },
     ],
-  }),
-  cls('crm.person', { fields: ['firstName'] }),
-  cls('crm.shareholder', { attachableTo: ['crm.person'] }),
-  cls('crm.invoice', {
-    fields: ['number'],
+  },
+  { name: 'crm.person', plural: 'persons', fields: [['firstName', 'TEXT']] },
+  { name: 'crm.shareholder', plural: 'shareholders', attachableTo: ['crm.person'] },
+  {
+    name: 'crm.invoice',
+    plural: 'invoices',
+    fields: [['number', 'TEXT']],
     relations: [
-      forward('crm.invoice', 'client', 'crm.organisation', false, true),
-      forward('crm.invoice', 'contact', 'crm.person', false),
-      forward('crm.invoice', 'approver', 'crm.person', false),
+      { name: 'client', target: 'crm.organisation', required: true, inverse: 'invoices' },
+      { name: 'contact', target: 'crm.person', inverse: 'contactForInvoices' },
+      { name: 'approver', target: 'crm.person', inverse: 'approvedInvoices' },
     ],
-  }),
+  },
 ]);
-const model = { classes } as unknown as Model;
 
 const companies = {
   source: 'C',

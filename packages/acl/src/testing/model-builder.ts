@@ -1,26 +1,11 @@
 /**
- * Builds resolved Models for the access-control tests from compact specs (classes with forward
- * relations, access-control definitions in the model-file shape, roles), resolving inheritance,
- * inverse sides and node paths as the model loader does.
+ * Builds resolved Models for the access-control tests from compact specs: the classes through the
+ * shared builder of `@odp/core/contract`, plus access-control definitions in the model-file shape
+ * (node paths resolved to relation ends as the model loader does) and roles.
  */
-import type {
-  AccessControlDef,
-  AclOperation,
-  ClassDef,
-  Model,
-  RelationDef,
-  RelationEnd,
-  RoleDef,
-} from '@odp/core';
-
-export interface ClassSpec {
-  readonly name: string;
-  readonly plural: string;
-  readonly extends?: readonly string[];
-  readonly abstract?: boolean;
-  readonly attachableTo?: readonly string[];
-  readonly relations?: readonly { name: string; target: string; multiple?: boolean; inverse: string }[];
-}
+import type { AccessControlDef, AclOperation, Model, RelationEnd, RoleDef } from '@odp/core';
+import { buildModel as buildClasses } from '@odp/core/contract';
+import type { ClassSpec } from '@odp/core/contract';
 
 export interface AccessControlSpec {
   readonly name: string;
@@ -41,63 +26,8 @@ export interface ModelSpec {
 }
 
 export function buildModel(spec: ModelSpec): Model {
-  const specs = new Map(spec.classes.map((cls) => [cls.name, cls]));
-  const ancestors = (name: string): string[] => [
-    ...new Set([name, ...(specs.get(name)?.extends ?? []).flatMap(ancestors)]),
-  ];
-  const relations: RelationDef[] = spec.classes.flatMap((cls) =>
-    (cls.relations ?? []).map((relation) => ({
-      name: relation.name,
-      target: relation.target,
-      multiple: relation.multiple ?? false,
-      required: false,
-      cascadeDelete: false,
-      inverse: relation.inverse,
-      declaredOn: cls.name,
-      key: `${cls.name}#${relation.name}`,
-    })),
-  );
-  const classes = new Map<string, ClassDef>();
-  for (const cls of spec.classes) {
-    const own = ancestors(cls.name);
-    const ends = new Map<string, RelationEnd>();
-    for (const relation of relations) {
-      if (own.includes(relation.declaredOn)) {
-        ends.set(relation.name, {
-          name: relation.name,
-          direction: 'forward',
-          relation,
-          otherClass: relation.target,
-          multiple: relation.multiple,
-        });
-      }
-      if (own.includes(relation.target)) {
-        ends.set(relation.inverse, {
-          name: relation.inverse,
-          direction: 'inverse',
-          relation,
-          otherClass: relation.declaredOn,
-          multiple: true,
-        });
-      }
-    }
-    classes.set(cls.name, {
-      name: cls.name,
-      plural: cls.plural,
-      extends: cls.extends ?? [],
-      ancestors: own,
-      descendants: spec.classes
-        .filter((other) => ancestors(other.name).includes(cls.name))
-        .map((other) => other.name),
-      abstract: cls.abstract ?? false,
-      attachableTo: cls.attachableTo ?? null,
-      fields: new Map(),
-      relations: ends,
-      scripts: [],
-      reports: [],
-      system: false,
-    });
-  }
+  const base = buildClasses(spec.classes);
+  const { classes } = base;
   const resolve = (start: string, names: readonly string[]): RelationEnd[] => {
     let current = start;
     return names.map((name) => {
@@ -143,16 +73,7 @@ export function buildModel(spec: ModelSpec): Model {
       }),
     };
   });
-  return {
-    classes,
-    byPlural: new Map([...classes.values()].map((cls) => [cls.plural, cls])),
-    lists: new Map(),
-    accessControl,
-    roles: spec.roles,
-    settings: {},
-    defaultData: [],
-    templates: new Map(),
-  };
+  return { ...base, accessControl, roles: spec.roles };
 }
 
 /** The example CRM's classes, access control and roles (examples/models/crm), without fields. */

@@ -5,7 +5,7 @@
 export { describeTenantStoreContract } from './tenant-store.contract.js';
 export { describeSearchIndexContract } from './search-index.contract.js';
 export type { SearchContractTarget } from './search-index.contract.js';
-export { buildModel } from './model-builder.js';
+export { buildModel, fieldDef } from './model-builder.js';
 export type { ClassSpec } from './model-builder.js';
 export { REL, contractModel, storedObject, uuid } from './fixture.js';
 export type { ObjectSpec } from './fixture.js';

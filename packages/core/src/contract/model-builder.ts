@@ -1,7 +1,7 @@
 /**
- * A small builder of resolved {@link Model}s for contract suites: classes with fields and forward
- * relations; ancestors, descendants, inherited fields, inverse sides and relation keys are derived
- * the way the model loader resolves them.
+ * A small builder of resolved {@link Model}s for contract suites and the packages' unit tests:
+ * classes with fields and forward relations; ancestors, descendants, inherited fields, inverse
+ * sides and relation keys are derived the way the model loader resolves them.
  */
 import type { ClassDef, DataType, FieldDef, ListDef, Model, RelationDef, RelationEnd } from '../model.js';
 
@@ -15,9 +15,33 @@ export interface ClassSpec {
   readonly relations?: readonly {
     readonly name: string;
     readonly target: string;
-    readonly multiple: boolean;
+    /** Single-valued when left out. */
+    readonly multiple?: boolean;
+    /** Optional when left out. */
+    readonly required?: boolean;
     readonly inverse: string;
   }[];
+}
+
+/** A field as the loader resolves one declared with only a name and a type, `extra` overriding. */
+export function fieldDef(
+  name: string,
+  type: DataType,
+  declaredOn: string,
+  extra?: Partial<FieldDef>,
+): FieldDef {
+  return {
+    name,
+    type,
+    required: false,
+    multiple: false,
+    onlyWhenMissing: false,
+    hidden: false,
+    history: false,
+    unique: false,
+    declaredOn,
+    ...extra,
+  };
 }
 
 export function buildModel(specs: readonly ClassSpec[], lists: readonly ListDef[] = []): Model {
@@ -28,7 +52,8 @@ export function buildModel(specs: readonly ClassSpec[], lists: readonly ListDef[
   const relations: RelationDef[] = specs.flatMap((spec) =>
     (spec.relations ?? []).map((relation) => ({
       ...relation,
-      required: false,
+      multiple: relation.multiple ?? false,
+      required: relation.required ?? false,
       cascadeDelete: false,
       declaredOn: spec.name,
       key: `${spec.name}#${relation.name}`,
@@ -40,18 +65,7 @@ export function buildModel(specs: readonly ClassSpec[], lists: readonly ListDef[
     const fields = new Map<string, FieldDef>();
     for (const owner of [...lineage].reverse()) {
       for (const [name, type, extra] of byName.get(owner)?.fields ?? []) {
-        fields.set(name, {
-          name,
-          type,
-          required: false,
-          multiple: false,
-          onlyWhenMissing: false,
-          hidden: false,
-          history: false,
-          unique: false,
-          declaredOn: owner,
-          ...extra,
-        });
+        fields.set(name, fieldDef(name, type, owner, extra));
       }
     }
     const ends = new Map<string, RelationEnd>();
