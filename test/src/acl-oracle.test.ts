@@ -10,8 +10,8 @@
  */
 import { DEMO, idOf, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
-import { createAccounts } from './acl-accounts.js';
-import type { TestAccount } from './acl-accounts.js';
+import { createAccounts } from './support/accounts.js';
+import type { TestAccount } from './support/accounts.js';
 
 let api: DataApi;
 let accounts: TestAccount[];

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { DataApi, DEMO } from './data-api.js';
 import type { Json } from './data-api.js';
-import { createAccount } from './acl-accounts.js';
-import type { TestAccount } from './acl-accounts.js';
+import { createAccount } from './support/accounts.js';
+import type { TestAccount } from './support/accounts.js';
 import { REPO_ROOT, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 

@@ -5,6 +5,7 @@
  */
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
+import { createProfile, createProfileKey } from './support/accounts.js';
 
 let api: DataApi;
 beforeAll(async () => {
@@ -165,25 +166,8 @@ describe('change event stream', () => {
   });
 
   it('sends an account only events of objects it may read', async () => {
-    const profile = await api.server.odp([
-      'profile',
-      'create',
-      '--tenant',
-      api.tenant,
-      '--sub',
-      'events-ann',
-      '--email',
-      'events-ann@example.test',
-      '--role',
-      'member',
-      '--object',
-      api.href('persons', DEMO.ann),
-    ]);
-    const key = String(
-      (await api.server.odp(['key', 'create', '--tenant', api.tenant, '--profile', String(profile['id'])]))[
-        'key'
-      ],
-    );
+    const profileId = await createProfile(api, { sub: 'events-ann', role: 'member', objectId: DEMO.ann });
+    const key = await createProfileKey(api, profileId);
     const mine = await connect({ key });
     const everything = await connect();
 

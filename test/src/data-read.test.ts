@@ -6,6 +6,7 @@
  */
 import { DEMO, idOf, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
+import { createProfile, createProfileKey } from './support/accounts.js';
 import { startIdp } from './support/idp.js';
 import type { Idp } from './support/idp.js';
 
@@ -475,7 +476,7 @@ describe('DataObject and Get one', () => {
 
 describe('Get own: one scenario per row of the table', () => {
   it('signed-in user: the object the profile points at', async () => {
-    await profileFor('own-signed-in', DEMO.bob);
+    await createProfile(api, { sub: 'own-signed-in', role: 'member', objectId: DEMO.bob });
     const token = await idp.token({ sub: 'own-signed-in' });
     const res = await api.call('GET', '/persons/own', {
       key: null,
@@ -498,33 +499,13 @@ describe('Get own: one scenario per row of the table', () => {
   });
 });
 
-/** A member profile of the demo tenant for the token subject `sub`, linked to `objectId` (or to nothing). */
-async function profileFor(sub: string, objectId: string | null): Promise<string> {
-  const profile = await api.server.odp([
-    'profile',
-    'create',
-    '--tenant',
-    api.tenant,
-    '--sub',
-    sub,
-    '--email',
-    `${sub}@example.test`,
-    '--role',
-    'member',
-    ...(objectId ? ['--object', api.href('persons', objectId)] : []),
-  ]);
-  return String(profile['id']);
-}
-
 const keys = new Map<string | null, string>();
 /** A user-bound API key of a member profile linked to `objectId` (or to nothing). */
 async function keyFor(objectId: string | null): Promise<string> {
   const known = keys.get(objectId);
   if (known) return known;
-  const profileId = await profileFor(`user-${keys.size}`, objectId);
-  const key = String(
-    (await api.server.odp(['key', 'create', '--tenant', api.tenant, '--profile', profileId]))['key'],
-  );
+  const profileId = await createProfile(api, { sub: `user-${keys.size}`, role: 'member', objectId });
+  const key = await createProfileKey(api, profileId);
   keys.set(objectId, key);
   return key;
 }

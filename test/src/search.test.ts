@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEMO, DataApi, idOf, startDataServer } from './data-api.js';
 import type { Json } from './data-api.js';
-import { createAccount } from './acl-accounts.js';
-import type { TestAccount } from './acl-accounts.js';
+import { createAccount } from './support/accounts.js';
+import type { TestAccount } from './support/accounts.js';
 import { REPO_ROOT } from './support/server.js';
 
 interface Page {
