@@ -1,4 +1,4 @@
-import type { DataType, FieldDef, RelationDef, RelationEnd } from '@odp/core';
+import { buildModel } from '@odp/core/contract';
 import type { FormulaClasses, FormulaLink, FormulaRecord } from './index.js';
 import { checkFormula, evaluate, FormulaSyntaxError, parseFormula } from './index.js';
 
@@ -136,68 +136,33 @@ describe('parseFormula', () => {
   });
 });
 
-function field(name: string, type: DataType, multiple = false): [string, FieldDef] {
-  return [
-    name,
-    {
-      name,
-      type,
-      required: false,
-      multiple,
-      onlyWhenMissing: false,
-      hidden: false,
-      history: false,
-      unique: false,
-      declaredOn: 'x',
-    },
-  ];
-}
-
-function relationEnd(name: string, otherClass: string, multiple: boolean): [string, RelationEnd] {
-  const relation: RelationDef = {
-    name,
-    target: otherClass,
-    multiple,
-    required: false,
-    cascadeDelete: false,
-    inverse: 'x',
-    declaredOn: 'x',
-    key: `x#${name}`,
-  };
-  return [name, { name, direction: 'forward', relation, otherClass, multiple }];
-}
-
-const classes: FormulaClasses = new Map([
-  [
-    'crm.invoice',
-    {
-      name: 'crm.invoice',
-      fields: new Map([
-        field('amount', 'CURRENCY'),
-        field('vatRate', 'PERCENTAGE'),
-        field('status', 'LIST'),
-        field('invoiceDate', 'DATE'),
-      ]),
-      relations: new Map([
-        relationEnd('client', 'crm.company', false),
-        relationEnd('lines', 'crm.invoiceLine', true),
-      ]),
-    },
-  ],
-  [
-    'crm.company',
-    {
-      name: 'crm.company',
-      fields: new Map([field('legalName', 'TEXT'), field('tags', 'TEXT', true)]),
-      relations: new Map([relationEnd('country', 'crm.country', false)]),
-    },
-  ],
-  ['crm.country', { name: 'crm.country', fields: new Map([field('name', 'TEXT')]), relations: new Map() }],
-  [
-    'crm.invoiceLine',
-    { name: 'crm.invoiceLine', fields: new Map([field('amount', 'CURRENCY')]), relations: new Map() },
-  ],
-]);
+const classes: FormulaClasses = buildModel([
+  {
+    name: 'crm.invoice',
+    plural: 'invoices',
+    fields: [
+      ['amount', 'CURRENCY'],
+      ['vatRate', 'PERCENTAGE'],
+      ['status', 'LIST'],
+      ['invoiceDate', 'DATE'],
+    ],
+    relations: [
+      { name: 'client', target: 'crm.company', inverse: 'invoices' },
+      { name: 'lines', target: 'crm.invoiceLine', multiple: true, inverse: 'invoice' },
+    ],
+  },
+  {
+    name: 'crm.company',
+    plural: 'companies',
+    fields: [
+      ['legalName', 'TEXT'],
+      ['tags', 'TEXT', { multiple: true }],
+    ],
+    relations: [{ name: 'country', target: 'crm.country', inverse: 'companies' }],
+  },
+  { name: 'crm.country', plural: 'countries', fields: [['name', 'TEXT']] },
+  { name: 'crm.invoiceLine', plural: 'invoiceLines', fields: [['amount', 'CURRENCY']] },
+]).classes;
 
 describe('checkFormula', () => {
   it.each([
