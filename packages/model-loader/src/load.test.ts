@@ -95,6 +95,9 @@ const company = BASE[C] as Record<string, unknown>;
 const companyWith = (more: Record<string, unknown>) => ({ [C]: { ...company, ...more } });
 const field = (f: Record<string, unknown>) => companyWith({ fields: [f] });
 const script = (s: Record<string, unknown>) => companyWith({ scripts: [s] });
+/** A Webhook script on company creation with these parameters. */
+const webhook = (parameters: unknown[]) =>
+  script({ name: 'w', type: 'CONSUMER_GATEWAY', gateway: 'Webhook', trigger: ['CREATE'], parameters });
 const anchored = (more: Record<string, unknown>) => ({
   [ACL]: {
     version: 2,
@@ -426,27 +429,15 @@ describe('loading a model repository: one row per check, exact issues', () => {
     ],
     [
       'a Webhook without url',
-      script({
-        name: 'w',
-        type: 'CONSUMER_GATEWAY',
-        gateway: 'Webhook',
-        trigger: ['CREATE'],
-        parameters: [],
-      }),
+      webhook([]),
       [E(C, '/scripts/0/parameters', "Gateway Webhook needs the parameter 'url'")],
     ],
     [
       'a parameter template that is missing',
-      script({
-        name: 'w',
-        type: 'CONSUMER_GATEWAY',
-        gateway: 'Webhook',
-        trigger: ['CREATE'],
-        parameters: [
-          { name: 'url', value: 'https://x' },
-          { name: 'payload_x', templateFile: 'templates/nope.hbs' },
-        ],
-      }),
+      webhook([
+        { name: 'url', value: 'https://x' },
+        { name: 'payload_x', templateFile: 'templates/nope.hbs' },
+      ]),
       [
         E(
           C,
@@ -457,13 +448,7 @@ describe('loading a model repository: one row per check, exact issues', () => {
     ],
     [
       'a parameter with two sources',
-      script({
-        name: 'w',
-        type: 'CONSUMER_GATEWAY',
-        gateway: 'Webhook',
-        trigger: ['CREATE'],
-        parameters: [{ name: 'url', value: 'a', formula: 'b' }],
-      }),
+      webhook([{ name: 'url', value: 'a', formula: 'b' }]),
       [E(C, '/scripts/0/parameters/0', 'Must NOT have more than 2 properties')],
     ],
     [
