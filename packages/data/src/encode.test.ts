@@ -1,10 +1,8 @@
-import type { DataType, FieldDef, Model } from '@odp/core';
-import { fieldDef } from '@odp/core/contract';
+import type { DataType, FieldDef } from '@odp/core';
+import { buildModel, fieldDef } from '@odp/core/contract';
 import { coerceComputed, encodeField } from './encode.js';
 
-const model = {
-  lists: new Map([['t.kind', { name: 't.kind', values: [{ key: 'a', label: 'A' }] }]]),
-} as unknown as Model;
+const model = buildModel([], [{ name: 't.kind', values: [{ key: 'a', label: 'A' }] }]);
 
 function field(type: DataType, extra: Partial<FieldDef> = {}): FieldDef {
   return fieldDef('f', type, 't.c', { ...(type === 'LIST' ? { list: 't.kind' } : {}), ...extra });
