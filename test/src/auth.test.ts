@@ -253,16 +253,12 @@ describe('authentication and roles', () => {
       expect403(await withToken(await token({ sub: 'ada' }), 'GET', `/tenants/${tenantB}`));
     });
 
-    it('a person without a profile in the tenant gets 403', async () => {
-      expect403(await withToken(await token({ sub: 'nobody' }), 'GET', `/tenants/${tenantA}`));
-    });
-
-    it('a person with a suspended profile gets 403', async () => {
-      expect403(await withToken(await token({ sub: 'sus' }), 'GET', `/tenants/${tenantA}`));
-    });
-
-    it('a person whose activeUntil has passed gets 403', async () => {
-      expect403(await withToken(await token({ sub: 'lap' }), 'GET', `/tenants/${tenantA}`));
+    it.each([
+      ['without a profile in the tenant', 'nobody'],
+      ['with a suspended profile', 'sus'],
+      ['whose activeUntil has passed', 'lap'],
+    ])('a person %s gets 403', async (_person, sub) => {
+      expect403(await withToken(await token({ sub }), 'GET', `/tenants/${tenantA}`));
     });
 
     it('a signed-in person may use the routes without a tenant segment', async () => {
