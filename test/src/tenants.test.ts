@@ -46,6 +46,15 @@ describe('tenants and the embedded start', () => {
     });
   });
 
+  it("loads the demo model's default data on the first start", async () => {
+    expect(server.output()).toContain("Loaded the demo model's default data: 11 objects.");
+    const acme = await call(`/data/${demo}/companies/3c9d2b71-0f4e-4a8b-8c2d-0000000c0001`, {
+      key: systemKey,
+    });
+    expect(acme.status).toBe(200);
+    expect(await acme.json()).toMatchObject({ _class: 'companies', legalName: 'Acme BV' });
+  });
+
   it('reuses the data on a later start and prints the tenant id only', async () => {
     const again = await startServer({ env: idp.env, dataDir: server.dataDir });
     try {

@@ -1,6 +1,7 @@
 /**
  * `pnpm start`: the whole platform in one process on the embedded defaults. On the first start
- * with an empty data directory it creates the demo tenant and prints its id and a system key.
+ * with an empty data directory it creates the demo tenant, loads its model's default data and
+ * prints its id and a system key.
  * Prints one machine-readable line `ODP_READY {...}` when it accepts requests.
  */
 import path from 'node:path';
@@ -18,7 +19,10 @@ shutdownOnSignal(server, platform);
 
 const lines = [`ODP is running at ${config.baseUrl} (data in ${config.dataDir})`];
 if (demo.tenantId !== null) lines.push(`Demo tenant: ${demo.tenantId}`);
-if (demo.systemKey !== null) {
+if (demo.tenantId !== null && demo.systemKey !== null) {
+  const runtime = await platform.runtimes.get(demo.tenantId);
+  const loaded = await runtime.data().loadDefaultData({ kind: 'system', tenantId: demo.tenantId });
+  lines.push(`Loaded the demo model's default data: ${loaded.created} objects.`);
   lines.push(`System API key of the demo tenant (shown once, keep it): ${demo.systemKey}`);
 }
 lines.push(`ODP_READY ${JSON.stringify({ baseUrl: config.baseUrl, ...demo })}`);
