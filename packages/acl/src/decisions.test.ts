@@ -1,4 +1,4 @@
-import type { Account } from '@odp/core';
+import type { Account, CreateParent, StoredObject } from '@odp/core';
 import { anchoredAcId, pathlessAcId } from './ids.js';
 import { SYSTEM, TENANT, crmFixture, user } from './testing/crm-fixture.js';
 import { TenantAccessControl } from './tenant-access-control.js';
@@ -158,16 +158,14 @@ describe('the read filter', () => {
 });
 
 describe('CREATE decisions with allowedClasses', () => {
-  const invoicesEnd = () => {
-    const end = buildModel(CRM).classes.get('crm.company')?.relations.get('invoices');
+  /** The parent of a create: an object of the example CRM's `className`, through its relation `relation`. */
+  const parentVia = (className: string, relation: string) => {
+    const end = buildModel(CRM).classes.get(className)?.relations.get(relation);
     if (!end) throw new Error('fixture');
-    return end;
+    return (object: StoredObject): CreateParent => ({ object, relation: end });
   };
-  const notesEnd = () => {
-    const end = buildModel(CRM).classes.get('crm.person')?.relations.get('notes');
-    if (!end) throw new Error('fixture');
-    return end;
-  };
+  const invoicesOf = parentVia('crm.company', 'invoices');
+  const notesOf = parentVia('crm.person', 'notes');
 
   it('at the root a member may not create an invoice (no root node allows it)', async () => {
     const { acl } = await crmFixture();
@@ -176,9 +174,7 @@ describe('CREATE decisions with allowedClasses', () => {
 
   it('under own company a member may create an invoice (n-invoices allows CREATE)', async () => {
     const { acl, object } = await crmFixture();
-    expect(
-      await acl.policy.mayCreate(ann, 'crm.invoice', { object: object('acme'), relation: invoicesEnd() }),
-    ).toEqual({
+    expect(await acl.policy.mayCreate(ann, 'crm.invoice', invoicesOf(object('acme')))).toEqual({
       mayCreate: true,
       allowedClasses: ['crm.invoice'],
     });
@@ -186,35 +182,23 @@ describe('CREATE decisions with allowedClasses', () => {
 
   it('under another company a member may not', async () => {
     const { acl, object } = await crmFixture();
-    expect(
-      (await acl.policy.mayCreate(ann, 'crm.invoice', { object: object('globex'), relation: invoicesEnd() }))
-        .mayCreate,
-    ).toBe(false);
+    expect((await acl.policy.mayCreate(ann, 'crm.invoice', invoicesOf(object('globex')))).mayCreate).toBe(
+      false,
+    );
   });
 
   it('a narrowed role without CREATE may not create under its own company', async () => {
     const { acl, object } = await crmFixture(accountantOnlyModel());
     const accountantOnly = user('member', 'carla', ['accountant']);
     expect(
-      (
-        await acl.policy.mayCreate(accountantOnly, 'crm.invoice', {
-          object: object('globex'),
-          relation: invoicesEnd(),
-        })
-      ).mayCreate,
+      (await acl.policy.mayCreate(accountantOnly, 'crm.invoice', invoicesOf(object('globex')))).mayCreate,
     ).toBe(false);
   });
 
   it('zero-hop: a person may create notes under self, not under a colleague', async () => {
     const { acl, object } = await crmFixture();
-    expect(
-      (await acl.policy.mayCreate(ann, 'crm.note', { object: object('ann'), relation: notesEnd() }))
-        .mayCreate,
-    ).toBe(true);
-    expect(
-      (await acl.policy.mayCreate(ann, 'crm.note', { object: object('bob'), relation: notesEnd() }))
-        .mayCreate,
-    ).toBe(false);
+    expect((await acl.policy.mayCreate(ann, 'crm.note', notesOf(object('ann')))).mayCreate).toBe(true);
+    expect((await acl.policy.mayCreate(ann, 'crm.note', notesOf(object('bob')))).mayCreate).toBe(false);
   });
 
   it('allowedClasses lists concrete subclasses only (the abstract organisation is never created)', async () => {
