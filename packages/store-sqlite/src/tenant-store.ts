@@ -96,15 +96,21 @@ export class SqliteTenantStore implements TenantStore {
   private readonly dictCache = new Map<string, number>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly keys: KeyLookup;
+  /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction` call). */
+  private readonly transaction: Database.Transaction<(work: () => unknown) => unknown>;
 
   constructor(options: TenantStoreOptions) {
     this.db = new Database(options.file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    // An acknowledged write survives a killed process: under WAL the commit has written the
+    // transaction to the WAL file (the OS holds it) before `write` resolves; NORMAL only skips the
+    // fsync, so an OS crash or power loss may lose the last transactions (docs/storage.md).
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('cache_size = -65536');
     this.db.pragma(`mmap_size = ${Math.trunc(options.mmapBytes ?? MAX_MMAP_BYTES)}`);
     migrateTenantDatabase(this.db);
+    this.transaction = this.db.transaction((work: () => unknown) => work());
     this.driverLimit = options.driverLimit ?? 5000;
     this.keys = {
       key: (name) => this.lookupKey(name),
@@ -632,7 +638,7 @@ export class SqliteTenantStore implements TenantStore {
    */
   private inTransaction<T>(work: () => T): T {
     try {
-      return this.db.transaction(work).immediate();
+      return this.transaction.immediate(work) as T;
     } catch (error) {
       this.dictCache.clear();
       throw error;
