@@ -115,8 +115,46 @@ export function compileSelection(
   }
 
   const accessCondition = compileAccess(keys, access);
-  if (accessCondition !== null) conditions.push(accessCondition);
+  if (accessCondition !== null) {
+    conditions.push(accessCondition);
+    const held = heldGrantsDriver(model, selection.className, c, access, conditions.length - 1);
+    if (held !== undefined) candidates.push(held);
+  }
   return { conditions, classDriver, candidates, satisfiable };
+}
+
+/**
+ * The objects of the class carrying one of the held acIds, read from `acl (ac, n)`: a candidate
+ * driver when the class is protected (itself or an ancestor), since every visible member then
+ * carries a held acId. Measured like the other candidates (a bounded count of its rows), it drives
+ * only when the grants are selective. An object carrying several held rows yields one row: the
+ * smallest held one (a probe of the `acl` primary key).
+ */
+function heldGrantsDriver(
+  model: Model,
+  className: string,
+  c: number,
+  access: AccessFilter,
+  accessIndex: number,
+): Driver | undefined {
+  if (access.kind !== 'acl' || access.acIds.length === 0) return undefined;
+  const lineage = [className, ...(model.classes.get(className)?.ancestors ?? [])];
+  if (!lineage.some((name) => access.protectedClasses.includes(name))) return undefined;
+  const acIds = JSON.stringify(access.acIds);
+  return {
+    from: 'acl d',
+    where: {
+      text:
+        'd.ac IN (SELECT value FROM json_each(?)) ' +
+        'AND EXISTS (SELECT 1 FROM cls m WHERE m.c = ? AND m.n = d.n) ' +
+        'AND NOT EXISTS (SELECT 1 FROM acl e WHERE e.n = d.n AND e.ac IN (SELECT value FROM json_each(?)) ' +
+        'AND (e.ac, e.node, e.def) < (d.ac, d.node, d.def))',
+      params: [acIds, c, acIds],
+    },
+    n: 'd.n',
+    covers: [0, accessIndex],
+    orderedByN: false,
+  };
 }
 
 interface CompiledFilter {

@@ -33,7 +33,14 @@ function company(n: number, values: Record<string, unknown>): StoredObject {
   return storedObject({ n, basicClass: 'ct.company', name: `Company ${n}`, values });
 }
 
-async function openSeeded(options: Partial<TenantStoreOptions> = {}): Promise<SqliteTenantStore> {
+/**
+ * 40 companies; each carries ACL rows with the acIds `held(n)` gives (default: the even ones carry
+ * the held acId A, the odd ones Z, which ACL does not hold), so plans under ACL meet real rows.
+ */
+async function openSeeded(
+  options: Partial<TenantStoreOptions> = {},
+  held: (n: number) => readonly string[] = (n) => [n % 2 === 0 ? 'A' : 'Z'],
+): Promise<SqliteTenantStore> {
   const store = openTenantStore({ file: nextFile(), ...options });
   await store.applyModel(contractModel);
   store.bulkWrite(
@@ -46,6 +53,15 @@ async function openSeeded(options: Partial<TenantStoreOptions> = {}): Promise<Sq
       }),
     ),
   );
+  await store.write({
+    aclRows: Array.from({ length: 40 }, (_, index) => ({
+      objectId: uuid(index + 1),
+      rows: held(index + 1).flatMap((acId) => [
+        { acId, nodeId: uuid(index + 1), definition: 'owner' },
+        { acId, nodeId: uuid(100), definition: 'member' },
+      ]),
+    })),
+  });
   store.analyze();
   return store;
 }
@@ -118,6 +134,36 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
       'Company 12',
       'Company 13',
     ]);
+    await store.close();
+  });
+
+  it('drives a page from the held grants when they are selective, each object once', async () => {
+    const store = await openSeeded({ driverLimit: 10 }, (n) =>
+      n === 7 ? ['A', 'B'] : n === 31 ? ['B'] : n === 12 ? ['Z', 'A'] : ['Z'],
+    );
+    for (const plan of [page({ sort: sortByName }), page({})]) {
+      const details = store.explainList(plan, ACL);
+      expect(details[0]).toMatch(/^SEARCH d USING (COVERING )?INDEX acl_ac \(ac=\?\)/);
+      expect(details.filter(fullScan)).toEqual([]);
+    }
+    expect(nums(await store.list(page({}), ACL))).toEqual([7, 12, 31]);
+    expect(nums(await store.list(page({ sort: sortByName }), ACL))).toEqual([31, 12, 7]);
+    expect(nums(await store.list(page({ size: 1, page: 1 }), ACL))).toEqual([12, 31]);
+    const kind = [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'bv' } as const];
+    expect(nums(await store.list(page({ filters: kind }), ACL))).toEqual([7, 31]);
+    expect(await store.aggregate({ ...page({}), sum: [], avg: [], count: ['employees'] }, ACL)).toMatchObject(
+      {
+        count: { employees: 3 },
+      },
+    );
+    await store.close();
+  });
+
+  it('keeps walking the class when the held grants are broad', async () => {
+    const store = await openSeeded({ driverLimit: 10 });
+    const details = store.explainList(page({}), ACL);
+    expect(details[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\?\)/);
+    expect(nums(await store.list(page({ size: 3 }), ACL))).toEqual([2, 4, 6, 8]);
     await store.close();
   });
 
