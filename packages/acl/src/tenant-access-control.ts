@@ -130,6 +130,8 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     values: (selection, field, access) => store.values(selection, field, access),
     aggregate: (plan, access) => store.aggregate(plan, access),
     linksTo: (id) => store.linksTo(id),
+    refsOf: (ids, access) => store.refsOf(ids, access),
+    incomingRefs: (ids, access) => store.incomingRefs(ids, access),
     write: (batch) => acl.write(batch),
     redirectOf: (id) => store.redirectOf(id),
     aclRowsOf: (id) => store.aclRowsOf(id),

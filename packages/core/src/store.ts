@@ -26,6 +26,19 @@ export interface StoredObject {
   readonly modifiedAt: string;
 }
 
+/** What a link to an object shows (`{href, name}`): its id, BASIC class and name, without its values. */
+export interface ObjectRef {
+  readonly id: string;
+  readonly basicClass: string;
+  readonly name: string | null;
+}
+
+/** A link to `targetId`, with the linking object's ref and the relation storage key. */
+export interface IncomingRef extends ObjectRef {
+  readonly targetId: string;
+  readonly relationKey: string;
+}
+
 /** A record-level access-control row carried by an object. */
 export interface AclRow {
   readonly acId: string;
@@ -152,6 +165,18 @@ export interface TenantStore {
   aggregate(plan: AggregatePlan, access: AccessFilter): Promise<AggregateResult>;
   /** Objects that link to `id`, with the relation key, regardless of access (for write rules). */
   linksTo(id: string): Promise<{ sourceId: string; relationKey: string }[]>;
+  /**
+   * The refs of the objects among `ids` that `access` lets through, in no particular order. Reads
+   * no values and no links, so rendering the links of a page costs one query, not one hydration
+   * per linked object.
+   */
+  refsOf(ids: readonly string[], access: AccessFilter): Promise<ObjectRef[]>;
+  /**
+   * The links to any of `ids` from objects that `access` lets through, one per link, with the
+   * linking object's ref; the links to one target through one relation come in the order `linksTo`
+   * gives them.
+   */
+  incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]>;
 
   /**
    * Applies the batch atomically: either all of it is durable when the promise resolves, or none.

@@ -5,7 +5,15 @@
  * `{href, name}` and multi-valued relations and inverse sides as `{href, values?}`. Linked objects
  * the account may not read are left out, as if the link did not exist.
  */
-import type { AccessFilter, FieldDef, Model, StoredObject, TenantStore } from '@odp/core';
+import type {
+  AccessFilter,
+  FieldDef,
+  Model,
+  ObjectRef,
+  RelationEnd,
+  StoredObject,
+  TenantStore,
+} from '@odp/core';
 import { fieldsOf, relationsOf } from './classes.js';
 import { objectHref } from './compute.js';
 import { storedFiles } from './encode.js';
@@ -18,7 +26,20 @@ interface LinkedRef {
   readonly name: string | null;
 }
 
+/** What rendering needs of one combination of classes, worked out once per combination. */
+interface ClassesShape {
+  readonly plurals: readonly string[];
+  readonly classesQuery: string;
+  readonly fields: readonly FieldDef[];
+  readonly ends: readonly RelationEnd[];
+}
+
+/** Distinct class combinations remembered; gained classes make the set finite but model-sized. */
+const MAX_SHAPES = 1000;
+
 export class Renderer {
+  private readonly shapes = new Map<string, ClassesShape>();
+
   constructor(
     private readonly model: Model,
     private readonly tenantId: string,
@@ -32,34 +53,81 @@ export class Renderer {
     return objectHref(this.model, this.tenantId, object);
   }
 
-  /** Renders objects in order, loading linked objects once for all of them through `access`. */
+  /**
+   * Renders objects in order. The linked objects of the whole page are read as refs (id, class and
+   * name) in two queries through `access`: those the page links to and those linking to the page.
+   */
   async render(
     objects: readonly StoredObject[],
-    store: TenantStore,
+    store: Pick<TenantStore, 'refsOf' | 'incomingRefs'>,
     access: AccessFilter,
   ): Promise<DataObject[]> {
-    const inverse = new Map<string, { sourceId: string; relationKey: string }[]>();
-    await Promise.all(objects.map(async (object) => inverse.set(object.id, await store.linksTo(object.id))));
-    const ids = new Set<string>();
+    if (objects.length === 0) return [];
+    const forward = new Set<string>();
     for (const object of objects) {
-      for (const linked of Object.values(object.links)) for (const id of linked) ids.add(id);
-      for (const link of inverse.get(object.id) ?? []) ids.add(link.sourceId);
+      for (const linked of Object.values(object.links)) for (const id of linked) forward.add(id);
     }
+    const [incoming, targets] = await Promise.all([
+      store.incomingRefs(
+        objects.map((object) => object.id),
+        access,
+      ),
+      forward.size > 0 ? store.refsOf([...forward], access) : Promise.resolve([]),
+    ]);
     const visible = new Map<string, LinkedRef>();
-    for (const linked of ids.size > 0 ? await store.getMany([...ids], access) : []) {
-      visible.set(linked.id, { href: this.href(linked), name: linked.name });
+    const linkedRef = (ref: ObjectRef): LinkedRef => {
+      let rendered = visible.get(ref.id);
+      if (rendered === undefined) {
+        rendered = { href: this.href(ref), name: ref.name };
+        visible.set(ref.id, rendered);
+      }
+      return rendered;
+    };
+    for (const ref of targets) linkedRef(ref);
+    /** Per object on the page: relation key -> the visible objects linking to it through that relation. */
+    const inverse = new Map<string, Map<string, LinkedRef[]>>();
+    for (const ref of incoming) {
+      let byRelation = inverse.get(ref.targetId);
+      if (byRelation === undefined) {
+        byRelation = new Map();
+        inverse.set(ref.targetId, byRelation);
+      }
+      let refs = byRelation.get(ref.relationKey);
+      if (refs === undefined) {
+        refs = [];
+        byRelation.set(ref.relationKey, refs);
+      }
+      refs.push(linkedRef(ref));
     }
-    return objects.map((object) => this.renderOne(object, visible, inverse.get(object.id) ?? []));
+    return objects.map((object) => this.renderOne(object, visible, inverse.get(object.id)));
+  }
+
+  private shapeOf(classes: readonly string[]): ClassesShape {
+    const key = classes.join('\n');
+    let shape = this.shapes.get(key);
+    if (shape === undefined) {
+      const plurals = classes.map((name) => this.plural(name));
+      shape = {
+        plurals,
+        classesQuery: `classes=${encodeURIComponent(plurals.join(','))}`,
+        fields: [...fieldsOf(this.model, classes).values()].filter(
+          (field) => !field.hidden && field.type !== 'SECRET',
+        ),
+        ends: [...relationsOf(this.model, classes).values()],
+      };
+      if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
+      this.shapes.set(key, shape);
+    }
+    return shape;
   }
 
   private renderOne(
     object: StoredObject,
     visible: ReadonlyMap<string, LinkedRef>,
-    inverse: readonly { sourceId: string; relationKey: string }[],
+    inverse: ReadonlyMap<string, readonly LinkedRef[]> | undefined,
   ): DataObject {
     const self = this.href(object);
-    const plurals = object.classes.map((name) => this.plural(name));
-    const classesQuery = `classes=${encodeURIComponent(plurals.join(','))}`;
+    const { plurals, classesQuery, fields, ends } = this.shapeOf(object.classes);
     const links: Record<string, unknown> = {
       _self: { href: self },
       _scripts: { href: `/scripts/${this.tenantId}/${this.plural(object.basicClass)}/${object.id}` },
@@ -67,12 +135,13 @@ export class Renderer {
       _relatedDataObject: { href: `/metadata/${this.tenantId}/relatedDataObject?${classesQuery}` },
       _form: { href: `/metadata/${this.tenantId}/form?${classesQuery}` },
     };
-    for (const end of relationsOf(this.model, object.classes).values()) {
-      const ids =
+    for (const end of ends) {
+      const values =
         end.direction === 'forward'
           ? (object.links[end.relation.key] ?? [])
-          : inverse.filter((link) => link.relationKey === end.relation.key).map((link) => link.sourceId);
-      const values = ids.map((id) => visible.get(id)).filter((ref): ref is LinkedRef => ref !== undefined);
+              .map((id) => visible.get(id))
+              .filter((ref): ref is LinkedRef => ref !== undefined)
+          : (inverse?.get(end.relation.key) ?? []);
       if (!end.multiple) {
         if (values[0]) links[end.name] = values[0];
         continue;
@@ -86,9 +155,9 @@ export class Renderer {
       _modificationDate: object.modifiedAt,
     };
     const history = historyOf(object.values);
-    for (const field of fieldsOf(this.model, object.classes).values()) {
+    for (const field of fields) {
       const value = object.values[field.name];
-      if (field.hidden || field.type === 'SECRET' || value === undefined || value === null) continue;
+      if (value === undefined || value === null) continue;
       const rendered = this.renderValue(object.id, field, value);
       body[field.name] = field.history
         ? {

@@ -9,6 +9,8 @@ import type { NewChangeEvent, StoredObject, TenantStore, WriteBatch } from '@odp
 
 export class UnitOfWork {
   private readonly loaded = new Map<string, StoredObject | null>();
+  /** Stored links to an id, as first read (pending changes are merged in on every call). */
+  private readonly storedLinks = new Map<string, readonly { sourceId: string; relationKey: string }[]>();
   private readonly puts = new Map<string, StoredObject>();
   private readonly deletes = new Set<string>();
   private readonly events: NewChangeEvent[] = [];
@@ -31,6 +33,14 @@ export class UnitOfWork {
     return this.loaded.get(id) ?? null;
   }
 
+  /**
+   * Records `object` as read from the store by the caller, so that loading it reads nothing. Any
+   * access filter will do: a read that lets an object through returns it whole.
+   */
+  remember(object: StoredObject): void {
+    if (!this.loaded.has(object.id)) this.loaded.set(object.id, object);
+  }
+
   async loadMany(ids: readonly string[]): Promise<StoredObject[]> {
     const missing = ids.filter((id) => !this.loaded.has(id) && !this.puts.has(id) && !this.deletes.has(id));
     if (missing.length > 0) {
@@ -47,7 +57,12 @@ export class UnitOfWork {
    */
   async linkRefsTo(id: string): Promise<{ sourceId: string; relationKey: string }[]> {
     const refs = new Map<string, { sourceId: string; relationKey: string }>();
-    for (const link of await this.store.linksTo(id)) refs.set(`${link.sourceId} ${link.relationKey}`, link);
+    let stored = this.storedLinks.get(id);
+    if (stored === undefined) {
+      stored = await this.store.linksTo(id);
+      this.storedLinks.set(id, stored);
+    }
+    for (const link of stored) refs.set(`${link.sourceId} ${link.relationKey}`, link);
     for (const source of this.puts.values()) {
       for (const [relationKey, ids] of Object.entries(source.links)) {
         if (ids.includes(id)) refs.set(`${source.id} ${relationKey}`, { sourceId: source.id, relationKey });

@@ -127,6 +127,7 @@ export class ObjectWriter {
       throw new ForbiddenError('Access control does not allow modifying this object.');
     }
     const uow = this.unitOfWork();
+    uow.remember(object);
     const draft = draftOf(object);
     const cleared = await this.applyBody(account, uow, draft, body, 'patch');
     await this.finish(account, uow, draft, object, 'UPDATE', cleared);
@@ -141,6 +142,7 @@ export class ObjectWriter {
       throw new ForbiddenError('Access control does not allow deleting this object.');
     }
     const uow = this.unitOfWork();
+    uow.remember(object);
     await this.planDelete(account, uow, object.id);
     await this.commit(uow);
   }
@@ -174,6 +176,8 @@ export class ObjectWriter {
       throw new ForbiddenError('Access control does not allow this merge.');
     }
     const uow = this.unitOfWork();
+    uow.remember(winner);
+    uow.remember(loser);
     const draft = draftOf(winner);
     const cleared = isPlainObject(patch)
       ? await this.applyBody(account, uow, draft, patch, 'patch')
@@ -323,6 +327,7 @@ export class ObjectWriter {
       for (const ref of refs as string[]) {
         const id = this.idOf(ref);
         const visible = id ? await this.deps.store.get(id, filter) : null;
+        if (visible) uow.remember(visible);
         const linked = visible ? await uow.load(visible.id) : null;
         if (!linked) throw new NotFoundError(`The related object of ${end.name} was not found.`);
         const target = this.model.classes.get(end.otherClass);

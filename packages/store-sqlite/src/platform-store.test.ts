@@ -168,6 +168,51 @@ describe('platform store (sqlite)', () => {
     await store.setSetting('demoTenantId', 'b');
     expect(await store.getSetting('demoTenantId')).toBe('b');
   });
+
+  it('answers the next read after a write of this or another connection with the new state', async () => {
+    const other = openPlatformStore(path.join(dir, 'platform.sqlite'));
+    try {
+      const tenant = await store.createTenant({ name: 'T', modelSource: null });
+      const profile = await store.createProfile({
+        tenantId: tenant.id,
+        issuer: 'iss',
+        subject: 'sub',
+        email: 'e',
+        role: 'member',
+      });
+      const key = await store.createApiKey({
+        tenantId: tenant.id,
+        profileId: null,
+        expiresAt: null,
+        keyHash: 'h',
+      });
+      expect(await store.findApiKeyByHash('h')).toEqual(key);
+      expect(await store.findApiKeyByHash('unknown')).toBeNull();
+      expect((await store.getProfile(tenant.id, profile.id))?.active).toBe(true);
+      expect(await store.getSetting('s')).toBeNull();
+
+      await other.revokeApiKey(tenant.id, key.id, new Date('2026-05-05T00:00:00Z'));
+      await other.setProfileActive(tenant.id, profile.id, false);
+      await other.setSetting('s', 'from another process');
+      await other.createApiKey({ tenantId: tenant.id, profileId: null, expiresAt: null, keyHash: 'unknown' });
+      expect((await store.findApiKeyByHash('h'))?.revokedAt).toBe('2026-05-05T00:00:00.000Z');
+      expect(await store.findApiKeyByHash('unknown')).not.toBeNull();
+      expect((await store.findProfileByPerson(tenant.id, 'iss', 'sub'))?.active).toBe(false);
+      expect((await store.getProfile(tenant.id, profile.id))?.active).toBe(false);
+      expect(await store.getSetting('s')).toBe('from another process');
+
+      await store.setProfileActive(tenant.id, profile.id, true);
+      await store.setSetting('s', 'own');
+      expect((await store.getProfile(tenant.id, profile.id))?.active).toBe(true);
+      expect(await store.getSetting('s')).toBe('own');
+      expect(await other.getSetting('s')).toBe('own');
+      expect(await store.deleteTenant(tenant.id)).toBe(true);
+      expect(await store.findApiKeyByHash('h')).toBeNull();
+      expect(await store.getProfile(tenant.id, profile.id)).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe('applyMigrations', () => {

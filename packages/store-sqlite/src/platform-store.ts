@@ -54,6 +54,11 @@ export interface PlatformStore extends PlatformRegistry {
  * Opens (creating and migrating when needed) the platform registry in one SQLite file.
  * Durability: WAL with `synchronous = FULL`; a write is on disk when its promise resolves, so it
  * survives a killed process. Several processes (api, `odp`) may open the same file.
+ *
+ * The reads every request makes (API key by hash, profile, settings) are answered from memory while
+ * the database is unchanged: `PRAGMA data_version` changes whenever another connection (another
+ * process, such as `odp`) has committed, and every write through this connection drops the
+ * remembered reads, so a revoked key or a suspended profile is refused on the very next request.
  */
 export function openPlatformStore(file: string): PlatformStore {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -70,8 +75,15 @@ const TENANT_COLUMNS = 'id, name, model_source, webhook_secret, created_at';
 const PROFILE_COLUMNS =
   'id, tenant_id, issuer, subject, email, role, extra_roles, object_id, active, active_until, created_at';
 const KEY_COLUMNS = 'id, tenant_id, profile_id, expires_at, revoked_at, created_at';
+/** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
+const MAX_REMEMBERED_READS = 10_000;
 
 class SqlitePlatformStore implements PlatformStore {
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly remembered = new Map<string, unknown>();
+  /** `PRAGMA data_version` when `remembered` was last valid. */
+  private rememberedVersion = -1;
+
   constructor(
     private readonly db: Database.Database,
     readonly created: boolean,
@@ -85,38 +97,35 @@ class SqlitePlatformStore implements PlatformStore {
       webhook_secret: randomBytes(32).toString('base64url'),
       created_at: new Date().toISOString(),
     };
-    this.db
-      .prepare(
-        `INSERT INTO tenants (${TENANT_COLUMNS}) VALUES (@id, @name, @model_source, @webhook_secret, @created_at)`,
-      )
-      .run(row);
+    this.run(
+      `INSERT INTO tenants (${TENANT_COLUMNS}) VALUES (@id, @name, @model_source, @webhook_secret, @created_at)`,
+      row,
+    );
     return toTenant(row);
   }
 
   async getTenant(id: string): Promise<TenantRecord | null> {
-    const row = this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id) as
+    const row = this.statement(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id) as
       TenantRow | undefined;
     return row === undefined ? null : toTenant(row);
   }
 
   async listTenants(): Promise<TenantRecord[]> {
-    const rows = this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at, rowid`).all();
+    const rows = this.statement(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at, rowid`).all();
     return (rows as TenantRow[]).map(toTenant);
   }
 
   async tenantsOfPerson(issuer: string, subject: string, now: Date): Promise<TenantRecord[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT t.id, t.name, t.model_source, t.webhook_secret, t.created_at, p.active, p.active_until
+    const rows = this.statement(
+      `SELECT t.id, t.name, t.model_source, t.webhook_secret, t.created_at, p.active, p.active_until
          FROM tenants t JOIN profiles p ON p.tenant_id = t.id
          WHERE p.issuer = ? AND p.subject = ? ORDER BY t.created_at, t.rowid`,
-      )
-      .all(issuer, subject) as (TenantRow & { active: number; active_until: string | null })[];
+    ).all(issuer, subject) as (TenantRow & { active: number; active_until: string | null })[];
     return rows.filter((row) => isProfileActive(toActivity(row), now)).map(toTenant);
   }
 
   async deleteTenant(id: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM tenants WHERE id = ?').run(id).changes > 0;
+    return this.run('DELETE FROM tenants WHERE id = ?', id).changes > 0;
   }
 
   async createProfile(input: NewProfile): Promise<UserProfile> {
@@ -135,12 +144,11 @@ class SqlitePlatformStore implements PlatformStore {
       created_at: new Date().toISOString(),
     };
     try {
-      this.db
-        .prepare(
-          `INSERT INTO profiles (${PROFILE_COLUMNS}) VALUES (@id, @tenant_id, @issuer, @subject, @email, @role,
-           @extra_roles, @object_id, @active, @active_until, @created_at)`,
-        )
-        .run(row);
+      this.run(
+        `INSERT INTO profiles (${PROFILE_COLUMNS}) VALUES (@id, @tenant_id, @issuer, @subject, @email, @role,
+         @extra_roles, @object_id, @active, @active_until, @created_at)`,
+        row,
+      );
     } catch (error) {
       if (isUniqueViolation(error))
         throw new ConflictError('This person already has a profile in the tenant.');
@@ -166,20 +174,21 @@ class SqlitePlatformStore implements PlatformStore {
   }
 
   async setProfileActive(tenantId: string, profileId: string, active: boolean): Promise<UserProfile> {
-    this.db
-      .prepare('UPDATE profiles SET active = ? WHERE tenant_id = ? AND id = ?')
-      .run(active ? 1 : 0, tenantId, profileId);
+    this.run(
+      'UPDATE profiles SET active = ? WHERE tenant_id = ? AND id = ?',
+      active ? 1 : 0,
+      tenantId,
+      profileId,
+    );
     const profile = await this.getProfile(tenantId, profileId);
     if (profile === null) throw new NotFoundError('No such profile in this tenant.');
     return profile;
   }
 
   async profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT id, role, extra_roles FROM profiles WHERE tenant_id = ? AND object_id = ? ORDER BY created_at, rowid`,
-      )
-      .all(tenantId, objectId) as Pick<ProfileRow, 'id' | 'role' | 'extra_roles'>[];
+    const rows = this.statement(
+      `SELECT id, role, extra_roles FROM profiles WHERE tenant_id = ? AND object_id = ? ORDER BY created_at, rowid`,
+    ).all(tenantId, objectId) as Pick<ProfileRow, 'id' | 'role' | 'extra_roles'>[];
     return rows.map((row) => ({
       profileId: row.id,
       role: toRole(row.role),
@@ -206,44 +215,51 @@ class SqlitePlatformStore implements PlatformStore {
       revoked_at: null,
       created_at: new Date().toISOString(),
     };
-    this.db
-      .prepare(
-        `INSERT INTO api_keys (${KEY_COLUMNS}, key_hash)
-         VALUES (@id, @tenant_id, @profile_id, @expires_at, @revoked_at, @created_at, @key_hash)`,
-      )
-      .run(row);
+    this.run(
+      `INSERT INTO api_keys (${KEY_COLUMNS}, key_hash)
+       VALUES (@id, @tenant_id, @profile_id, @expires_at, @revoked_at, @created_at, @key_hash)`,
+      row,
+    );
     return toApiKey(row);
   }
 
   async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const row = this.db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`).get(keyHash) as
-      ApiKeyRow | undefined;
-    return row === undefined ? null : toApiKey(row);
+    return this.remember(`key\u0000${keyHash}`, () => {
+      const row = this.statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`).get(keyHash) as
+        ApiKeyRow | undefined;
+      return row === undefined ? null : toApiKey(row);
+    });
   }
 
   async revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord> {
-    this.db
-      .prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
-      .run(now.toISOString(), tenantId, keyId);
-    const row = this.db
-      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`)
-      .get(tenantId, keyId) as ApiKeyRow | undefined;
+    this.run(
+      'UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
+      now.toISOString(),
+      tenantId,
+      keyId,
+    );
+    const row = this.statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`).get(
+      tenantId,
+      keyId,
+    ) as ApiKeyRow | undefined;
     if (row === undefined) throw new NotFoundError('No such API key in this tenant.');
     return toApiKey(row);
   }
 
   async getSetting(key: string): Promise<string | null> {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as
-      { value: string } | undefined;
-    return row?.value ?? null;
+    return this.remember(`setting\u0000${key}`, () => {
+      const row = this.statement('SELECT value FROM settings WHERE key = ?').get(key) as
+        { value: string } | undefined;
+      return row?.value ?? null;
+    });
   }
 
   async setSetting(key: string, value: string): Promise<void> {
-    this.db
-      .prepare(
-        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
-      .run(key, value);
+    this.run(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
   }
 
   async close(): Promise<void> {
@@ -251,10 +267,47 @@ class SqlitePlatformStore implements PlatformStore {
   }
 
   private oneProfile(where: string, ...params: string[]): UserProfile | null {
-    const row = this.db
-      .prepare(`SELECT ${PROFILE_COLUMNS} FROM profiles WHERE ${where} LIMIT 1`)
-      .get(...params) as ProfileRow | undefined;
-    return row === undefined ? null : toProfile(row);
+    return this.remember(`profile\u0000${where}\u0000${params.join('\u0000')}`, () => {
+      const row = this.statement(`SELECT ${PROFILE_COLUMNS} FROM profiles WHERE ${where} LIMIT 1`).get(
+        ...params,
+      ) as ProfileRow | undefined;
+      return row === undefined ? null : toProfile(row);
+    });
+  }
+
+  private statement(sql: string): Database.Statement {
+    let prepared = this.statements.get(sql);
+    if (prepared === undefined) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  /** Runs a write; what was remembered may be stale afterwards (this connection's commits leave data_version alone). */
+  private run(sql: string, ...params: unknown[]): Database.RunResult {
+    try {
+      return this.statement(sql).run(...params);
+    } finally {
+      this.remembered.clear();
+    }
+  }
+
+  /**
+   * `read()`, or what it answered before while no connection has written since: this connection's
+   * writes clear the remembered reads, other connections' commits change `PRAGMA data_version`.
+   */
+  private remember<T>(key: string, read: () => T): T {
+    const version = this.statement('PRAGMA data_version').pluck().get() as number;
+    if (version !== this.rememberedVersion) {
+      this.remembered.clear();
+      this.rememberedVersion = version;
+    }
+    if (this.remembered.has(key)) return this.remembered.get(key) as T;
+    const value = read();
+    if (this.remembered.size >= MAX_REMEMBERED_READS) this.remembered.clear();
+    this.remembered.set(key, value);
+    return value;
   }
 }
 

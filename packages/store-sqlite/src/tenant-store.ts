@@ -15,8 +15,10 @@ import type {
   DistinctBucket,
   DistinctPlan,
   Holding,
+  IncomingRef,
   ListPlan,
   Model,
+  ObjectRef,
   Selection,
   StoreCapabilities,
   StoredObject,
@@ -35,6 +37,7 @@ import {
 import type { CompiledSelection, Driver, KeyLookup, Sql } from './tenant-query.js';
 import { migrateTenantDatabase } from './tenant-schema.js';
 import { SqliteSearchIndex } from './search-sqlite.js';
+import { TenantNames } from './tenant-names.js';
 
 export interface TenantStoreOptions {
   /** Path of the tenant's database file (created when missing). */
@@ -96,6 +99,7 @@ export class SqliteTenantStore implements TenantStore {
   private readonly dictCache = new Map<string, number>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly keys: KeyLookup;
+  private readonly names: TenantNames;
   /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction` call). */
   private readonly transaction: Database.Transaction<(work: () => unknown) => unknown>;
 
@@ -124,6 +128,7 @@ export class SqliteTenantStore implements TenantStore {
       statement: (sql) => this.statement(sql),
       rebuild: (model) => this.rebuildDerived(model),
     });
+    this.names = new TenantNames({ keys: this.keys, statement: (sql) => this.statement(sql) });
   }
 
   /**
@@ -329,6 +334,14 @@ export class SqliteTenantStore implements TenantStore {
        JOIN objects s ON s.n = l.src JOIN dict k ON k.k = l.rel WHERE l.dst = ? ORDER BY l.src, l.rel, l.pos`,
     ).all(n) as { sourceId: string; relationKey: string }[];
     return rows;
+  }
+
+  async refsOf(ids: readonly string[], access: AccessFilter): Promise<ObjectRef[]> {
+    return this.names.refsOf(ids, access);
+  }
+
+  async incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]> {
+    return this.names.incomingRefs(ids, access);
   }
 
   /**

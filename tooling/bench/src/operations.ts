@@ -116,7 +116,9 @@ export function operations(context: OperationContext): Operation[] {
     {
       name: 'list with q',
       caller: 'system',
-      request: (i) => ({ path: `${t}/companies?q=${['har', 'north', 'sum', 'lum de'][i % 4]}` }),
+      request: (i) => ({
+        path: `${t}/companies?q=${encodeURIComponent(['har', 'north', 'sum', 'lum de'][i % 4] ?? '')}`,
+      }),
       engine: (i) =>
         store.search.search(
           { text: ['har', 'north', 'sum', 'lum de'][i % 4] ?? '', classes: ['crm.company'], size: 20 },

@@ -199,6 +199,40 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         );
       });
 
+      it('answers refs (id, BASIC class, name) of objects, leaving missing ids out', async () => {
+        await seed();
+        const refs = await store.refsOf([uuid(1), uuid(30), uuid(99)], ALL);
+        expect([...refs].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+          { id: uuid(1), basicClass: COMPANY, name: 'Acme' },
+          { id: uuid(30), basicClass: 'ct.invoice', name: 'object 30' },
+        ]);
+        expect(await store.refsOf([], ALL)).toEqual([]);
+      });
+
+      it('answers the links to many objects with refs of the linking objects, per relation as linksTo', async () => {
+        await seed();
+        const incoming = await store.incomingRefs([uuid(1), uuid(2), uuid(99)], ALL);
+        for (const target of [uuid(1), uuid(2)]) {
+          const expected = await store.linksTo(target);
+          for (const key of [REL.employer, REL.client]) {
+            expect(
+              incoming
+                .filter((ref) => ref.targetId === target && ref.relationKey === key)
+                .map((ref) => ref.id),
+            ).toEqual(expected.filter((link) => link.relationKey === key).map((link) => link.sourceId));
+          }
+        }
+        expect(incoming).toHaveLength(6);
+        expect(incoming.find((ref) => ref.id === uuid(22))).toEqual({
+          targetId: uuid(1),
+          relationKey: REL.employer,
+          id: uuid(22),
+          basicClass: 'ct.person',
+          name: 'Cy Smith',
+        });
+        expect(await store.incomingRefs([uuid(23)], ALL)).toEqual([]);
+      });
+
       it('scans every object in id order, a page at a time', async () => {
         await seed();
         const first = await store.scan(null, 5);
@@ -743,6 +777,14 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           access,
         );
         expect(aggregate).toEqual({ total: 2, sum: { revenue: 2600 }, avg: {}, count: {} });
+      });
+
+      it('applies to refs and to the linking objects of incoming refs', async () => {
+        await seedWithAcl();
+        const refs = await store.refsOf([uuid(1), uuid(2), uuid(20)], acl([COMPANY], ['A']));
+        expect(nums(refs).sort((a, b) => a - b)).toEqual([1, 20]);
+        const incoming = await store.incomingRefs([uuid(1)], acl(['ct.person'], []));
+        expect(nums(incoming).sort((a, b) => a - b)).toEqual([30, 32]);
       });
 
       it('treats links to unreadable objects as absent in relation filters, sorts and buckets', async () => {

@@ -1,0 +1,75 @@
+/**
+ * The reads that render links (`{href, name}`): the id, BASIC class and name of objects, and the
+ * objects linking to a page of objects, each one query over the `objects` columns alone (no values
+ * parsed, no links hydrated), under the caller's access filter.
+ */
+import type Database from 'better-sqlite3';
+import type { AccessFilter, IncomingRef, ObjectRef } from '@odp/core';
+import { visibleLinked } from './tenant-query.js';
+import type { KeyLookup } from './tenant-query.js';
+
+export interface TenantNamesContext {
+  readonly keys: KeyLookup;
+  /** Prepared-statement cache of the owning store. */
+  readonly statement: (sql: string) => Database.Statement;
+}
+
+/** Rows are read raw (arrays): the driver then builds no object per row. */
+type RefRow = [id: string, basic: string, name: string | null];
+type IncomingRow = [dst: number, rel: number, ...ref: RefRow];
+
+export class TenantNames {
+  constructor(private readonly context: TenantNamesContext) {}
+
+  /** See `TenantStore.refsOf`. */
+  refsOf(ids: readonly string[], access: AccessFilter): ObjectRef[] {
+    if (ids.length === 0) return [];
+    const visible = visibleLinked(this.context.keys, access, 'o.n');
+    const rows = this.context
+      .statement(
+        `SELECT o.id, o.basic, o.name FROM objects o
+         WHERE o.id IN (SELECT value FROM json_each(?)) AND ${visible.text}`,
+      )
+      .raw(true)
+      .all(JSON.stringify(ids), ...visible.params) as RefRow[];
+    return rows.map(([id, basicClass, name]) => ({ id, basicClass, name }));
+  }
+
+  /**
+   * See `TenantStore.incomingRefs`: ordered by target and relation, then as `linksTo` (source,
+   * position). The links are read with integer keys only; target ids and relation keys are mapped
+   * back from two small lookups, which halves the cost of a page whose objects have many linkers.
+   */
+  incomingRefs(ids: readonly string[], access: AccessFilter): IncomingRef[] {
+    if (ids.length === 0) return [];
+    const targets = new Map(
+      this.context
+        .statement('SELECT n, id FROM objects WHERE id IN (SELECT value FROM json_each(?))')
+        .raw(true)
+        .all(JSON.stringify(ids)) as [number, string][],
+    );
+    if (targets.size === 0) return [];
+    const visible = visibleLinked(this.context.keys, access, 's.n');
+    const rows = this.context
+      .statement(
+        `SELECT l.dst, l.rel, s.id, s.basic, s.name FROM links l JOIN objects s ON s.n = l.src
+         WHERE l.dst IN (SELECT value FROM json_each(?)) AND ${visible.text}
+         ORDER BY l.dst, l.rel, l.src, l.pos`,
+      )
+      .raw(true)
+      .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingRow[];
+    const relationKeys = new Map(
+      this.context
+        .statement('SELECT k, substr(name, 3) FROM dict WHERE k IN (SELECT value FROM json_each(?))')
+        .raw(true)
+        .all(JSON.stringify([...new Set(rows.map((row) => row[1]))])) as [number, string][],
+    );
+    return rows.map(([dst, rel, id, basicClass, name]) => ({
+      targetId: targets.get(dst) ?? '',
+      relationKey: relationKeys.get(rel) ?? '',
+      id,
+      basicClass,
+      name,
+    }));
+  }
+}
