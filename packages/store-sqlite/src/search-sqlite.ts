@@ -10,16 +10,19 @@
  * Ranking: when the query matches at most `rankLimit` entries, pages follow bm25 (best first), ties
  * by creation order; broader queries (a letter or two typed) would rank nearly the whole tenant on
  * every keystroke, so they list matches newest first instead. The mode is fixed by the first page
- * and carried in the cursor, together with a snapshot bound (the newest object key at the first
- * page), so paging is stable while others insert. Cursors are HMAC-signed: a forged, damaged or
- * foreign cursor is a ValidationError.
+ * and carried in the cursor. Paging is stable while others write: a bm25 paging's ranked key list
+ * is frozen at its first page (table `search_pages`, expiring after `cursorTtlMs`; an expired
+ * cursor is a ValidationError), since positions in a live ranking shift with deletes and bm25
+ * scores move with corpus statistics; a newest-first paging is a keyset below a snapshot bound
+ * (object keys are never reused). Cursors are HMAC-signed: a forged, damaged or foreign cursor is
+ * a ValidationError.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ValidationError, searchTerms } from '@odp/core';
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import { compileAccess } from './tenant-query.js';
-import type { KeyLookup } from './tenant-query.js';
+import type { KeyLookup, Sql } from './tenant-query.js';
 
 export interface SqliteSearchIndexContext {
   readonly db: Database.Database;
@@ -27,19 +30,32 @@ export interface SqliteSearchIndexContext {
   /** Key of the cursor signatures. */
   readonly secret: Buffer;
   readonly rankLimit: number;
+  /** How long the frozen ranking behind a bm25 cursor is kept. */
+  readonly cursorTtlMs: number;
   /** Prepared-statement cache of the owning store. */
   readonly statement: (sql: string) => Database.Statement;
   /** Re-derives every object's index entries (and the store's other derived rows) for a model. */
   readonly rebuild: (model: Model) => number;
 }
 
-interface Cursor {
+type Cursor = RankCursor | RecentCursor;
+
+interface RankCursor {
   /** Query fingerprint: a cursor only continues the query it came from. */
   readonly q: string;
-  readonly mode: 'rank' | 'recent';
+  readonly mode: 'rank';
+  /** The `search_pages` row holding the ranking frozen at the first page. */
+  readonly page: string;
+  /** Position in the frozen ranking where the next page starts. */
+  readonly at: number;
+}
+
+interface RecentCursor {
+  readonly q: string;
+  readonly mode: 'recent';
   /** Newest object key when the first page was served; later objects are not part of this paging. */
   readonly max: number;
-  /** rank: rows already returned. recent: the last key returned. */
+  /** The last key returned. */
   readonly at: number;
 }
 
@@ -93,45 +109,98 @@ export class SqliteSearchIndex implements SearchIndex {
     const cursor = query.cursor === undefined ? undefined : this.decodeCursor(query.cursor, fingerprint);
     if (terms.length === 0 || classKeys.length === 0) return { ids: [], next: null };
     const size = Math.max(1, Math.min(Math.trunc(query.size), MAX_PAGE_SIZE));
-    const state = cursor ?? this.firstPageState(match, fingerprint);
-
-    const visible = compileAccess(this.context.keys, access)?.('search.rowid');
-    const conditions = [
-      'search MATCH ?',
-      'search.rowid <= ?',
-      'EXISTS (SELECT 1 FROM cls k WHERE k.n = search.rowid AND k.c IN (SELECT value FROM json_each(?)))',
-      ...(visible === undefined ? [] : [visible.text]),
-    ];
-    const params: unknown[] = [match, state.max, JSON.stringify(classKeys), ...(visible?.params ?? [])];
-    let sql: string;
+    const scope = this.scope('search.rowid', classKeys, access);
+    if (cursor?.mode === 'rank') return this.frozenPage(cursor, classKeys, access, size);
+    const state = cursor ?? this.firstPageMode(match, fingerprint);
     if (state.mode === 'rank') {
-      sql = `SELECT search.rowid FROM search WHERE ${conditions.join(' AND ')} ORDER BY rank, search.rowid LIMIT ? OFFSET ?`;
-      params.push(size + 1, state.at);
-    } else {
-      sql = `SELECT search.rowid FROM search WHERE ${conditions.join(' AND ')} AND search.rowid < ? ORDER BY search.rowid DESC LIMIT ?`;
-      params.push(state.at, size + 1);
+      const ranked = this.context
+        .statement(
+          `SELECT search.rowid FROM search WHERE search MATCH ? AND ${scope.text} ORDER BY rank, search.rowid`,
+        )
+        .pluck()
+        .all(match, ...scope.params) as number[];
+      const ids = this.idsOf(ranked.slice(0, size));
+      if (ranked.length <= size) return { ids, next: null };
+      const page = this.freeze(ranked);
+      return { ids, next: this.encodeCursor({ q: fingerprint, mode: 'rank', page, at: size }) };
     }
     const keys = this.context
-      .statement(sql)
+      .statement(
+        `SELECT search.rowid FROM search WHERE search MATCH ? AND search.rowid <= ? AND search.rowid < ?
+         AND ${scope.text} ORDER BY search.rowid DESC LIMIT ?`,
+      )
       .pluck()
-      .all(...params) as number[];
+      .all(match, state.max, state.at, ...scope.params, size + 1) as number[];
     const page = keys.slice(0, size);
     const ids = this.idsOf(page);
     if (keys.length <= size) return { ids, next: null };
-    const at = state.mode === 'rank' ? state.at + size : (page.at(-1) ?? 0);
-    return { ids, next: this.encodeCursor({ ...state, at }) };
+    return { ids, next: this.encodeCursor({ ...state, at: page.at(-1) ?? 0 }) };
   }
 
-  /** The paging state of a first page: the ranking mode and the snapshot bound. */
-  private firstPageState(match: string, fingerprint: string): Cursor {
-    const max = (this.context.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
+  /** Class scope and access filter on the object key expression `n`. */
+  private scope(n: string, classKeys: readonly number[], access: AccessFilter): Sql {
+    const visible = compileAccess(this.context.keys, access)?.(n);
+    return {
+      text:
+        `EXISTS (SELECT 1 FROM cls k WHERE k.n = ${n} AND k.c IN (SELECT value FROM json_each(?)))` +
+        (visible === undefined ? '' : ` AND ${visible.text}`),
+      params: [JSON.stringify(classKeys), ...(visible?.params ?? [])],
+    };
+  }
+
+  /**
+   * A later page of a bm25 paging: the frozen ranking from the cursor's position on, keeping the
+   * objects that still exist and are visible now (a deleted one is skipped, shifting nothing).
+   */
+  private frozenPage(
+    cursor: RankCursor,
+    classKeys: readonly number[],
+    access: AccessFilter,
+    size: number,
+  ): SearchPage {
+    const frozen = this.context
+      .statement('SELECT keys FROM search_pages WHERE id = ? AND expires > ?')
+      .pluck()
+      .get(cursor.page, Date.now()) as string | undefined;
+    if (frozen === undefined) {
+      throw new ValidationError('The search cursor has expired; search again.', [
+        { field: 'cursor', message: 'expired' },
+      ]);
+    }
+    const scope = this.scope('j.value', classKeys, access);
+    const rows = this.context
+      .statement(
+        `SELECT j.key AS at, j.value AS n FROM json_each(?) j
+         WHERE j.key >= ? AND EXISTS (SELECT 1 FROM objects o WHERE o.n = j.value) AND ${scope.text}
+         ORDER BY j.key LIMIT ?`,
+      )
+      .all(frozen, cursor.at, ...scope.params, size + 1) as { at: number; n: number }[];
+    const page = rows.slice(0, size);
+    const ids = this.idsOf(page.map((row) => row.n));
+    if (rows.length <= size) return { ids, next: null };
+    return { ids, next: this.encodeCursor({ ...cursor, at: (page.at(-1)?.at ?? 0) + 1 }) };
+  }
+
+  /** Stores a ranking for the later pages of its paging (dropping expired ones); returns its id. */
+  private freeze(ranked: readonly number[]): string {
+    const id = randomBytes(12).toString('base64url');
+    const now = Date.now();
+    this.context.statement('DELETE FROM search_pages WHERE expires <= ?').run(now);
+    this.context
+      .statement('INSERT INTO search_pages (id, expires, keys) VALUES (?, ?, ?)')
+      .run(id, now + this.context.cursorTtlMs, JSON.stringify(ranked));
+    return id;
+  }
+
+  /** The ranking mode of a first page; a newest-first paging is bounded by the newest key now. */
+  private firstPageMode(match: string, fingerprint: string): { mode: 'rank' } | RecentCursor {
     const matches = this.context
       .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
       .pluck()
       .get(match, this.context.rankLimit + 1) as number;
-    return matches > this.context.rankLimit
-      ? { q: fingerprint, mode: 'recent', max, at: max + 1 }
-      : { q: fingerprint, mode: 'rank', max, at: 0 };
+    if (matches <= this.context.rankLimit) return { mode: 'rank' };
+    const max = (this.context.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
+    return { q: fingerprint, mode: 'recent', max, at: max + 1 };
   }
 
   private idsOf(keys: readonly number[]): string[] {
@@ -158,7 +227,10 @@ export class SqliteSearchIndex implements SearchIndex {
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
     const cursor = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Cursor;
-    if (cursor.q !== fingerprint) throw invalid;
+    // A bm25 cursor of the schema before frozen rankings has no page: it cannot be continued.
+    if (cursor.q !== fingerprint || (cursor.mode === 'rank' && typeof cursor.page !== 'string')) {
+      throw invalid;
+    }
     return cursor;
   }
 

@@ -123,6 +123,34 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   DELETE FROM meta WHERE k = 'index_signature';
   `,
   },
+  {
+    version: 4,
+    name: 'object keys never reused; frozen search rankings',
+    up: `
+  -- AUTOINCREMENT: the key of a deleted newest object is never handed out again, so "keys up to
+  -- the snapshot bound" (search paging) and creation order never admit a later object.
+  CREATE TABLE objects_v4 (
+    n INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    basic TEXT NOT NULL,
+    classes TEXT NOT NULL,
+    name TEXT COLLATE NOCASE,
+    vals TEXT NOT NULL,
+    created TEXT NOT NULL,
+    modified TEXT NOT NULL
+  );
+  INSERT INTO objects_v4 (n, id, basic, classes, name, vals, created, modified)
+    SELECT n, id, basic, classes, name, vals, created, modified FROM objects ORDER BY n;
+  DROP TABLE objects;
+  ALTER TABLE objects_v4 RENAME TO objects;
+  CREATE INDEX objects_name ON objects (name, n);
+
+  -- The ranked object keys of a bm25 search paging, frozen at its first page (JSON array, at most
+  -- searchRankLimit keys), so later pages neither shift nor reorder; rows expire.
+  CREATE TABLE search_pages (id TEXT PRIMARY KEY, expires INTEGER NOT NULL, keys TEXT NOT NULL) WITHOUT ROWID;
+  CREATE INDEX search_pages_expires ON search_pages (expires);
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

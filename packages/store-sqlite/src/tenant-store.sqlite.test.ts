@@ -220,6 +220,29 @@ describe('SqliteTenantStore specifics', () => {
     await store.close();
   });
 
+  it('moves objects of an earlier schema to never-reused keys', async () => {
+    const file = nextFile();
+    const old = new Database(file);
+    applyMigrations(old, TENANT_MIGRATIONS.slice(0, 3));
+    const insert = old.prepare(
+      "INSERT INTO objects (n, id, basic, classes, name, vals, created, modified) VALUES (?, ?, 'ct.company', '[\"ct.company\",\"ct.organisation\"]', ?, '{}', 't', 't')",
+    );
+    insert.run(1, uuid(1), 'First');
+    insert.run(2, uuid(2), 'Second');
+    old.close();
+    const store = openTenantStore({ file });
+    await store.applyModel(contractModel);
+    expect(nums(await store.list({ className: 'ct.company', filters: [], page: 0, size: 5 }, ALL))).toEqual([
+      1, 2,
+    ]);
+    await store.write({ delete: [uuid(2)] });
+    await store.write({ put: [company(3, {})] });
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT n FROM objects WHERE id = ?').pluck().get(uuid(3))).toBe(3);
+    raw.close();
+    await store.close();
+  });
+
   it('isolates tenants by database file', async () => {
     const first = await openSeeded();
     const second = openTenantStore({ file: nextFile() });
@@ -268,6 +291,44 @@ describe('SqliteTenantStore specifics', () => {
       cursor = result.next ?? undefined;
     } while (cursor !== undefined);
     expect(seen).toEqual(Array.from({ length: 40 }, (_, index) => 40 - index));
+    await store.close();
+  });
+});
+
+describe('SqliteSearchIndex paging', () => {
+  const firstOf = async (store: SqliteTenantStore, text: string, size: number) =>
+    store.search.search({ text, classes: ['ct.company'], size }, ALL);
+
+  it('pages newest first below the first page snapshot while the newest is deleted and others created', async () => {
+    const store = await openSeeded({ searchRankLimit: 10 });
+    const first = await firstOf(store, 'comp', 5);
+    expect(nums(first.ids.map((id) => ({ id })))).toEqual([40, 39, 38, 37, 36]);
+    await store.write({ delete: [uuid(40)] });
+    await store.write({ put: [company(41, {})] });
+    const rest: number[] = [];
+    for (let cursor = first.next; cursor !== null;) {
+      const page = await store.search.search({ text: 'comp', classes: ['ct.company'], size: 5, cursor }, ALL);
+      rest.push(...nums(page.ids.map((id) => ({ id }))));
+      cursor = page.next;
+    }
+    expect(rest).toEqual(Array.from({ length: 35 }, (_, index) => 35 - index));
+    await store.close();
+  });
+
+  it('refuses the cursor of a ranked paging once it has expired', async () => {
+    const store = await openSeeded({ searchCursorTtlMs: 50 });
+    const first = await firstOf(store, 'company', 5);
+    expect(first.next).not.toBeNull();
+    const cursor = first.next ?? '';
+    const second = await store.search.search(
+      { text: 'company', classes: ['ct.company'], size: 5, cursor },
+      ALL,
+    );
+    expect(second.ids).toHaveLength(5);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await expect(
+      store.search.search({ text: 'company', classes: ['ct.company'], size: 5, cursor }, ALL),
+    ).rejects.toThrow('expired');
     await store.close();
   });
 });

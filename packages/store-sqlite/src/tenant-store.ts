@@ -54,6 +54,8 @@ export interface TenantStoreOptions {
   readonly mmapBytes?: number;
   /** Search matches up to this count are ranked by bm25; broader queries list newest first. Default 1000. */
   readonly searchRankLimit?: number;
+  /** How long a bm25 search paging can be continued (its frozen ranking is kept). Default 15 minutes. */
+  readonly searchCursorTtlMs?: number;
 }
 
 /** Opens (creating and migrating when needed) the database of one tenant. */
@@ -125,6 +127,7 @@ export class SqliteTenantStore implements TenantStore {
       keys: this.keys,
       secret: this.cursorSecret(),
       rankLimit: options.searchRankLimit ?? 1000,
+      cursorTtlMs: options.searchCursorTtlMs ?? 15 * 60_000,
       statement: (sql) => this.statement(sql),
       rebuild: (model) => this.rebuildDerived(model),
     });

@@ -195,6 +195,49 @@ export function describeSearchIndexContract(name: string, open: () => Promise<Se
       expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, index) => 100 + index));
     });
 
+    /**
+     * Paging guarantee: the pages of one query, followed to the end, give every object that
+     * matched at the first page exactly once, in the order of the first page's ranking, whatever
+     * is written meanwhile (a match deleted before its page is absent; new objects are not part of
+     * this paging).
+     */
+    it('keeps the first page ranking while shown matches are deleted and long documents inserted', async () => {
+      await put(
+        Array.from({ length: 12 }, (_, index) =>
+          storedObject({
+            n: 100 + index,
+            basicClass: 'ct.company',
+            name: `Gadget ${'gadget '.repeat(index % 4)}${'filler '.repeat(index)}`.trim(),
+          }),
+        ),
+      );
+      const query: SearchQuery = { text: 'gadget', classes: COMPANIES, size: 3 };
+      const whole = nums((await search.search({ ...query, size: 100 }, ALL)).ids);
+      expect([...whole].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, index) => 100 + index));
+      const seen: number[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await search.search({ ...query, ...(cursor === undefined ? {} : { cursor }) }, ALL);
+        seen.push(...nums(page.ids));
+        cursor = page.next ?? undefined;
+        pages += 1;
+        await store.write({ delete: [uuid(seen.at(-1) ?? 0)] });
+        await put(
+          Array.from({ length: 20 }, (_, index) =>
+            storedObject({
+              n: 1000 + pages * 100 + index,
+              basicClass: 'ct.company',
+              name: `Unrelated ${'lorem ipsum dolor '.repeat(30)}`,
+            }),
+          ),
+        );
+        await put([storedObject({ n: 900 + pages, basicClass: 'ct.company', name: 'Gadget gadget gadget' })]);
+      } while (cursor !== undefined);
+      expect(pages).toBe(4);
+      expect(seen).toEqual(whole);
+    });
+
     it.each([
       ['a forged cursor', () => 'eyJmb28iOjF9.AAAAAAAAAAAAAAAAAAAAAA'],
       ['garbage', () => 'not a cursor'],
