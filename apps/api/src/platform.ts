@@ -85,6 +85,7 @@ export function shutdownOnSignal(server: http.Server, platform: Platform): void 
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     await platform.close();
+    platform.log.flush();
     process.exit(0);
   };
   process.on('SIGTERM', (signal) => void stop(signal));

@@ -19,6 +19,12 @@ type RefRow = [id: string, basic: string, name: string | null];
 type IncomingRow = [dst: number, rel: number, ...ref: RefRow];
 
 export class TenantNames {
+  /**
+   * Relation storage keys by interned key. A committed dict row never changes or goes away, and
+   * these reads run outside write transactions, so what they saw stays true.
+   */
+  private readonly relationKeys = new Map<number, string>();
+
   constructor(private readonly context: TenantNamesContext) {}
 
   /** See `TenantStore.refsOf`. */
@@ -38,7 +44,8 @@ export class TenantNames {
   /**
    * See `TenantStore.incomingRefs`: ordered by target and relation, then as `linksTo` (source,
    * position). The links are read with integer keys only; target ids and relation keys are mapped
-   * back from two small lookups, which halves the cost of a page whose objects have many linkers.
+   * back from a small lookup and remembered dict entries, which halves the cost of a page whose
+   * objects have many linkers.
    */
   incomingRefs(ids: readonly string[], access: AccessFilter): IncomingRef[] {
     if (ids.length === 0) return [];
@@ -58,15 +65,17 @@ export class TenantNames {
       )
       .raw(true)
       .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingRow[];
-    const relationKeys = new Map(
-      this.context
+    const unknown = [...new Set(rows.map((row) => row[1]))].filter((rel) => !this.relationKeys.has(rel));
+    if (unknown.length > 0) {
+      const found = this.context
         .statement('SELECT k, substr(name, 3) FROM dict WHERE k IN (SELECT value FROM json_each(?))')
         .raw(true)
-        .all(JSON.stringify([...new Set(rows.map((row) => row[1]))])) as [number, string][],
-    );
+        .all(JSON.stringify(unknown)) as [number, string][];
+      for (const [rel, key] of found) this.relationKeys.set(rel, key);
+    }
     return rows.map(([dst, rel, id, basicClass, name]) => ({
       targetId: targets.get(dst) ?? '',
-      relationKey: relationKeys.get(rel) ?? '',
+      relationKey: this.relationKeys.get(rel) ?? '',
       id,
       basicClass,
       name,
