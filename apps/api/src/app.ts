@@ -1,5 +1,5 @@
 import express from 'express';
-import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { AppError, NotFoundError, ValidationError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
@@ -45,7 +45,7 @@ export const MAX_JSON_BODY = '10mb';
  * `routes` replaces the platform's route modules behind the same edge (the benchmark's framework
  * ceiling mounts one fixed-body route there).
  */
-export function createApp(deps: AppDeps, routes: readonly Router[] = platformRoutes(deps)): Express {
+export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = platformRoutes(deps)): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(securityHeaders);
@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps, routes: readonly Router[] = platformRou
   app.use(cors());
   app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
   // The model push webhook signs the raw body, so it reads the body itself.
-  app.use(modelWebhookRoutes(deps));
+  app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
   app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
 
   for (const router of routes) app.use(router);
@@ -65,19 +65,35 @@ export function createApp(deps: AppDeps, routes: readonly Router[] = platformRou
 
 /**
  * The platform's route modules, in mount order (capabilities before the data branch, whose
- * `/{typeName}/{id}` routes would otherwise claim `/{typeName}/capabilities`).
+ * `/{typeName}/{id}` routes would otherwise claim `/{typeName}/capabilities`), each behind the
+ * first path segments its routes declare.
  */
-export function platformRoutes(deps: AppDeps): Router[] {
+export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
-    tenantRoutes(deps),
-    auditRoutes(deps),
-    capabilitiesRoutes(deps),
-    adminModelRoutes(deps),
-    metadataRoutes(deps),
-    adminRebuildRoutes(deps),
-    searchRoutes(deps),
-    dataRoutes(deps),
+    onBranches(['tenants'], tenantRoutes(deps)),
+    onBranches(['audit', 'admin'], auditRoutes(deps)),
+    onBranches(['data'], capabilitiesRoutes(deps)),
+    onBranches(['admin'], adminModelRoutes(deps)),
+    onBranches(['metadata'], metadataRoutes(deps)),
+    onBranches(['admin'], adminRebuildRoutes(deps)),
+    onBranches(['data'], searchRoutes(deps)),
+    onBranches(['data'], dataRoutes(deps)),
   ];
+}
+
+/**
+ * `handler` for requests whose first path segment is one of `branches` (compared ignoring case, as
+ * express matches routes); other requests pass it by at once instead of being matched against each
+ * of its routes, which was a tenth of a get-one request's CPU time.
+ */
+function onBranches(branches: readonly string[], handler: RequestHandler): RequestHandler {
+  const names: ReadonlySet<string> = new Set(branches);
+  return (req, res, next) => {
+    const end = req.path.indexOf('/', 1);
+    const branch = (end === -1 ? req.path.slice(1) : req.path.slice(1, end)).toLowerCase();
+    if (names.has(branch)) return handler(req, res, next);
+    next();
+  };
 }
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
