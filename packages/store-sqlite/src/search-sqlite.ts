@@ -35,7 +35,7 @@ export interface SqliteSearchIndexContext {
   /** Prepared-statement cache of the owning store. */
   readonly statement: (sql: string) => Database.Statement;
   /** Re-derives every object's index entries (and the store's other derived rows) for a model. */
-  readonly rebuild: (model: Model) => number;
+  readonly rebuild: (model: Model) => Promise<number>;
 }
 
 type Cursor = RankCursor | RecentCursor;

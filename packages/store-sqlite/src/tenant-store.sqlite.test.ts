@@ -13,6 +13,7 @@ import {
 import { openTenantStore } from './tenant-store.js';
 import type { SqliteTenantStore, TenantStoreOptions } from './tenant-store.js';
 import { TENANT_MIGRATIONS } from './tenant-schema.js';
+import { indexSignature } from './tenant-index.js';
 import { applyMigrations } from './platform-migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-tenant-store-'));
@@ -292,6 +293,60 @@ describe('SqliteTenantStore specifics', () => {
     } while (cursor !== undefined);
     expect(seen).toEqual(Array.from({ length: 40 }, (_, index) => 40 - index));
     await store.close();
+  });
+});
+
+describe('SqliteTenantStore rebuild in batches', () => {
+  const yieldOnce = () => new Promise((resolve) => setImmediate(resolve));
+  const byName = { key: { kind: 'field', field: 'legalName', type: 'TEXT' }, direction: 'asc' } as const;
+  const bv = [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'bv' } as const];
+
+  it('serves reads between its batches, each object with complete derived rows', async () => {
+    const store = await openSeeded({ rebuildBatchSize: 5 });
+    const read = async () => ({
+      all: nums(await store.list({ className: 'ct.company', filters: [], page: 0, size: 100 }, ALL)),
+      sorted: nums(
+        await store.list({ className: 'ct.company', filters: [], sort: byName, page: 0, size: 100 }, ALL),
+      ),
+      filtered: nums(await store.list({ className: 'ct.company', filters: bv, page: 0, size: 100 }, ALL)),
+      found: (await store.search.search({ text: 'private company', classes: ['ct.company'], size: 100 }, ALL))
+        .ids.length,
+    });
+    const before = await read();
+    expect(before.all).toHaveLength(40);
+    let finished = false;
+    const rebuilding = store.search.rebuild(contractModel).then((count) => {
+      finished = true;
+      return count;
+    });
+    let readsDuring = 0;
+    while (!finished) {
+      expect(await read()).toEqual(before);
+      readsDuring += 1;
+      await yieldOnce();
+    }
+    expect(await rebuilding).toBe(40);
+    expect(readsDuring).toBeGreaterThanOrEqual(8);
+    expect(await read()).toEqual(before);
+    await store.close();
+  });
+
+  it('stops when a newer model starts its own rebuild, which records its signature', async () => {
+    const store = await openSeeded({ rebuildBatchSize: 5 });
+    const file = join(dir, `tenant-${counter}.db`);
+    const withoutLists = { ...contractModel, lists: new Map() };
+    const superseded = store.search.rebuild(withoutLists);
+    await yieldOnce();
+    await store.applyModel(contractModel);
+    expect(await superseded).toBeLessThan(40);
+    const found = await store.search.search({ text: 'private', classes: ['ct.company'], size: 100 }, ALL);
+    expect(found.ids).toHaveLength(20);
+    await store.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare("SELECT v FROM meta WHERE k = 'index_signature'").pluck().get()).toBe(
+      indexSignature(contractModel),
+    );
+    raw.close();
   });
 });
 

@@ -56,6 +56,8 @@ export interface TenantStoreOptions {
   readonly searchRankLimit?: number;
   /** How long a bm25 search paging can be continued (its frozen ranking is kept). Default 15 minutes. */
   readonly searchCursorTtlMs?: number;
+  /** Objects re-derived per transaction by a rebuild (the event loop runs between). Default 500. */
+  readonly rebuildBatchSize?: number;
 }
 
 /** Opens (creating and migrating when needed) the database of one tenant. */
@@ -101,6 +103,9 @@ export class SqliteTenantStore implements TenantStore {
   private readonly dictCache = new Map<string, number>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly keys: KeyLookup;
+  private readonly rebuildBatchSize: number;
+  /** Incremented by each rebuild; a rebuild whose generation is no longer current stops. */
+  private rebuildGeneration = 0;
   private readonly names: TenantNames;
   /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction` call). */
   private readonly transaction: Database.Transaction<(work: () => unknown) => unknown>;
@@ -118,6 +123,7 @@ export class SqliteTenantStore implements TenantStore {
     migrateTenantDatabase(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.driverLimit = options.driverLimit ?? 5000;
+    this.rebuildBatchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
     this.keys = {
       key: (name) => this.lookupKey(name),
       objectKey: (id) => this.objectKey(id),
@@ -137,13 +143,13 @@ export class SqliteTenantStore implements TenantStore {
   /**
    * Remembers the model (writes derive index rows, unique checks and search text from it). When the
    * model's index signature differs from the one the stored derived data was built with, every
-   * object's index rows and search text are rebuilt in one transaction.
+   * object's index rows and search text are rebuilt, in batches (see `rebuildDerived`).
    */
   async applyModel(model: Model): Promise<void> {
     this.model = model;
     this.modelApplied = true;
     const stored = this.db.prepare('SELECT v FROM meta WHERE k = ?').pluck().get('index_signature');
-    if (stored !== indexSignature(model)) this.rebuildDerived(model);
+    if (stored !== indexSignature(model)) await this.rebuildDerived(model);
   }
 
   async get(id: string, access: AccessFilter): Promise<StoredObject | null> {
@@ -615,35 +621,43 @@ export class SqliteTenantStore implements TenantStore {
     }
   }
 
-  /** Re-derives class, index and search rows of every object for `model` and records its signature. */
-  private rebuildDerived(model: Model): number {
-    const previous = this.model;
+  /**
+   * Re-derives class, index and search rows of every object for `model` and records its signature.
+   * Runs in transactions of `rebuildBatchSize` objects in key order, yielding to the event loop
+   * between them, so the process keeps serving meanwhile. Each object is re-derived in one
+   * transaction (its old rows replaced), so a reader sees every object with the rows of either the
+   * previous or the new model (docs/storage.md). The signature is forgotten in the first batch and
+   * recorded after the last, so an interrupted rebuild is redone by the next `applyModel`; a
+   * rebuild started meanwhile (a newer model) supersedes this one, which then stops.
+   */
+  private async rebuildDerived(model: Model): Promise<number> {
     this.model = model;
-    try {
-      return this.inTransaction(() => {
-        this.db.exec('DELETE FROM cls; DELETE FROM ix; DELETE FROM search;');
-        let count = 0;
-        const page = this.statement(
-          `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n > ? ORDER BY o.n LIMIT 1000`,
-        );
-        for (
-          let rows = page.all(0) as ObjectRow[];
-          rows.length > 0;
-          rows = page.all(rows.at(-1)?.n ?? 0) as ObjectRow[]
-        ) {
-          for (const row of rows) this.deriveRows(toStoredObject(row, {}), row.n, false);
-          count += rows.length;
-        }
-        this.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run(
-          'index_signature',
-          indexSignature(model),
-        );
-        return count;
+    const generation = ++this.rebuildGeneration;
+    const last = (this.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
+    this.inTransaction(() => this.statement("DELETE FROM meta WHERE k = 'index_signature'").run());
+    const batch = this.statement(
+      `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n > ? AND o.n <= ? ORDER BY o.n LIMIT ?`,
+    );
+    let count = 0;
+    for (let after = 0; after < last;) {
+      if (generation !== this.rebuildGeneration) return count;
+      const rows = batch.all(after, last, this.rebuildBatchSize) as ObjectRow[];
+      if (rows.length === 0) break;
+      this.inTransaction(() => {
+        for (const row of rows) this.deriveRows(toStoredObject(row, {}), row.n, true);
       });
-    } catch (error) {
-      this.model = previous;
-      throw error;
+      count += rows.length;
+      after = rows.at(-1)?.n ?? last;
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    if (generation !== this.rebuildGeneration) return count;
+    this.inTransaction(() =>
+      this.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run(
+        'index_signature',
+        indexSignature(model),
+      ),
+    );
+    return count;
   }
 
   /**
