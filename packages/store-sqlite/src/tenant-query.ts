@@ -124,11 +124,12 @@ export function compileSelection(
 }
 
 /**
- * The objects of the class carrying one of the held acIds, read from `acl (ac, n)`: a candidate
- * driver when the class is protected (itself or an ancestor), since every visible member then
- * carries a held acId. Measured like the other candidates (a bounded count of its rows), it drives
- * only when the grants are selective. An object carrying several held rows yields one row: the
- * smallest held one (a probe of the `acl` primary key).
+ * The objects of the class carrying one of the held acIds, read from `acl_cls (ac, c, n)` (one
+ * range per held acId, holding only members of the class): a candidate driver when the class is
+ * protected (itself or an ancestor), since every visible member then carries a held acId. Measured
+ * like the other candidates (a bounded count of its rows), it drives only when the grants are
+ * selective for this class. An object carrying several held acIds yields one row: the smallest
+ * (a probe of `acl_cls (n, c, ac)`).
  */
 function heldGrantsDriver(
   model: Model,
@@ -142,13 +143,12 @@ function heldGrantsDriver(
   if (!lineage.some((name) => access.protectedClasses.includes(name))) return undefined;
   const acIds = JSON.stringify(access.acIds);
   return {
-    from: 'acl d',
+    from: 'acl_cls d',
     where: {
       text:
-        'd.ac IN (SELECT value FROM json_each(?)) ' +
-        'AND EXISTS (SELECT 1 FROM cls m WHERE m.c = ? AND m.n = d.n) ' +
-        'AND NOT EXISTS (SELECT 1 FROM acl e WHERE e.n = d.n AND e.ac IN (SELECT value FROM json_each(?)) ' +
-        'AND (e.ac, e.node, e.def) < (d.ac, d.node, d.def))',
+        'd.ac IN (SELECT value FROM json_each(?)) AND d.c = ? ' +
+        'AND NOT EXISTS (SELECT 1 FROM acl_cls e WHERE e.n = d.n AND e.c = d.c AND e.ac < d.ac ' +
+        'AND e.ac IN (SELECT value FROM json_each(?)))',
       params: [acIds, c, acIds],
     },
     n: 'd.n',

@@ -151,6 +151,18 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX search_pages_expires ON search_pages (expires);
   `,
   },
+  {
+    version: 5,
+    name: 'held acIds per class',
+    up: `
+  -- One row per (acId carried by the object, class of the object): the held grants of a protected
+  -- class are a range read per held acId (ac, c), so a member's few objects of one class are found
+  -- without reading the acl rows of the other classes. Derived from acl and cls on every write.
+  CREATE TABLE acl_cls (ac TEXT NOT NULL, c INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (ac, c, n)) WITHOUT ROWID;
+  CREATE INDEX acl_cls_n ON acl_cls (n, c, ac);
+  INSERT OR IGNORE INTO acl_cls (ac, c, n) SELECT a.ac, m.c, a.n FROM acl a JOIN cls m ON m.n = a.n;
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

@@ -476,6 +476,7 @@ export class SqliteTenantStore implements TenantStore {
       this.statement('DELETE FROM acl WHERE n = ?').run(n);
       const insert = this.statement('INSERT OR IGNORE INTO acl (n, ac, node, def) VALUES (?, ?, ?, ?)');
       for (const row of entry.rows) insert.run(n, row.acId, row.nodeId, row.definition);
+      this.refreshAclClasses(n);
     }
     for (const entry of batch.holdings ?? []) {
       this.statement('DELETE FROM holdings WHERE anchor = ? AND def = ?').run(
@@ -552,6 +553,15 @@ export class SqliteTenantStore implements TenantStore {
     }
     const text = searchTextOf(this.model, object);
     if (text !== '') this.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
+    if (replace) this.refreshAclClasses(n);
+  }
+
+  /** Re-derives the `acl_cls` rows of an object from its ACL rows and classes (after either changed). */
+  private refreshAclClasses(n: number): void {
+    this.statement('DELETE FROM acl_cls WHERE n = ?').run(n);
+    this.statement(
+      'INSERT OR IGNORE INTO acl_cls (ac, c, n) SELECT a.ac, m.c, a.n FROM acl a JOIN cls m ON m.n = a.n WHERE a.n = ?',
+    ).run(n);
   }
 
   private putLinks(object: StoredObject, n: number): void {
@@ -580,6 +590,7 @@ export class SqliteTenantStore implements TenantStore {
       'DELETE FROM links WHERE src = ?',
       'DELETE FROM links WHERE dst = ?',
       'DELETE FROM acl WHERE n = ?',
+      'DELETE FROM acl_cls WHERE n = ?',
       'DELETE FROM search WHERE rowid = ?',
       'DELETE FROM objects WHERE n = ?',
     ]) {
