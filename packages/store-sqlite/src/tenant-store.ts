@@ -117,6 +117,10 @@ export class SqliteTenantStore implements TenantStore {
     // transaction to the WAL file (the OS holds it) before `write` resolves; NORMAL only skips the
     // fsync, so an OS crash or power loss may lose the last transactions (docs/storage.md).
     this.db.pragma('synchronous = NORMAL');
+    // A checkpoint (copying WAL pages into the database, with an fsync) every 10,000 pages instead
+    // of 1,000: a create dirties some 40 scattered index pages, and pages rewritten between two
+    // checkpoints are copied once. Measured: 0.68-0.81 -> 0.54-0.62 ms per create.
+    this.db.pragma('wal_autocheckpoint = 10000');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('cache_size = -65536');
     this.db.pragma(`mmap_size = ${Math.trunc(options.mmapBytes ?? MAX_MMAP_BYTES)}`);
