@@ -109,8 +109,8 @@ export class SqliteSearchIndex implements SearchIndex {
     const cursor = query.cursor === undefined ? undefined : this.decodeCursor(query.cursor, fingerprint);
     if (terms.length === 0 || classKeys.length === 0) return { ids: [], next: null };
     const size = Math.max(1, Math.min(Math.trunc(query.size), MAX_PAGE_SIZE));
-    const scope = this.scope('search.rowid', classKeys, access);
     if (cursor?.mode === 'rank') return this.frozenPage(cursor, classKeys, access, size);
+    const scope = this.scope('search.rowid', classKeys, access);
     const state = cursor ?? this.firstPageMode(match, fingerprint);
     if (state.mode === 'rank') {
       const ranked = this.context
