@@ -56,3 +56,35 @@ export function pendingGraph(base: AclGraph, batch: WriteBatch): AclGraph {
     },
   };
 }
+
+/**
+ * `base` reading each object and each id's incoming links at most once. For the reads of one
+ * derivation only: it runs while no other ACL-affecting write can commit (see
+ * `TenantAccessControl.exclusive`), and walks of several node paths revisit the same objects.
+ */
+export function memoGraph(base: AclGraph): AclGraph {
+  const objects = new Map<string, StoredObject | null>();
+  const incoming = new Map<string, Promise<readonly IncomingLink[]>>();
+  return {
+    async getMany(ids) {
+      const unique = [...new Set(ids)];
+      const missing = unique.filter((id) => !objects.has(id));
+      if (missing.length > 0) {
+        const found = new Map((await base.getMany(missing)).map((object) => [object.id, object]));
+        for (const id of missing) objects.set(id, found.get(id) ?? null);
+      }
+      return unique.flatMap((id) => {
+        const object = objects.get(id);
+        return object ? [object] : [];
+      });
+    },
+    linksTo(id) {
+      let links = incoming.get(id);
+      if (links === undefined) {
+        links = base.linksTo(id);
+        incoming.set(id, links);
+      }
+      return links;
+    },
+  };
+}

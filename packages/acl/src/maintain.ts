@@ -13,7 +13,7 @@
  */
 import type { AclRow, StoredObject, WriteBatch } from '@odp/core';
 import type { AclDerivation, AnchorHoldings } from './derive.js';
-import { pendingGraph } from './graph.js';
+import { memoGraph, pendingGraph } from './graph.js';
 import type { AclGraph } from './graph.js';
 import { hasClass, walkBackward, walkForward } from './paths.js';
 
@@ -80,12 +80,16 @@ async function changedLinks(
   return changed;
 }
 
-/** The ACL rows and holdings to write together with `batch` (read from `graph`, the current state). */
+/**
+ * The ACL rows and holdings to write together with `batch` (read from `current`, the current state,
+ * each object and each id's incoming links once).
+ */
 export async function aclWriteParts(
   derivation: AclDerivation,
-  graph: AclGraph,
+  current: AclGraph,
   batch: WriteBatch,
 ): Promise<AclWriteParts> {
+  const graph = memoGraph(current);
   const after = pendingGraph(graph, batch);
   const deleted = new Set(batch.delete ?? []);
   const touched = [...(batch.put ?? []).map((object) => object.id), ...deleted];
