@@ -76,6 +76,13 @@ async function measureCeilings(): Promise<Ceilings> {
   return { bareHttp, express };
 }
 
+/** A target is met only by an operation that completed requests in the run. */
+function judged(target: { description: string; met: boolean }, http: LoadFigures) {
+  return http.requests > 0
+    ? target
+    : { description: `${target.description} (no request completed)`, met: false };
+}
+
 async function measureSize(objects: number, ceilings: Ceilings): Promise<OperationResult[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `odp-bench-${objects}-`));
   try {
@@ -134,7 +141,9 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
           objects,
           ...(http ? { http } : {}),
           ...(engine ? { engine } : {}),
-          ...(http && operation.target ? { target: operation.target(http, ceilings, figures) } : {}),
+          ...(http && operation.target
+            ? { target: judged(operation.target(http, ceilings, figures), http) }
+            : {}),
         });
       }
     } finally {
