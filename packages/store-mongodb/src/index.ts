@@ -1,0 +1,2 @@
+export { MongoTenantStore, openMongoTenantStore } from './tenant-store.js';
+export type { MongoTenantStoreOptions } from './tenant-store.js';

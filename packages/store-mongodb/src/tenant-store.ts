@@ -1,0 +1,855 @@
+/**
+ * The MongoDB tenant store: one database per tenant (isolation by construction), implementing the
+ * `TenantStore` port of `@odp/core` over the official driver. See README.md for the collections and
+ * for what a write guarantees on which server.
+ *
+ * Uses only what FerretDB v1 serves as well as MongoDB 7+: find, countDocuments, updates, bulk
+ * writes, $unwind/$group/$sum pipelines (one accumulator per pipeline). Never $lookup, $facet, $avg,
+ * text indexes, change streams; transactions only when the server has them (capability detection).
+ */
+import {
+  ConflictError,
+  NUMERIC_TYPES,
+  NotFoundError,
+  fromIndexKey,
+  indexKeysOf,
+  indexSignature,
+  indexedField,
+} from '@odp/core';
+import type {
+  AccessFilter,
+  AclRow,
+  AggregatePlan,
+  AggregateResult,
+  ChangeEvent,
+  DistinctBucket,
+  DistinctPlan,
+  Holding,
+  IncomingRef,
+  IndexKey,
+  ListPlan,
+  Model,
+  ObjectRef,
+  Selection,
+  StoreCapabilities,
+  StoredObject,
+  TenantStore,
+  WriteBatch,
+} from '@odp/core';
+import type { ClientSession, Collection, Db, MongoClient } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+import {
+  aclRowsOfDocument,
+  comparable,
+  compareText,
+  fieldPath,
+  fromDocument,
+  linkEntry,
+  objectIndexedFields,
+  parseLinkEntry,
+  targetsOf,
+  toDocument,
+} from './documents.js';
+import type { AclEntry, ObjectDoc } from './documents.js';
+import { SelectionCompiler, accessCondition, and } from './query.js';
+import type { ObjectFilter } from './query.js';
+
+export interface MongoTenantStoreOptions {
+  /** The process's client (shared by every tenant; the store never closes it). */
+  readonly client: MongoClient;
+  /** The tenant's database. */
+  readonly database: string;
+  /** Objects re-derived per bulk write by a model change. Default 500. */
+  readonly rebuildBatchSize?: number;
+}
+
+interface HoldingDoc {
+  anchor: string;
+  def: string;
+  holder: string;
+  ac: string;
+  steps: string[];
+  /** Position within the (anchor, definition) set, so holdings read back in written order. */
+  pos: number;
+}
+
+interface EventDoc {
+  _id: number;
+  type: ChangeEvent['type'];
+  objectId: string;
+  classes: string[];
+  loserId?: string;
+  at: string;
+}
+
+interface RedirectDoc {
+  _id: string;
+  to: string;
+}
+
+interface MetaDoc {
+  _id: string;
+  /** Counters (`objects`, `events`): the last value handed out. */
+  n?: number;
+  /** `model`: the index signature the derived fields were built with. */
+  signature?: string;
+}
+
+/** Options of a driver call: the batch's session when the write runs in a transaction. */
+type Session = { session?: ClientSession };
+
+const DUPLICATE_KEY = 11000;
+const EMPTY_MODEL: Model = {
+  classes: new Map(),
+  byPlural: new Map(),
+  lists: new Map(),
+  accessControl: [],
+  roles: [],
+  settings: {},
+  defaultData: [],
+  templates: new Map(),
+};
+
+/**
+ * Opens the store of one tenant: detects whether the server runs transactions (a replica set or a
+ * sharded cluster says so in `hello`) and creates the collections' fixed indexes.
+ */
+export async function openMongoTenantStore(options: MongoTenantStoreOptions): Promise<MongoTenantStore> {
+  const db = options.client.db(options.database);
+  const hello = (await db.command({ hello: 1 })) as { setName?: string; msg?: string };
+  const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+  const store = new MongoTenantStore(db, { transactions, fullTextIndex: false }, options);
+  await store.createFixedIndexes();
+  return store;
+}
+
+export class MongoTenantStore implements TenantStore {
+  private readonly objects: Collection<ObjectDoc>;
+  private readonly holdings: Collection<HoldingDoc>;
+  private readonly events: Collection<EventDoc>;
+  private readonly redirects: Collection<RedirectDoc>;
+  private readonly meta: Collection<MetaDoc>;
+  private readonly rebuildBatchSize: number;
+  private model: Model = EMPTY_MODEL;
+  private modelApplied = false;
+  private compiler: SelectionCompiler;
+  /** Incremented by each rebuild; a rebuild whose generation is no longer current stops. */
+  private rebuildGeneration = 0;
+
+  constructor(
+    private readonly db: Db,
+    readonly capabilities: StoreCapabilities,
+    private readonly options: MongoTenantStoreOptions,
+  ) {
+    this.objects = db.collection<ObjectDoc>('objects');
+    this.holdings = db.collection<HoldingDoc>('holdings');
+    this.events = db.collection<EventDoc>('events');
+    this.redirects = db.collection<RedirectDoc>('redirects');
+    this.meta = db.collection<MetaDoc>('meta');
+    this.rebuildBatchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
+    this.compiler = new SelectionCompiler(this.model, this.objects);
+  }
+
+  /** The indexes every tenant database has, whatever its model. Idempotent. */
+  async createFixedIndexes(): Promise<void> {
+    await this.objects.createIndexes([
+      { key: { classes: 1, seq: 1 }, name: 'classes_seq' },
+      { key: { seq: 1 }, name: 'seq' },
+      { key: { lk: 1 }, name: 'lk' },
+      { key: { lt: 1 }, name: 'lt' },
+      { key: { nk: 1 }, name: 'nk' },
+      { key: { ac: 1 }, name: 'ac' },
+    ]);
+    await this.holdings.createIndexes([
+      { key: { holder: 1 }, name: 'holder' },
+      { key: { ac: 1 }, name: 'ac' },
+      { key: { anchor: 1, def: 1 }, name: 'anchor_def' },
+    ]);
+    await this.redirects.createIndex({ to: 1 }, { name: 'to' });
+  }
+
+  /**
+   * Remembers the model, creates one index per indexed field of every class (`x_<field>` then
+   * creation order, serving filters, sorts and unique checks), and re-derives every object's index
+   * fields when the model's index signature differs from the one they were built with.
+   */
+  async applyModel(model: Model): Promise<void> {
+    this.model = model;
+    this.compiler = new SelectionCompiler(model, this.objects);
+    this.modelApplied = true;
+    const paths = new Set<string>();
+    for (const classDef of model.classes.values()) {
+      for (const field of objectIndexedFields(model, [classDef.name])) paths.add(fieldPath(field));
+    }
+    // Only the missing ones: FerretDB v1 broke a connection on createIndexes naming existing indexes.
+    const existing = new Set(
+      (await this.objects.listIndexes().toArray()).map((index) => String(index['name'])),
+    );
+    const missing = [...paths].filter((path) => !existing.has(path));
+    if (missing.length > 0) {
+      await this.objects.createIndexes(missing.map((path) => ({ key: { [path]: 1, seq: 1 }, name: path })));
+    }
+    const stored = await this.meta.findOne({ _id: 'model' });
+    if (stored?.signature !== indexSignature(model)) await this.rebuildDerived(model);
+  }
+
+  async get(id: string, access: AccessFilter): Promise<StoredObject | null> {
+    const doc = await this.objects.findOne(and([{ _id: id }, accessCondition(access)]));
+    return doc === null ? null : fromDocument(doc);
+  }
+
+  async getMany(ids: readonly string[], access: AccessFilter): Promise<StoredObject[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.objects
+      .find(and([{ _id: { $in: [...ids] } }, accessCondition(access)]))
+      .toArray();
+    return docs.map(fromDocument);
+  }
+
+  async list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]> {
+    this.requireModel();
+    const filter = await this.compiler.compile(plan, access);
+    if (filter === null) return [];
+    const skip = plan.page * plan.size;
+    const limit = plan.size + 1;
+    const sort = plan.sort;
+    if (sort?.key.kind === 'relationName') {
+      const ids = await this.idsByRelationName(filter, sort.key.relation, sort.direction, access);
+      const page = ids.slice(skip, skip + limit);
+      const docs = new Map(
+        (await this.objects.find({ _id: { $in: page } }).toArray()).map((doc) => [doc._id, doc]),
+      );
+      return page.flatMap((id) => {
+        const doc = docs.get(id);
+        return doc === undefined ? [] : [fromDocument(doc)];
+      });
+    }
+    const direction = sort?.direction === 'desc' ? -1 : 1;
+    const field = sort === undefined ? undefined : indexedField(this.model, plan.className, sort.key.field);
+    const order: Record<string, 1 | -1> =
+      field === undefined ? { seq: 1 } : { [fieldPath(field)]: direction, seq: direction };
+    const docs = await this.objects.find(filter).sort(order).skip(skip).limit(limit).toArray();
+    return docs.map(fromDocument);
+  }
+
+  /**
+   * Ids of the selection ordered by the smallest (ascending) or largest (descending) folded name of
+   * their readable linked objects, objects without one first ascending (last descending), ties by
+   * creation order in the sort's direction. Sorted here: the key lives on other documents.
+   */
+  private async idsByRelationName(
+    filter: ObjectFilter,
+    relation: { key: string; direction: 'forward' | 'inverse' },
+    direction: 'asc' | 'desc',
+    access: AccessFilter,
+  ): Promise<string[]> {
+    const selected = await this.objects.find(filter, { projection: { _id: 1, seq: 1, lk: 1 } }).toArray();
+    const linked = await this.linkedObjects(selected, relation, access);
+    const keyed = selected.map((doc) => {
+      const names = (linked.get(doc._id) ?? [])
+        .map((other) => other.nk)
+        .filter((nk): nk is string => nk !== null);
+      names.sort(compareText);
+      return { id: doc._id, seq: doc.seq, key: (direction === 'asc' ? names[0] : names.at(-1)) ?? null };
+    });
+    const sign = direction === 'asc' ? 1 : -1;
+    keyed.sort((a, b) => {
+      if (a.key !== b.key) {
+        if (a.key === null) return -sign;
+        if (b.key === null) return sign;
+        return sign * compareText(a.key, b.key);
+      }
+      return sign * (a.seq - b.seq);
+    });
+    return keyed.map((entry) => entry.id);
+  }
+
+  /**
+   * For each object of `selected`, the readable objects on the other end of `relation`: its
+   * targets (forward) or the objects linking to it (inverse), each with its ref and folded name.
+   */
+  private async linkedObjects(
+    selected: readonly Pick<ObjectDoc, '_id' | 'lk'>[],
+    relation: { key: string; direction: 'forward' | 'inverse' },
+    access: AccessFilter,
+  ): Promise<Map<string, Pick<ObjectDoc, '_id' | 'basic' | 'name' | 'nk'>[]>> {
+    const result = new Map<string, Pick<ObjectDoc, '_id' | 'basic' | 'name' | 'nk'>[]>();
+    const projection = { _id: 1, basic: 1, name: 1, nk: 1, lk: 1 };
+    if (relation.direction === 'forward') {
+      const targetsBySource = new Map(selected.map((doc) => [doc._id, targetsOf(doc.lk, relation.key)]));
+      const all = [...new Set([...targetsBySource.values()].flat())];
+      const readable = new Map(
+        (
+          await this.objects
+            .find(and([{ _id: { $in: all } }, accessCondition(access)]), { projection })
+            .toArray()
+        ).map((doc) => [doc._id, doc]),
+      );
+      for (const [id, targets] of targetsBySource) {
+        result.set(
+          id,
+          [...new Set(targets)].flatMap((target) => readable.get(target) ?? []),
+        );
+      }
+      return result;
+    }
+    const ids = new Set(selected.map((doc) => doc._id));
+    const sources = await this.objects
+      .find(
+        and([{ lk: { $in: [...ids].map((id) => linkEntry(relation.key, id)) } }, accessCondition(access)]),
+        {
+          projection,
+        },
+      )
+      .sort({ seq: 1 })
+      .toArray();
+    for (const source of sources) {
+      for (const target of new Set(targetsOf(source.lk, relation.key))) {
+        if (ids.has(target)) result.set(target, [...(result.get(target) ?? []), source]);
+      }
+    }
+    return result;
+  }
+
+  async distinct(plan: DistinctPlan, access: AccessFilter): Promise<DistinctBucket[]> {
+    this.requireModel();
+    const filter = await this.compiler.compile(plan, access);
+    if (filter === null) return [];
+    if (plan.target.kind === 'field') {
+      const field = indexedField(this.model, plan.className, plan.target.field);
+      if (field === undefined) return [];
+      return orderBuckets(await this.fieldBuckets(filter, field), plan.order, (a, b) =>
+        compareKeys(comparable(a.value as IndexKey), comparable(b.value as IndexKey)),
+      ).map((bucket) => ({ value: fromIndexKey(field.type, bucket.value), count: bucket.count }));
+    }
+    const selected = await this.objects.find(filter, { projection: { _id: 1, lk: 1 } }).toArray();
+    const linked = await this.linkedObjects(selected, plan.target.relation, access);
+    const buckets = new Map<
+      string,
+      { value: string; name: string | null; basicClass: string; count: number }
+    >();
+    let without = 0;
+    for (const doc of selected) {
+      const others = linked.get(doc._id) ?? [];
+      if (others.length === 0) without += 1;
+      for (const other of others) {
+        const bucket = buckets.get(other._id) ?? {
+          value: other._id,
+          name: other.name,
+          basicClass: other.basic,
+          count: 0,
+        };
+        bucket.count += 1;
+        buckets.set(other._id, bucket);
+      }
+    }
+    const byName = (a: { name: string | null; value: unknown }, b: { name: string | null; value: unknown }) =>
+      (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) ||
+      compareNullableText(a.name, b.name) ||
+      compareText(String(a.value), String(b.value));
+    const all: DistinctBucket[] = [...buckets.values()];
+    if (without > 0) all.push({ value: null, name: null, count: without });
+    return orderBuckets(all, plan.order, (a, b) =>
+      byName({ name: a.name ?? null, value: a.value }, { name: b.name ?? null, value: b.value }),
+    );
+  }
+
+  /**
+   * Value buckets of one field over a selection, grouped by the server. Text keys are grouped by
+   * their unfolded form (`d_`) and merged here when they differ only in case (an object holds each
+   * folded key once, so no object is counted twice).
+   */
+  private async fieldBuckets(
+    filter: ObjectFilter,
+    field: NonNullable<ReturnType<typeof indexedField>>,
+  ): Promise<{ value: unknown; count: number }[]> {
+    // Numbers and booleans are keyed as they are; every other type by text (see `indexKey`).
+    const textual = !NUMERIC_TYPES.has(field.type) && field.type !== 'BOOLEAN';
+    const path = fieldPath(field, textual ? 'd' : 'x');
+    const groups = (await this.objects
+      .aggregate([
+        { $match: and([filter, { [path]: { $exists: true } }]) },
+        { $unwind: `$${path}` },
+        { $group: { _id: `$${path}`, count: { $sum: 1 } } },
+      ])
+      .toArray()) as { _id: IndexKey; count: number }[];
+    const merged = new Map<IndexKey, { value: IndexKey; count: number }>();
+    for (const group of groups) {
+      const key = comparable(group._id);
+      const bucket = merged.get(key);
+      if (bucket === undefined) merged.set(key, { value: group._id, count: group.count });
+      else {
+        bucket.count += group.count;
+        if (compareKeys(group._id, bucket.value) < 0) bucket.value = group._id;
+      }
+    }
+    return [...merged.values()];
+  }
+
+  async values(
+    selection: Selection,
+    field: string,
+    access: AccessFilter,
+  ): Promise<{ value: unknown; objectId: string; basicClass: string }[]> {
+    this.requireModel();
+    const filter = await this.compiler.compile(selection, access);
+    if (filter === null) return [];
+    const docs = await this.objects
+      .find(filter, { projection: { _id: 1, basic: 1, vals: 1 } })
+      .sort({ seq: 1 })
+      .toArray();
+    return docs.flatMap((doc) => {
+      const values = JSON.parse(doc.vals) as Record<string, unknown>;
+      return field in values ? [{ value: values[field], objectId: doc._id, basicClass: doc.basic }] : [];
+    });
+  }
+
+  /**
+   * `total` by counting; per numeric field the objects with a value, the sum and the number of
+   * values (the average is their quotient: FerretDB has no `$avg`). One accumulator per pipeline.
+   */
+  async aggregate(plan: AggregatePlan, access: AccessFilter): Promise<AggregateResult> {
+    this.requireModel();
+    const result = {
+      total: 0,
+      sum: {} as Record<string, number>,
+      avg: {} as Record<string, number>,
+      count: {} as Record<string, number>,
+    };
+    const filter = await this.compiler.compile(plan, access);
+    if (filter === null) return result;
+    result.total = await this.objects.countDocuments(filter);
+    for (const name of new Set([...plan.sum, ...plan.avg, ...plan.count])) {
+      const field = indexedField(this.model, plan.className, name);
+      if (field === undefined || !NUMERIC_TYPES.has(field.type)) continue;
+      const path = fieldPath(field);
+      const withValue = and([filter, { [path]: { $exists: true } }]);
+      const accumulate = async (accumulator: 1 | string): Promise<number> => {
+        const [row] = (await this.objects
+          .aggregate([
+            { $match: withValue },
+            { $unwind: `$${path}` },
+            { $group: { _id: null, v: { $sum: accumulator } } },
+          ])
+          .toArray()) as { v: number }[];
+        return row?.v ?? 0;
+      };
+      const count = await this.objects.countDocuments(withValue);
+      const sum = count === 0 ? 0 : await accumulate(`$${path}`);
+      if (plan.sum.includes(name)) result.sum[name] = sum;
+      if (plan.count.includes(name)) result.count[name] = count;
+      if (plan.avg.includes(name) && count > 0) result.avg[name] = sum / (await accumulate(1));
+    }
+    return result;
+  }
+
+  async linksTo(id: string): Promise<{ sourceId: string; relationKey: string }[]> {
+    const sources = await this.objects
+      .find({ lt: id }, { projection: { _id: 1, lk: 1 } })
+      .sort({ seq: 1 })
+      .toArray();
+    return sources.flatMap((source) =>
+      source.lk
+        .map(parseLinkEntry)
+        .filter((link) => link.targetId === id)
+        .map((link) => ({ sourceId: source._id, relationKey: link.relationKey })),
+    );
+  }
+
+  async refsOf(ids: readonly string[], access: AccessFilter): Promise<ObjectRef[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.objects
+      .find(and([{ _id: { $in: [...ids] } }, accessCondition(access)]), {
+        projection: { _id: 1, basic: 1, name: 1 },
+      })
+      .toArray();
+    return docs.map((doc) => ({ id: doc._id, basicClass: doc.basic, name: doc.name }));
+  }
+
+  /** Ordered by target, then by linking object in creation order and link position (as `linksTo`). */
+  async incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]> {
+    if (ids.length === 0) return [];
+    const targets = new Set(ids);
+    const sources = await this.objects
+      .find(and([{ lt: { $in: [...targets] } }, accessCondition(access)]), {
+        projection: { _id: 1, basic: 1, name: 1, lk: 1 },
+      })
+      .sort({ seq: 1 })
+      .toArray();
+    const refs: IncomingRef[] = [];
+    for (const target of targets) {
+      for (const source of sources) {
+        for (const link of source.lk.map(parseLinkEntry)) {
+          if (link.targetId !== target) continue;
+          refs.push({
+            targetId: target,
+            relationKey: link.relationKey,
+            id: source._id,
+            basicClass: source.basic,
+            name: source.name,
+          });
+        }
+      }
+    }
+    return refs;
+  }
+
+  /**
+   * Applies the batch. With transactions (a replica set or sharded cluster) the whole batch is one
+   * transaction, retried by the driver on transient conflicts. Without them (a standalone server,
+   * FerretDB) the batch is first validated completely - every link target exists, no unique value
+   * is shared - so a refused batch writes nothing; then applied in the port's order with writes that
+   * are each atomic on one document and idempotent (README.md lists what a crash midway leaves).
+   */
+  async write(batch: WriteBatch): Promise<void> {
+    this.requireModel();
+    if (!this.capabilities.transactions) {
+      await this.applyBatch(batch, {});
+      return;
+    }
+    const session = this.options.client.startSession();
+    try {
+      await session.withTransaction(() => this.applyBatch(batch, { session }));
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  async redirectOf(id: string): Promise<string | null> {
+    const seen = new Set<string>([id]);
+    let current = (await this.redirects.findOne({ _id: id }))?.to;
+    if (current === undefined) return null;
+    for (
+      let further = (await this.redirects.findOne({ _id: current }))?.to;
+      further !== undefined && !seen.has(further);
+    ) {
+      seen.add(current);
+      current = further;
+      further = (await this.redirects.findOne({ _id: current }))?.to;
+    }
+    return (await this.objects.countDocuments({ _id: current }, { limit: 1 })) === 0 ? null : current;
+  }
+
+  async aclRowsOf(id: string): Promise<AclRow[]> {
+    const doc = await this.objects.findOne({ _id: id }, { projection: { acl: 1 } });
+    return doc === null ? [] : aclRowsOfDocument(doc);
+  }
+
+  async holdingsOf(holderId: string): Promise<Holding[]> {
+    return this.holdingsWhere({ holder: holderId });
+  }
+
+  async holdingsOfAcId(acId: string): Promise<Holding[]> {
+    return this.holdingsWhere({ ac: acId });
+  }
+
+  async storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }> {
+    const withRows = await this.objects
+      .find({ 'ac.0': { $exists: true } }, { projection: { acl: 1 } })
+      .toArray();
+    const nodeIds = new Set(withRows.flatMap((doc) => doc.acl.map((row) => row.n)));
+    const holdings = await this.holdings.find({}, { projection: { steps: 1 } }).toArray();
+    const stepIds = new Set(holdings.flatMap((holding) => holding.steps));
+    return { nodeIds: [...nodeIds].sort(compareText), stepIds: [...stepIds].sort(compareText) };
+  }
+
+  async scan(afterId: string | null, limit: number): Promise<StoredObject[]> {
+    const docs = await this.objects
+      .find({ _id: { $gt: afterId ?? '' } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(fromDocument);
+  }
+
+  async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
+    const docs = await this.events
+      .find({ _id: { $gt: afterSeq } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((doc) => ({
+      seq: doc._id,
+      type: doc.type,
+      objectId: doc.objectId,
+      classes: doc.classes,
+      ...(doc.loserId === undefined ? {} : { loserId: doc.loserId }),
+      at: doc.at,
+    }));
+  }
+
+  /** Drops the tenant's database (tenant deletion, tests). */
+  async drop(): Promise<void> {
+    await this.db.dropDatabase();
+  }
+
+  /** The client is the process's; closing a tenant store releases nothing. */
+  async close(): Promise<void> {}
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  private async applyBatch(batch: WriteBatch, session: Session): Promise<void> {
+    const puts = batch.put ?? [];
+    const deletes = new Set(batch.delete ?? []);
+    await this.checkLinks(puts, session);
+    await this.checkUnique(puts, deletes, session);
+    await this.putObjects(puts, session);
+    for (const redirect of batch.redirects ?? []) {
+      // An id already redirected to `from` now leads to `to`, so chains follow merges.
+      await this.redirects.updateMany({ to: redirect.from }, { $set: { to: redirect.to } }, session);
+      await this.redirects.updateOne(
+        { _id: redirect.from },
+        { $set: { to: redirect.to } },
+        { ...session, upsert: true },
+      );
+    }
+    for (const id of deletes) await this.deleteObject(id, session);
+    for (const entry of batch.aclRows ?? []) {
+      const acl: AclEntry[] = entry.rows.map((row) => ({ a: row.acId, n: row.nodeId, d: row.definition }));
+      await this.objects.updateOne(
+        { _id: entry.objectId },
+        { $set: { acl, ac: [...new Set(acl.map((row) => row.a))] }, $inc: { v: 1 } },
+        session,
+      );
+    }
+    for (const entry of batch.holdings ?? []) {
+      await this.holdings.deleteMany({ anchor: entry.anchorId, def: entry.definition }, session);
+      if (entry.rows.length === 0) continue;
+      await this.holdings.insertMany(
+        entry.rows.map((row, pos) => ({
+          anchor: row.anchorId,
+          def: row.definition,
+          holder: row.holderId,
+          ac: row.acId,
+          steps: [...row.stepIds],
+          pos,
+        })),
+        session,
+      );
+    }
+    const events = batch.events ?? [];
+    if (events.length > 0) {
+      const last = await this.nextNumbers('events', events.length, session);
+      await this.events.insertMany(
+        events.map((event, index) => ({
+          _id: last - events.length + 1 + index,
+          type: event.type,
+          objectId: event.objectId,
+          classes: [...event.classes],
+          ...(event.loserId === undefined ? {} : { loserId: event.loserId }),
+          at: event.at,
+        })),
+        session,
+      );
+    }
+  }
+
+  /** NotFoundError when a put links to an object that is neither stored nor put by the batch. */
+  private async checkLinks(puts: readonly StoredObject[], session: Session): Promise<void> {
+    const putIds = new Set(puts.map((object) => object.id));
+    const targets = new Set(
+      puts.flatMap((object) => Object.values(object.links).flat()).filter((id) => !putIds.has(id)),
+    );
+    if (targets.size === 0) return;
+    const found = new Set(
+      (
+        await this.objects
+          .find({ _id: { $in: [...targets] } }, { ...session, projection: { _id: 1 } })
+          .toArray()
+      ).map((doc) => doc._id),
+    );
+    const missing = [...targets].find((id) => !found.has(id));
+    if (missing !== undefined) throw new NotFoundError(`The linked object ${missing} does not exist.`);
+  }
+
+  /**
+   * ConflictError when a put's `unique` field value would be shared within the field's declaring
+   * class (subclasses included), with a stored object that stays or another put of the batch.
+   */
+  private async checkUnique(
+    puts: readonly StoredObject[],
+    deletes: ReadonlySet<string>,
+    session: Session,
+  ): Promise<void> {
+    const replaced = [...new Set([...puts.map((object) => object.id), ...deletes])];
+    const claimed = new Map<string, string>();
+    for (const object of puts) {
+      for (const field of objectIndexedFields(this.model, object.classes)) {
+        if (!field.unique) continue;
+        const keys = indexKeysOf(field, object.values[field.name]).map(comparable);
+        const refuse = (): never => {
+          throw new ConflictError(
+            `Another object already has this value of the unique field ${field.name}.`,
+            {
+              field: field.name,
+            },
+          );
+        };
+        for (const key of keys) {
+          const claim = `${fieldPath(field)}\u0000${JSON.stringify(key)}`;
+          const holder = claimed.get(claim);
+          if (holder !== undefined && holder !== object.id) refuse();
+          claimed.set(claim, object.id);
+        }
+        if (keys.length === 0) continue;
+        const clash = await this.objects.countDocuments(
+          { classes: field.declaredOn, [fieldPath(field)]: { $in: keys }, _id: { $nin: replaced } },
+          { ...session, limit: 1 },
+        );
+        if (clash > 0) refuse();
+      }
+    }
+  }
+
+  /**
+   * Inserts new objects (with a creation number from the tenant's counter) and replaces stored ones
+   * whole, keeping their creation number and ACL rows. A replacement names the version it read;
+   * when another writer changed the document meanwhile, it is read and replaced again.
+   */
+  private async putObjects(puts: readonly StoredObject[], session: Session): Promise<void> {
+    let pending = [...new Map(puts.map((object) => [object.id, object])).values()];
+    while (pending.length > 0) {
+      const stored = new Map(
+        (
+          await this.objects
+            .find(
+              { _id: { $in: pending.map((object) => object.id) } },
+              { ...session, projection: { seq: 1, v: 1, acl: 1 } },
+            )
+            .toArray()
+        ).map((doc) => [doc._id, doc]),
+      );
+      const fresh = pending.filter((object) => !stored.has(object.id));
+      const last = fresh.length === 0 ? 0 : await this.nextNumbers('objects', fresh.length, session);
+      const retry: StoredObject[] = [];
+      for (const object of pending) {
+        const kept = stored.get(object.id);
+        if (kept === undefined) {
+          const seq = last - fresh.length + 1 + fresh.indexOf(object);
+          try {
+            await this.objects.insertOne(toDocument(this.model, object, { seq, v: 0, acl: [] }), session);
+          } catch (error) {
+            if (!isDuplicateKey(error)) throw error;
+            retry.push(object);
+          }
+          continue;
+        }
+        const doc = toDocument(this.model, object, { seq: kept.seq, v: kept.v + 1, acl: kept.acl });
+        const replaced = await this.objects.replaceOne({ _id: object.id, v: kept.v }, doc, session);
+        if (replaced.matchedCount === 0) retry.push(object);
+      }
+      pending = retry;
+    }
+  }
+
+  /**
+   * Removes the object and what points to it: the links of other objects to it (no link ever
+   * dangles) and the redirects leading to it. Its ACL rows live on its document and go with it.
+   */
+  private async deleteObject(id: string, session: Session): Promise<void> {
+    await this.objects.deleteOne({ _id: id }, session);
+    const linkers = await this.objects.find({ lt: id }, { ...session, projection: { lk: 1 } }).toArray();
+    for (const linker of linkers) {
+      const gone = linker.lk.filter((entry) => parseLinkEntry(entry).targetId === id);
+      await this.objects.updateOne(
+        { _id: linker._id },
+        { $pullAll: { lt: [id], lk: gone }, $inc: { v: 1 } },
+        session,
+      );
+    }
+    await this.redirects.deleteMany({ to: id }, session);
+  }
+
+  /** Reserves `count` numbers of a counter; resolves the last one (the first is `last - count + 1`). */
+  private async nextNumbers(counter: 'objects' | 'events', count: number, session: Session): Promise<number> {
+    const doc = await this.meta.findOneAndUpdate(
+      { _id: counter },
+      { $inc: { n: count } },
+      { ...session, upsert: true, returnDocument: 'after' },
+    );
+    return doc?.n ?? count;
+  }
+
+  /**
+   * Re-derives the index fields of every object for `model` and records its signature. Works in id
+   * order, `rebuildBatchSize` objects at a time; each object is replaced on its own (with its
+   * version, so a concurrent write wins and is re-derived by itself). The signature is forgotten
+   * first and recorded last, so an interrupted rebuild is redone by the next `applyModel`; a newer
+   * rebuild supersedes this one, which then stops.
+   */
+  private async rebuildDerived(model: Model): Promise<number> {
+    const generation = ++this.rebuildGeneration;
+    await this.meta.deleteOne({ _id: 'model' });
+    let count = 0;
+    for (let after = ''; ;) {
+      if (generation !== this.rebuildGeneration) return count;
+      const docs = await this.objects
+        .find({ _id: { $gt: after } })
+        .sort({ _id: 1 })
+        .limit(this.rebuildBatchSize)
+        .toArray();
+      if (docs.length === 0) break;
+      const writes = docs.map((doc) => ({
+        replaceOne: {
+          filter: { _id: doc._id, v: doc.v },
+          replacement: toDocument(model, fromDocument(doc), { seq: doc.seq, v: doc.v + 1, acl: doc.acl }),
+        },
+      }));
+      await this.objects.bulkWrite(writes, { ordered: false });
+      count += docs.length;
+      after = docs.at(-1)?._id ?? after;
+    }
+    if (generation !== this.rebuildGeneration) return count;
+    await this.meta.updateOne(
+      { _id: 'model' },
+      { $set: { signature: indexSignature(model) } },
+      { upsert: true },
+    );
+    return count;
+  }
+
+  private async holdingsWhere(filter: Partial<HoldingDoc>): Promise<Holding[]> {
+    const docs = await this.holdings.find(filter).sort({ anchor: 1, def: 1, holder: 1, pos: 1 }).toArray();
+    return docs.map((doc) => ({
+      holderId: doc.holder,
+      acId: doc.ac,
+      definition: doc.def,
+      anchorId: doc.anchor,
+      stepIds: doc.steps,
+    }));
+  }
+
+  private requireModel(): void {
+    if (!this.modelApplied) throw new Error('applyModel must be called before queries and writes.');
+  }
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
+/** Numbers before strings; numbers numerically, strings in binary order. */
+function compareKeys(a: IndexKey, b: IndexKey): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  return compareText(a, b);
+}
+
+/** Null last; others case-insensitively, then as they are. */
+function compareNullableText(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return compareText(a.toLowerCase(), b.toLowerCase()) || compareText(a, b);
+}
+
+/** Buckets in the plan's order: by `byValue`, or by count (ascending or descending) then `byValue`. */
+function orderBuckets<T extends { count: number }>(
+  buckets: T[],
+  order: DistinctPlan['order'],
+  byValue: (a: T, b: T) => number,
+): T[] {
+  const sign = order === 'countDesc' ? -1 : 1;
+  return [...buckets].sort((a, b) => (order === 'value' ? 0 : sign * (a.count - b.count)) || byValue(a, b));
+}
