@@ -12,7 +12,7 @@
  *   lower case; `d_<field>` the same keys unfolded, for distinct values. Fields are named by their
  *   declaring class and name, encoded (see `fieldPath`), so two classes never share a key.
  */
-import { indexKeysOf, indexedFields } from '@odp/core';
+import { indexKeysOf, indexedFields, searchTextOf } from '@odp/core';
 import type { AclRow, FieldDef, IndexKey, Model, StoredObject } from '@odp/core';
 
 /** One ACL row as carried by the object document. */
@@ -42,6 +42,10 @@ export interface ObjectDoc {
   ac: string[];
   createdAt: string;
   modifiedAt: string;
+  /** The distinct search words of the object's text (see `searchWords`). */
+  sw: string[];
+  /** How many words the text has (ranking prefers the shorter text). */
+  sn: number;
   [derived: `x_${string}` | `d_${string}`]: IndexKey[];
 }
 
@@ -136,6 +140,7 @@ export function toDocument(
     ac: [...new Set(kept.acl.map((row) => row.a))],
     createdAt: object.createdAt,
     modifiedAt: object.modifiedAt,
+    ...searchFields(searchTextOf(model, object)),
   };
   for (const field of objectIndexedFields(model, object.classes)) {
     const keys = indexKeysOf(field, object.values[field.name]);
@@ -147,6 +152,23 @@ export function toDocument(
     if (keys.some((key) => typeof key === 'string')) doc[fieldPath(field, 'd')] = [...folded.values()];
   }
   return doc;
+}
+
+/**
+ * The words of a text as the search index holds them: runs of letters, digits and marks (as
+ * `searchTerms` cuts a query), accents removed and case folded, so a query matches whatever
+ * accents or case either side was typed with.
+ */
+export function searchWords(text: string): string[] {
+  return (text.normalize('NFD').match(/[\p{L}\p{N}\p{M}]+/gu) ?? [])
+    .map((word) => word.replace(/\p{M}/gu, '').toLowerCase())
+    .filter((word) => word !== '');
+}
+
+/** The search fields of an object document for its text. */
+export function searchFields(text: string): Pick<ObjectDoc, 'sw' | 'sn'> {
+  const words = searchWords(text);
+  return { sw: [...new Set(words)], sn: words.length };
 }
 
 /** The StoredObject of a document. */

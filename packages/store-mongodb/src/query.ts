@@ -95,10 +95,10 @@ export class SelectionCompiler {
         const key = indexKey(field.type, filter.value);
         return key === null ? null : { [path]: comparable(key) };
       }
-      case 'startsWith': {
-        const prefix = fold(filter.value);
-        return { [path]: { $elemMatch: { $gte: prefix, $lt: prefix + MAX_CHAR } } };
-      }
+      case 'startsWith':
+        // An anchored expression, not an $elemMatch range: FerretDB v1 lets the two bounds of an
+        // $elemMatch match different elements of a multi-valued field.
+        return { [path]: { $regex: `^${escapeRegex(fold(filter.value))}` } };
       case 'range': {
         const from = filter.from === undefined ? undefined : indexKey(field.type, filter.from);
         const to = filter.to === undefined ? undefined : indexKey(field.type, filter.to);

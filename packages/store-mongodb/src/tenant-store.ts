@@ -36,6 +36,7 @@ import type {
   TenantStore,
   WriteBatch,
 } from '@odp/core';
+import { randomBytes } from 'node:crypto';
 import type { ClientSession, Collection, Db, MongoClient } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import {
@@ -53,6 +54,8 @@ import {
 import type { AclEntry, ObjectDoc } from './documents.js';
 import { SelectionCompiler, accessCondition, and } from './query.js';
 import type { ObjectFilter } from './query.js';
+import { MongoSearchIndex } from './search.js';
+import type { SearchPageDoc } from './search.js';
 
 export interface MongoTenantStoreOptions {
   /** The process's client (shared by every tenant; the store never closes it). */
@@ -61,6 +64,8 @@ export interface MongoTenantStoreOptions {
   readonly database: string;
   /** Objects re-derived per bulk write by a model change. Default 500. */
   readonly rebuildBatchSize?: number;
+  /** How long a search paging can be continued (its frozen ranking is kept). Default 15 minutes. */
+  readonly searchCursorTtlMs?: number;
 }
 
 interface HoldingDoc {
@@ -93,6 +98,8 @@ interface MetaDoc {
   n?: number;
   /** `model`: the index signature the derived fields were built with. */
   signature?: string;
+  /** `cursorKey`: the random key that signs search cursors (base64). */
+  key?: string;
 }
 
 /** Options of a driver call: the batch's session when the write runs in a transaction. */
@@ -118,12 +125,22 @@ export async function openMongoTenantStore(options: MongoTenantStoreOptions): Pr
   const db = options.client.db(options.database);
   const hello = (await db.command({ hello: 1 })) as { setName?: string; msg?: string };
   const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-  const store = new MongoTenantStore(db, { transactions, fullTextIndex: false }, options);
+  const key = await db
+    .collection<MetaDoc>('meta')
+    .findOneAndUpdate(
+      { _id: 'cursorKey' },
+      { $setOnInsert: { key: randomBytes(32).toString('base64') } },
+      { upsert: true, returnDocument: 'after' },
+    );
+  const secret = Buffer.from(key?.key ?? '', 'base64');
+  const store = new MongoTenantStore(db, { transactions, fullTextIndex: false }, options, secret);
   await store.createFixedIndexes();
   return store;
 }
 
 export class MongoTenantStore implements TenantStore {
+  /** The tenant's full-text search, on the search words `write` keeps on each object document. */
+  readonly search: MongoSearchIndex;
   private readonly objects: Collection<ObjectDoc>;
   private readonly holdings: Collection<HoldingDoc>;
   private readonly events: Collection<EventDoc>;
@@ -140,6 +157,7 @@ export class MongoTenantStore implements TenantStore {
     private readonly db: Db,
     readonly capabilities: StoreCapabilities,
     private readonly options: MongoTenantStoreOptions,
+    secret: Buffer,
   ) {
     this.objects = db.collection<ObjectDoc>('objects');
     this.holdings = db.collection<HoldingDoc>('holdings');
@@ -148,6 +166,13 @@ export class MongoTenantStore implements TenantStore {
     this.meta = db.collection<MetaDoc>('meta');
     this.rebuildBatchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
     this.compiler = new SelectionCompiler(this.model, this.objects);
+    this.search = new MongoSearchIndex({
+      objects: this.objects,
+      pages: db.collection<SearchPageDoc>('searchPages'),
+      secret,
+      cursorTtlMs: options.searchCursorTtlMs ?? 15 * 60_000,
+      rebuild: (model) => this.rebuildDerived(model),
+    });
   }
 
   /** The indexes every tenant database has, whatever its model. Idempotent. */
@@ -159,6 +184,7 @@ export class MongoTenantStore implements TenantStore {
       { key: { lt: 1 }, name: 'lt' },
       { key: { nk: 1 }, name: 'nk' },
       { key: { ac: 1 }, name: 'ac' },
+      { key: { sw: 1 }, name: 'sw' },
     ]);
     await this.holdings.createIndexes([
       { key: { holder: 1 }, name: 'holder' },
