@@ -4,4 +4,4 @@ export * from './log.js';
 export * from './problem.js';
 export * from './tenant-runtime.js';
 export * from './platform.js';
-export { DOCUMENTS_FILE } from './tenant-data.js';
+export { DOCUMENTS_FILE } from './document-stores.js';

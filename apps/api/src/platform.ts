@@ -6,20 +6,26 @@ import type { Config } from '@odp/config';
 import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
+import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 
 /** The platform-wide services of one process, opened from configuration. */
 export interface Platform extends AppDeps {
   readonly registry: PlatformStore;
-  /** Closes runtimes and the registry. */
+  /** Closes runtimes, the document stores and the registry. */
   close(): Promise<void>;
 }
 
-export function openPlatform(config: Config, examplesDir: string): Platform {
+/**
+ * Opens the platform's services. With `ODP_STORE=mongodb` it first connects to the server; one that
+ * does not answer rejects with a ConfigError (see `platformOrExit`).
+ */
+export async function openPlatform(config: Config, examplesDir: string): Promise<Platform> {
   const log = createLogger();
+  const stores = await openDocumentStores(config);
   const registry = openPlatformStore(platformDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log });
+  const runtimes = createTenantRuntimes({ config, registry, log, stores });
   return {
     config,
     registry,
@@ -30,9 +36,23 @@ export function openPlatform(config: Config, examplesDir: string): Platform {
     now: () => new Date(),
     async close() {
       await runtimes.closeAll();
+      await stores.close();
       await registry.close();
     },
   };
+}
+
+/**
+ * Opens the platform for a process entry point. A configuration that cannot run (a document
+ * server that does not answer) ends the process like a bad value: one line, exit code 2.
+ */
+export async function platformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+  try {
+    return await openPlatform(config, examplesDir);
+  } catch (error) {
+    exitOnConfigError(error);
+    throw error;
+  }
 }
 
 /**
@@ -43,11 +63,16 @@ export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`odp: configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
+    exitOnConfigError(error);
     throw error;
+  }
+}
+
+/** Ends the process with one line on stderr naming the variable (exit code 2) for a ConfigError. */
+function exitOnConfigError(error: unknown): void {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`odp: configuration error: ${error.message}\n`);
+    process.exit(2);
   }
 }
 

@@ -1,33 +1,31 @@
 /**
  * The data side of a tenant runtime: for the tenant's active model (see `TenantModel`), its
- * SQLite store (`<tenant dir>/documents.sqlite`), its access control and the object service
- * composed from them. A tenant without a usable model has none of these (its data routes answer
- * 503 naming the model status).
+ * document store (of the configured adapter, see document-stores.ts), its access control and the
+ * object service composed from them. A tenant without a usable model has none of these (its data
+ * routes answer 503 naming the model status).
  */
-import path from 'node:path';
 import type { Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
-import { openTenantStore } from '@odp/store-sqlite';
-import type { SqliteTenantStore } from '@odp/store-sqlite';
+import type { DocumentStore, DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
 
 export interface TenantData {
   readonly model: Model;
-  readonly store: SqliteTenantStore;
+  readonly store: DocumentStore;
   readonly accessControl: TenantAccessControl;
   readonly data: DataService;
   close(): Promise<void>;
 }
-
-export const DOCUMENTS_FILE = 'documents.sqlite';
 
 export interface TenantDataOptions {
   readonly baseUrl?: string;
   /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
   readonly log: Logger;
+  /** Where tenant stores are opened (the configured adapter). */
+  readonly stores: DocumentStores;
 }
 
 /** Opens the tenant's store and composes access control and the object service for `model`. */
@@ -38,7 +36,7 @@ export async function openTenantData(
   changes: ChangeSignal,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  const store = openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) });
+  const store = await options.stores.open(tenant, dataDir);
   return compose(tenant, model, store, changes, options);
 }
 
@@ -60,7 +58,7 @@ export async function withModel(
 async function compose(
   tenant: TenantRecord,
   model: Model,
-  store: SqliteTenantStore,
+  store: DocumentStore,
   changes: ChangeSignal,
   options: TenantDataOptions,
 ): Promise<TenantData> {

@@ -6,6 +6,7 @@ import { NotFoundError } from '@odp/core';
 import { loadConfig, platformDatabasePath } from '@odp/config';
 import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
+import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -15,11 +16,16 @@ describe('TenantRuntimes', () => {
   let registry: PlatformStore;
   let runtimes: TenantRuntimes;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-runtime-'));
     const config = loadConfig({ ODP_DATA_DIR: dir });
     registry = openPlatformStore(platformDatabasePath(config));
-    runtimes = createTenantRuntimes({ config, registry, log: createLogger(new PassThrough()) });
+    runtimes = createTenantRuntimes({
+      config,
+      registry,
+      log: createLogger(new PassThrough()),
+      stores: await openDocumentStores(config),
+    });
   });
   afterEach(async () => {
     await runtimes.closeAll();

@@ -15,6 +15,7 @@ import { RebuildTracker } from '@odp/acl';
 import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelStatus } from '@odp/model-loader';
+import type { DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
@@ -75,6 +76,8 @@ export interface RuntimeContext {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly log: Logger;
+  /** Where the tenants' document stores are opened (see document-stores.ts). */
+  readonly stores: DocumentStores;
 }
 
 export async function openTenantRuntime(
@@ -84,7 +87,12 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
-  const options = { baseUrl: context.config.baseUrl, secretKey: context.config.secretKey, log: context.log };
+  const options = {
+    baseUrl: context.config.baseUrl,
+    secretKey: context.config.secretKey,
+    log: context.log,
+    stores: context.stores,
+  };
   const model = await TenantModel.open(tenant.modelSource);
   const logStatus = (status: ModelStatus) => {
     if (status.state !== 'LOADED') {

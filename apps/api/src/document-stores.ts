@@ -1,0 +1,59 @@
+/**
+ * The composition root of the tenant document store: which adapter holds every tenant's objects
+ * (and its search index), chosen once from the typed configuration (`ODP_STORE`).
+ *
+ * - `sqlite` (the embedded default): one file `<tenant dir>/documents.sqlite` per tenant.
+ * - `mongodb`: one database `odp_<tenant id>` per tenant on the server of `ODP_MONGODB_URL`, over
+ *   one client for the process, connected before the api accepts requests. The platform registry
+ *   (tenants, keys, profiles) stays in SQLite in the data directory (docs/deployment.md).
+ */
+import path from 'node:path';
+import type { SearchIndex, TenantRecord, TenantStore } from '@odp/core';
+import { ConfigError } from '@odp/config';
+import type { Config } from '@odp/config';
+import {
+  MongoUnreachableError,
+  connectMongo,
+  openMongoTenantStore,
+  tenantDatabaseName,
+} from '@odp/store-mongodb';
+import { openTenantStore } from '@odp/store-sqlite';
+
+/** A tenant's store with the search index it keeps (`maintainedByStore`) or is paired with. */
+export type DocumentStore = TenantStore & { readonly search: SearchIndex };
+
+export interface DocumentStores {
+  /** Opens (creating when needed) the store of a tenant whose data directory is `dataDir`. */
+  open(tenant: TenantRecord, dataDir: string): Promise<DocumentStore>;
+  /** Releases what every store shares (the MongoDB client). */
+  close(): Promise<void>;
+}
+
+/** The embedded store's file inside a tenant's data directory. */
+export const DOCUMENTS_FILE = 'documents.sqlite';
+
+/**
+ * The stores of the configured adapter. With `ODP_STORE=mongodb`, a server that does not answer
+ * is a ConfigError naming `ODP_MONGODB_URL` and its hosts (never its credentials), so the process
+ * refuses to start with one line.
+ */
+export async function openDocumentStores(config: Config): Promise<DocumentStores> {
+  if (config.store.kind === 'sqlite') {
+    return {
+      open: async (_tenant, dataDir) => openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      close: async () => undefined,
+    };
+  }
+  let client;
+  try {
+    client = await connectMongo(config.store.url);
+  } catch (error) {
+    if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
+    throw error;
+  }
+  const shared = client;
+  return {
+    open: (tenant) => openMongoTenantStore({ client: shared, database: tenantDatabaseName(tenant.id) }),
+    close: () => shared.close(),
+  };
+}
