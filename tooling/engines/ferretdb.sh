@@ -42,6 +42,7 @@ case "${1:-}" in
     for _ in $(seq 1 100); do
       if node -e 'const c=require("net").connect(+process.argv[1],"127.0.0.1",()=>{c.end();process.exit(0)});c.on("error",()=>process.exit(1))' "$port"; then
         echo "ODP_TEST_MONGODB_URL=mongodb://127.0.0.1:$port"
+        echo "ODP_TEST_MONGODB_ENGINE=ferretdb-$version"
         exit 0
       fi
       kill -0 "$(cat "$run_dir/ferretdb.pid")" 2>/dev/null || { echo "ferretdb: exited: $(tail -n 1 "$run_dir/ferretdb.log")" >&2; exit 1; }

@@ -15,3 +15,17 @@ export function describeWithEngine(title: string, variable: string, body: (addre
     it('runs against the real engine', () => undefined);
   });
 }
+
+/**
+ * A case that needs something the engine under test may lack. `lacking` is null when the engine
+ * has it; otherwise it says what is missing and why, and the case is declared skipped with that
+ * reason printed, so a case an engine cannot run is never counted as passing.
+ */
+export function itUnlessLacking(lacking: string | null, title: string, body: () => Promise<void>): void {
+  if (lacking === null) {
+    it(title, body);
+    return;
+  }
+  process.stderr.write(`skipped: ${title}: ${lacking}\n`);
+  it.skip(`${title} [skipped: ${lacking}]`, body);
+}

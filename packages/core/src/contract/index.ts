@@ -9,4 +9,4 @@ export { buildModel, fieldDef } from './model-builder.js';
 export type { ClassSpec } from './model-builder.js';
 export { REL, contractModel, storedObject, uuid } from './fixture.js';
 export type { ObjectSpec } from './fixture.js';
-export { describeWithEngine } from './engines.js';
+export { describeWithEngine, itUnlessLacking } from './engines.js';
