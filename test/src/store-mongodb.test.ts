@@ -1,13 +1,15 @@
 /**
  * The api on `ODP_STORE=mongodb`: it refuses to start when no server answers (one line naming the
  * variable and the hosts, never the credentials), and with a server (FerretDB here, from
- * tooling/engines) it keeps the tenants' objects there, not in the data directory.
+ * tooling/engines) it keeps the tenants' objects there, not in the data directory, and `odp tenant
+ * delete` drops them.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describeWithEngine } from '@odp/core/contract';
+import { connectMongo, tenantDatabaseName } from '@odp/store-mongodb';
 import { freePort, REPO_ROOT, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
@@ -66,5 +68,19 @@ describeWithEngine('ODP_STORE=mongodb with a server', 'ODP_TEST_MONGODB_URL', (u
     expect(body._embedded.companies.map((company) => company.legalName)).toEqual(['Mongo Test BV']);
     const tenantDir = path.join(server.dataDir, 'tenants', String(server.tenantId));
     expect(existsSync(path.join(tenantDir, 'documents.sqlite'))).toBe(false);
+  });
+
+  it('drops the tenant database on odp tenant delete', async () => {
+    const client = await connectMongo(url);
+    try {
+      const names = async () =>
+        (await client.db().admin().listDatabases()).databases.map((database) => database.name);
+      const database = tenantDatabaseName(String(server.tenantId));
+      expect(await names()).toContain(database);
+      await server.odp(['tenant', 'delete', '--id', String(server.tenantId)]);
+      expect(await names()).not.toContain(database);
+    } finally {
+      await client.close();
+    }
   });
 });

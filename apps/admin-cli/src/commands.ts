@@ -6,9 +6,10 @@ import type { ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '@odp/auth';
 import { modelReloadRequestKey, NotFoundError, rebuildRequestKey, TENANT_ROLES } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
-import { tenantDataDir } from '@odp/config';
+import { ConfigError, tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
+import { MongoUnreachableError, connectMongo, tenantDatabaseName } from '@odp/store-mongodb';
 
 /** What a command runs against: the same configuration and registry as the api. */
 export interface CommandContext {
@@ -127,8 +128,15 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: ['id'],
     async run({ registry, config }, values) {
       const id = need(values, 'id');
-      if (!(await registry.deleteTenant(id))) throw new NotFoundError(`No tenant ${id}.`);
-      await rm(tenantDataDir(config, id), { recursive: true, force: true });
+      // Connected first: with its document server down, nothing of the tenant is deleted.
+      const mongo = config.store.kind === 'mongodb' ? await connectDocumentServer(config.store.url) : null;
+      try {
+        if (!(await registry.deleteTenant(id))) throw new NotFoundError(`No tenant ${id}.`);
+        await rm(tenantDataDir(config, id), { recursive: true, force: true });
+        await mongo?.db(tenantDatabaseName(id)).dropDatabase();
+      } finally {
+        await mongo?.close();
+      }
       return { json: { id, deleted: true }, text: `Deleted tenant ${id} with its profiles, keys and data.` };
     },
   },
@@ -254,4 +262,14 @@ export function parseArgsOptions(command: Command): NonNullable<ParseArgsConfig[
     ['json', { type: 'boolean' as const }],
     ...command.options.map((name) => [name, { type: 'string' as const }]),
   ]);
+}
+
+/** The MongoDB server of `ODP_STORE=mongodb`; a ConfigError naming the variable when it does not answer. */
+async function connectDocumentServer(url: string): ReturnType<typeof connectMongo> {
+  try {
+    return await connectMongo(url);
+  } catch (error) {
+    if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
+    throw error;
+  }
 }
