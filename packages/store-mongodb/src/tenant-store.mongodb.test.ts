@@ -108,6 +108,22 @@ describeWithEngine('MongoDB tenant store', 'ODP_TEST_MONGODB_URL', (url) => {
       expect(once.objects).toHaveLength(2);
     });
 
+    it('lets one of two concurrent writers of a unique value through', async () => {
+      for (let round = 0; round < 8; round += 1) {
+        const email = `race${round}@x.test`;
+        const results = await Promise.allSettled(
+          [10, 20].map((base) =>
+            store.write({
+              put: [storedObject({ n: base + round, basicClass: 'ct.company', values: { email } })],
+            }),
+          ),
+        );
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        const refused = results.find((result) => result.status === 'rejected');
+        expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+      }
+    });
+
     it('refuses a unique clash before writing anything of the batch', async () => {
       await store.write({
         put: [storedObject({ n: 1, basicClass: 'ct.company', values: { email: 'a@x.test' } })],

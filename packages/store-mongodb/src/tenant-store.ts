@@ -87,6 +87,16 @@ interface EventDoc {
   at: string;
 }
 
+/**
+ * A claim on one value of a `unique` field: `_id` is the field's path and the folded value, which the
+ * server keeps unique, so of two concurrent writers of one value exactly one inserts the claim.
+ */
+interface ClaimDoc {
+  _id: string;
+  owner: string;
+  at: Date;
+}
+
 interface RedirectDoc {
   _id: string;
   to: string;
@@ -106,6 +116,11 @@ interface MetaDoc {
 type Session = { session?: ClientSession };
 
 const DUPLICATE_KEY = 11000;
+/**
+ * A claim whose owner does not hold its value counts as a write in flight for this long, then as
+ * left behind (by a batch that failed or a process that died) and may be taken over.
+ */
+const CLAIM_GRACE_MS = 30_000;
 const EMPTY_MODEL: Model = {
   classes: new Map(),
   byPlural: new Map(),
@@ -145,6 +160,7 @@ export class MongoTenantStore implements TenantStore {
   private readonly holdings: Collection<HoldingDoc>;
   private readonly events: Collection<EventDoc>;
   private readonly redirects: Collection<RedirectDoc>;
+  private readonly claims: Collection<ClaimDoc>;
   private readonly meta: Collection<MetaDoc>;
   private readonly rebuildBatchSize: number;
   private model: Model = EMPTY_MODEL;
@@ -163,6 +179,7 @@ export class MongoTenantStore implements TenantStore {
     this.holdings = db.collection<HoldingDoc>('holdings');
     this.events = db.collection<EventDoc>('events');
     this.redirects = db.collection<RedirectDoc>('redirects');
+    this.claims = db.collection<ClaimDoc>('uniqueClaims');
     this.meta = db.collection<MetaDoc>('meta');
     this.rebuildBatchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
     this.compiler = new SelectionCompiler(this.model, this.objects);
@@ -192,6 +209,7 @@ export class MongoTenantStore implements TenantStore {
       { key: { anchor: 1, def: 1 }, name: 'anchor_def' },
     ]);
     await this.redirects.createIndex({ to: 1 }, { name: 'to' });
+    await this.claims.createIndex({ owner: 1 }, { name: 'owner' });
   }
 
   /**
@@ -618,7 +636,8 @@ export class MongoTenantStore implements TenantStore {
     const puts = batch.put ?? [];
     const deletes = new Set(batch.delete ?? []);
     await this.checkLinks(puts, session);
-    await this.checkUnique(puts, deletes, session);
+    const claims = await this.checkUnique(puts, deletes, session);
+    await this.claimUnique(claims, new Set([...puts.map((object) => object.id), ...deletes]), session);
     await this.putObjects(puts, session);
     for (const redirect of batch.redirects ?? []) {
       // An id already redirected to `from` now leads to `to`, so chains follow merges.
@@ -630,6 +649,7 @@ export class MongoTenantStore implements TenantStore {
       );
     }
     for (const id of deletes) await this.deleteObject(id, session);
+    await this.releaseClaims(puts, claims, deletes, session);
     for (const entry of batch.aclRows ?? []) {
       const acl: AclEntry[] = entry.rows.map((row) => ({ a: row.acId, n: row.nodeId, d: row.definition }));
       await this.objects.updateOne(
@@ -691,40 +711,92 @@ export class MongoTenantStore implements TenantStore {
   /**
    * ConflictError when a put's `unique` field value would be shared within the field's declaring
    * class (subclasses included), with a stored object that stays or another put of the batch.
+   * Resolves the claims the puts need (claim id -> object id).
    */
   private async checkUnique(
     puts: readonly StoredObject[],
     deletes: ReadonlySet<string>,
     session: Session,
-  ): Promise<void> {
+  ): Promise<Map<string, Claim>> {
     const replaced = [...new Set([...puts.map((object) => object.id), ...deletes])];
-    const claimed = new Map<string, string>();
+    const claims = new Map<string, Claim>();
     for (const object of puts) {
       for (const field of objectIndexedFields(this.model, object.classes)) {
         if (!field.unique) continue;
         const keys = indexKeysOf(field, object.values[field.name]).map(comparable);
-        const refuse = (): never => {
-          throw new ConflictError(
-            `Another object already has this value of the unique field ${field.name}.`,
-            {
-              field: field.name,
-            },
-          );
-        };
         for (const key of keys) {
-          const claim = `${fieldPath(field)}\u0000${JSON.stringify(key)}`;
-          const holder = claimed.get(claim);
-          if (holder !== undefined && holder !== object.id) refuse();
-          claimed.set(claim, object.id);
+          const id = `${fieldPath(field)}\u0000${JSON.stringify(key)}`;
+          const claimed = claims.get(id);
+          if (claimed !== undefined && claimed.owner !== object.id) refuseUnique(field.name);
+          claims.set(id, { owner: object.id, path: fieldPath(field), key, fieldName: field.name });
         }
         if (keys.length === 0) continue;
         const clash = await this.objects.countDocuments(
           { classes: field.declaredOn, [fieldPath(field)]: { $in: keys }, _id: { $nin: replaced } },
           { ...session, limit: 1 },
         );
-        if (clash > 0) refuse();
+        if (clash > 0) refuseUnique(field.name);
       }
     }
+    return claims;
+  }
+
+  /**
+   * Takes the claims of the batch's unique values (see `ClaimDoc`), so that two concurrent batches
+   * never both store one value, with or without transactions. A claim held by another object is
+   * taken over only when that object is replaced or deleted by this batch, or when it does not hold
+   * the value and the claim is older than `CLAIM_GRACE_MS` (left behind); otherwise ConflictError.
+   */
+  private async claimUnique(
+    claims: ReadonlyMap<string, Claim>,
+    released: ReadonlySet<string>,
+    session: Session,
+  ): Promise<void> {
+    for (const [id, claim] of claims) {
+      for (let attempt = 0; ; attempt += 1) {
+        if (attempt === 3) refuseUnique(claim.fieldName);
+        const held = await this.claims.findOne({ _id: id }, session);
+        if (held === null) {
+          try {
+            await this.claims.insertOne({ _id: id, owner: claim.owner, at: new Date() }, session);
+            break;
+          } catch (error) {
+            if (isDuplicateKey(error)) continue;
+            throw error;
+          }
+        }
+        if (held.owner === claim.owner) break;
+        const stale =
+          released.has(held.owner) ||
+          (held.at.getTime() < Date.now() - CLAIM_GRACE_MS &&
+            (await this.objects.countDocuments(
+              { _id: held.owner, [claim.path]: claim.key },
+              { ...session, limit: 1 },
+            )) === 0);
+        if (!stale) refuseUnique(claim.fieldName);
+        const taken = await this.claims.updateOne(
+          { _id: id, owner: held.owner },
+          { $set: { owner: claim.owner, at: new Date() } },
+          session,
+        );
+        if (taken.matchedCount === 1) break;
+      }
+    }
+  }
+
+  /** Drops the claims of values the batch's objects no longer hold (changed or deleted). */
+  private async releaseClaims(
+    puts: readonly StoredObject[],
+    claims: ReadonlyMap<string, Claim>,
+    deletes: ReadonlySet<string>,
+    session: Session,
+  ): Promise<void> {
+    const kept = new Map<string, string[]>();
+    for (const [id, claim] of claims) kept.set(claim.owner, [...(kept.get(claim.owner) ?? []), id]);
+    for (const object of puts) {
+      await this.claims.deleteMany({ owner: object.id, _id: { $nin: kept.get(object.id) ?? [] } }, session);
+    }
+    if (deletes.size > 0) await this.claims.deleteMany({ owner: { $in: [...deletes] } }, session);
   }
 
   /**
@@ -788,12 +860,19 @@ export class MongoTenantStore implements TenantStore {
 
   /** Reserves `count` numbers of a counter; resolves the last one (the first is `last - count + 1`). */
   private async nextNumbers(counter: 'objects' | 'events', count: number, session: Session): Promise<number> {
-    const doc = await this.meta.findOneAndUpdate(
-      { _id: counter },
-      { $inc: { n: count } },
-      { ...session, upsert: true, returnDocument: 'after' },
-    );
-    return doc?.n ?? count;
+    for (;;) {
+      try {
+        const doc = await this.meta.findOneAndUpdate(
+          { _id: counter },
+          { $inc: { n: count } },
+          { ...session, upsert: true, returnDocument: 'after' },
+        );
+        return doc?.n ?? count;
+      } catch (error) {
+        // Two first upserts of the counter: one inserted it; the other increments it now.
+        if (!isDuplicateKey(error) || session.session !== undefined) throw error;
+      }
+    }
   }
 
   /**
@@ -848,6 +927,20 @@ export class MongoTenantStore implements TenantStore {
   private requireModel(): void {
     if (!this.modelApplied) throw new Error('applyModel must be called before queries and writes.');
   }
+}
+
+/** A unique value a put needs: its owner, and the field path and folded key it is held under. */
+interface Claim {
+  readonly owner: string;
+  readonly path: string;
+  readonly key: IndexKey;
+  readonly fieldName: string;
+}
+
+function refuseUnique(fieldName: string): never {
+  throw new ConflictError(`Another object already has this value of the unique field ${fieldName}.`, {
+    field: fieldName,
+  });
 }
 
 function isDuplicateKey(error: unknown): boolean {
