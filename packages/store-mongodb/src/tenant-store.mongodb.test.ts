@@ -28,8 +28,8 @@ describeWithEngine('MongoDB tenant store', 'ODP_TEST_MONGODB_URL', (url) => {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
   const opened: MongoTenantStore[] = [];
   let counter = 0;
-  const open = async (): Promise<MongoTenantStore> => {
-    const store = await openMongoTenantStore({ client, database: `odp_test_${process.pid}_${++counter}` });
+  const open = async (database = `odp_test_${process.pid}_${++counter}`): Promise<MongoTenantStore> => {
+    const store = await openMongoTenantStore({ client, database });
     opened.push(store);
     return store;
   };
@@ -38,7 +38,7 @@ describeWithEngine('MongoDB tenant store', 'ODP_TEST_MONGODB_URL', (url) => {
     await client.close();
   });
 
-  describeTenantStoreContract('mongodb', open);
+  describeTenantStoreContract('mongodb', () => open());
   describeSearchIndexContract('mongodb', async () => {
     const store = await open();
     return { store, search: store.search };
@@ -106,6 +106,17 @@ describeWithEngine('MongoDB tenant store', 'ODP_TEST_MONGODB_URL', (url) => {
       await store.write(batch);
       expect(await state()).toEqual(once);
       expect(once.objects).toHaveLength(2);
+    });
+
+    it('opens a tenant database written before (another instance, a restart)', async () => {
+      await store.write({
+        put: [storedObject({ n: 1, basicClass: 'ct.company', values: { email: 'a@x.test' } })],
+      });
+      const again = await open(store.databaseName);
+      await again.applyModel(contractModel);
+      expect((await again.get(uuid(1), ALL))?.values).toEqual({ email: 'a@x.test' });
+      await again.write({ put: [storedObject({ n: 2, basicClass: 'ct.company' })] });
+      expect(await store.scan(null, 10)).toHaveLength(2);
     });
 
     it('lets one of two concurrent writers of a unique value through', async () => {

@@ -37,7 +37,7 @@ import type {
   WriteBatch,
 } from '@odp/core';
 import { randomBytes } from 'node:crypto';
-import type { ClientSession, Collection, Db, MongoClient } from 'mongodb';
+import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import {
   aclRowsOfDocument,
@@ -194,7 +194,7 @@ export class MongoTenantStore implements TenantStore {
 
   /** The indexes every tenant database has, whatever its model. Idempotent. */
   async createFixedIndexes(): Promise<void> {
-    await this.objects.createIndexes([
+    await ensureIndexes(this.objects, [
       { key: { classes: 1, seq: 1 }, name: 'classes_seq' },
       { key: { seq: 1 }, name: 'seq' },
       { key: { lk: 1 }, name: 'lk' },
@@ -203,13 +203,13 @@ export class MongoTenantStore implements TenantStore {
       { key: { ac: 1 }, name: 'ac' },
       { key: { sw: 1 }, name: 'sw' },
     ]);
-    await this.holdings.createIndexes([
+    await ensureIndexes(this.holdings, [
       { key: { holder: 1 }, name: 'holder' },
       { key: { ac: 1 }, name: 'ac' },
       { key: { anchor: 1, def: 1 }, name: 'anchor_def' },
     ]);
-    await this.redirects.createIndex({ to: 1 }, { name: 'to' });
-    await this.claims.createIndex({ owner: 1 }, { name: 'owner' });
+    await ensureIndexes(this.redirects, [{ key: { to: 1 }, name: 'to' }]);
+    await ensureIndexes(this.claims, [{ key: { owner: 1 }, name: 'owner' }]);
   }
 
   /**
@@ -225,14 +225,10 @@ export class MongoTenantStore implements TenantStore {
     for (const classDef of model.classes.values()) {
       for (const field of objectIndexedFields(model, [classDef.name])) paths.add(fieldPath(field));
     }
-    // Only the missing ones: FerretDB v1 broke a connection on createIndexes naming existing indexes.
-    const existing = new Set(
-      (await this.objects.listIndexes().toArray()).map((index) => String(index['name'])),
+    await ensureIndexes(
+      this.objects,
+      [...paths].map((path) => ({ key: { [path]: 1, seq: 1 }, name: path })),
     );
-    const missing = [...paths].filter((path) => !existing.has(path));
-    if (missing.length > 0) {
-      await this.objects.createIndexes(missing.map((path) => ({ key: { [path]: 1, seq: 1 }, name: path })));
-    }
     const stored = await this.meta.findOne({ _id: 'model' });
     if (stored?.signature !== indexSignature(model)) await this.rebuildDerived(model);
   }
@@ -622,6 +618,11 @@ export class MongoTenantStore implements TenantStore {
     }));
   }
 
+  /** The tenant's database. */
+  get databaseName(): string {
+    return this.db.databaseName;
+  }
+
   /** Drops the tenant's database (tenant deletion, tests). */
   async drop(): Promise<void> {
     await this.db.dropDatabase();
@@ -927,6 +928,26 @@ export class MongoTenantStore implements TenantStore {
   private requireModel(): void {
     if (!this.modelApplied) throw new Error('applyModel must be called before queries and writes.');
   }
+}
+
+/**
+ * Creates the indexes of `specs` a collection lacks (by name). Only the missing ones: FerretDB v1
+ * breaks the connection on a createIndexes naming an existing index of a collection with documents.
+ */
+async function ensureIndexes<T extends Document>(
+  collection: Collection<T>,
+  specs: readonly { key: Record<string, 1>; name: string }[],
+): Promise<void> {
+  const existing = new Set(
+    (
+      await collection
+        .listIndexes()
+        .toArray()
+        .catch(() => [])
+    ).map((index) => String(index['name'])),
+  );
+  const missing = specs.filter((spec) => !existing.has(spec.name));
+  if (missing.length > 0) await collection.createIndexes(missing.map((spec) => ({ ...spec })));
 }
 
 /** A unique value a put needs: its owner, and the field path and folded key it is held under. */
