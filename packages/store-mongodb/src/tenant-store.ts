@@ -116,6 +116,7 @@ interface MetaDoc {
 type Session = { session?: ClientSession };
 
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
 /**
  * A claim whose owner does not hold its value counts as a write in flight for this long, then as
  * left behind (by a batch that failed or a process that died) and may be taken over.
@@ -938,14 +939,15 @@ async function ensureIndexes<T extends Document>(
   collection: Collection<T>,
   specs: readonly { key: Record<string, 1>; name: string }[],
 ): Promise<void> {
-  const existing = new Set(
-    (
-      await collection
-        .listIndexes()
-        .toArray()
-        .catch(() => [])
-    ).map((index) => String(index['name'])),
-  );
+  const listed = await collection
+    .listIndexes()
+    .toArray()
+    .catch((error: unknown) => {
+      // MongoDB lists no indexes of a collection that does not exist yet: it has none.
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+      throw error;
+    });
+  const existing = new Set(listed.map((index) => String(index['name'])));
   const missing = specs.filter((spec) => !existing.has(spec.name));
   if (missing.length > 0) await collection.createIndexes(missing.map((spec) => ({ ...spec })));
 }
