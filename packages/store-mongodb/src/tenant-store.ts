@@ -122,16 +122,6 @@ const NAMESPACE_NOT_FOUND = 26;
  * left behind (by a batch that failed or a process that died) and may be taken over.
  */
 const CLAIM_GRACE_MS = 30_000;
-const EMPTY_MODEL: Model = {
-  classes: new Map(),
-  byPlural: new Map(),
-  lists: new Map(),
-  accessControl: [],
-  roles: [],
-  settings: {},
-  defaultData: [],
-  templates: new Map(),
-};
 
 /**
  * Opens the store of one tenant: detects whether the server runs transactions (a replica set or a
@@ -141,13 +131,18 @@ export async function openMongoTenantStore(options: MongoTenantStoreOptions): Pr
   const db = options.client.db(options.database);
   const hello = (await db.command({ hello: 1 })) as { setName?: string; msg?: string };
   const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-  const key = await db
-    .collection<MetaDoc>('meta')
+  const meta = db.collection<MetaDoc>('meta');
+  const key = await meta
     .findOneAndUpdate(
       { _id: 'cursorKey' },
       { $setOnInsert: { key: randomBytes(32).toString('base64') } },
       { upsert: true, returnDocument: 'after' },
-    );
+    )
+    .catch(async (error: unknown) => {
+      // Another process created the key at the same moment: use theirs.
+      if (isDuplicateKey(error)) return meta.findOne({ _id: 'cursorKey' });
+      throw error;
+    });
   const secret = Buffer.from(key?.key ?? '', 'base64');
   const store = new MongoTenantStore(db, { transactions, fullTextIndex: false }, options, secret);
   await store.createFixedIndexes();
@@ -164,9 +159,10 @@ export class MongoTenantStore implements TenantStore {
   private readonly claims: Collection<ClaimDoc>;
   private readonly meta: Collection<MetaDoc>;
   private readonly rebuildBatchSize: number;
-  private model: Model = EMPTY_MODEL;
+  /** Set by `applyModel`, which every query and write requires first (`requireModel`). */
+  private model!: Model;
+  private compiler!: SelectionCompiler;
   private modelApplied = false;
-  private compiler: SelectionCompiler;
   /** Incremented by each rebuild; a rebuild whose generation is no longer current stops. */
   private rebuildGeneration = 0;
 
@@ -183,7 +179,6 @@ export class MongoTenantStore implements TenantStore {
     this.claims = db.collection<ClaimDoc>('uniqueClaims');
     this.meta = db.collection<MetaDoc>('meta');
     this.rebuildBatchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
-    this.compiler = new SelectionCompiler(this.model, this.objects);
     this.search = new MongoSearchIndex({
       objects: this.objects,
       pages: db.collection<SearchPageDoc>('searchPages'),
