@@ -44,16 +44,12 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
       close: async () => undefined,
     };
   }
-  let client;
-  try {
-    client = await connectMongo(config.store.url);
-  } catch (error) {
+  const client = await connectMongo(config.store.url).catch((error: unknown) => {
     if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
     throw error;
-  }
-  const shared = client;
+  });
   return {
-    open: (tenant) => openMongoTenantStore({ client: shared, database: tenantDatabaseName(tenant.id) }),
-    close: () => shared.close(),
+    open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
+    close: () => client.close(),
   };
 }
