@@ -17,6 +17,8 @@ import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
+import { healthRoutes } from './routes/health.js';
+import type { ReadinessCheck } from './routes/health.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -33,6 +35,8 @@ export interface AppDeps {
   readonly examplesDir: string;
   /** The clock for credential expiry; tests and production use the wall clock. */
   readonly now: () => Date;
+  /** The engines `GET /ready` checks: every one the configuration names. */
+  readonly readiness: readonly ReadinessCheck[];
 }
 
 /** Largest accepted JSON body. Bigger bodies get 413 before they are parsed. */
@@ -70,6 +74,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
  */
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
+    onBranches(['health', 'ready'], healthRoutes(deps)),
     onBranches(['tenants'], tenantRoutes(deps)),
     onBranches(['audit', 'admin'], auditRoutes(deps)),
     onBranches(['data'], capabilitiesRoutes(deps)),

@@ -16,8 +16,11 @@ const TENANT_BRANCHES: ReadonlySet<string> = new Set([
   'tenants',
 ]);
 
-/** Paths under these first segments carry their own credential (a signed token in the URL). */
-const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries']);
+/**
+ * Paths under these first segments need no credential header: `binaries` carries its own (a signed
+ * token in the URL); `health` and `ready` are the probes of load balancers (routes/health.ts).
+ */
+const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries', 'health', 'ready']);
 /** Routes that authenticate themselves: the model push webhook checks an HMAC signature (routes/admin-model.ts). */
 const SELF_AUTHENTICATED = /^\/admin\/[^/]+\/modelWebhook\/?$/;
 

@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier } from '@odp/auth';
@@ -28,6 +30,10 @@ export function openPlatform(config: Config, examplesDir: string): Platform {
     log,
     examplesDir,
     now: () => new Date(),
+    readiness: [
+      { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
+      { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },
+    ],
     async close() {
       await runtimes.closeAll();
       await registry.close();
