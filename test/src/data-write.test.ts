@@ -588,7 +588,9 @@ describe('Bad input: never a 500, never a partial write', () => {
 
   it.each<[string, string, number]>([
     ['sort by a multi-valued relation (kept in default order)', '/companies?sort=employees', 200],
-    ['sort with an empty name', '/companies?sort=,desc', 200],
+    ['sort with an empty name (unparseable sort)', '/companies?sort=,desc', 400],
+    ['sort with an unknown direction', '/companies?sort=legalName,sideways', 400],
+    ['sort with an unknown name (kept in default order)', '/companies?sort=colour,desc', 200],
     ['distinct on an inverse side', '/companies/distinct?distinct=invoices', 200],
     ['an _href filter that is no URI', '/companies?invoices_href=xyz', 200],
     ['an empty _class', '/companies?_class=,,', 200],

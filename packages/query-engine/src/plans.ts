@@ -144,13 +144,24 @@ export function parseAggregateQuery(
 }
 
 /**
- * `sort=name` or `sort=name,desc`: an orderable, indexed value field or a single-valued relation
- * (ordered by the related object's name). Anything else keeps the default order.
+ * `sort=name`, `sort=name,asc` or `sort=name,desc` (direction in any case): an orderable, indexed
+ * value field or a single-valued relation (ordered by the related object's name). An unknown or
+ * unsortable name keeps the default order, as unknown filter names are ignored; a value of another
+ * shape (no name, a `-name`/`+name` sign, which other APIs use for the direction, an unknown
+ * direction, more parts) is a ValidationError naming `sort`.
  */
 function parseSort(cls: ClassDef, raw: string | null): Sort | undefined {
   if (!raw) return undefined;
-  const [name = '', direction = 'asc'] = raw.split(',').map((part) => part.trim());
-  const order = direction.toLowerCase() === 'desc' ? 'desc' : 'asc';
+  const parts = raw.split(',').map((part) => part.trim());
+  const [name = '', direction = 'asc'] = parts;
+  const order = direction.toLowerCase();
+  const signed = name.startsWith('-') || name.startsWith('+');
+  if (name === '' || signed || parts.length > 2 || (order !== 'asc' && order !== 'desc')) {
+    throw new ValidationError(
+      'sort must be a field or relation name, optionally followed by ,asc or ,desc.',
+      [{ field: 'sort', message: 'expected name, name,asc or name,desc' }],
+    );
+  }
   const field = indexedField(cls, name);
   if (field) {
     return ORDERABLE_TYPES.has(field.type) || field.type === 'BOOLEAN'
