@@ -126,6 +126,37 @@ export function encodeField(model: Model, field: FieldDef, value: unknown, store
   return ok(values);
 }
 
+/**
+ * Whether two JSON values are equal (object member order ignored, so a re-sent value compares
+ * equal to the stored one). Iterative, with its own stack: a value nested too deep for recursion
+ * (stored before bodies were limited in depth) compares without exhausting the call stack.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const pending: [unknown, unknown][] = [[a, b]];
+  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
+    const [left, right] = pair;
+    if (left === right) continue;
+    if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
+      return false;
+    if (Array.isArray(left)) {
+      if (!Array.isArray(right) || left.length !== right.length) return false;
+      for (let i = 0; i < left.length; i++) pending.push([left[i], right[i]]);
+      continue;
+    }
+    if (Array.isArray(right)) return false;
+    const leftObject = left as Record<string, unknown>;
+    const rightObject = right as Record<string, unknown>;
+    const keys = Object.keys(leftObject).filter((key) => leftObject[key] !== undefined);
+    if (keys.length !== Object.keys(rightObject).filter((key) => rightObject[key] !== undefined).length)
+      return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(rightObject, key)) return false;
+      pending.push([leftObject[key], rightObject[key]]);
+    }
+  }
+  return true;
+}
+
 export function storedFiles(stored: unknown): StoredFile[] {
   const values = Array.isArray(stored) ? stored : stored === undefined || stored === null ? [] : [stored];
   return values.filter(

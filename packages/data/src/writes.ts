@@ -11,7 +11,7 @@ import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './class
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
-import { encodeField, isPlainObject } from './encode.js';
+import { encodeField, isPlainObject, sameJson } from './encode.js';
 import { recordHistory } from './history.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -443,11 +443,11 @@ export class ObjectWriter {
   private changedNames(before: StoredObject, after: Draft): Set<string> {
     const names = new Set<string>();
     for (const name of new Set([...Object.keys(before.values), ...Object.keys(after.values)])) {
-      if (JSON.stringify(before.values[name]) !== JSON.stringify(after.values[name])) names.add(name);
+      if (!sameJson(before.values[name], after.values[name])) names.add(name);
     }
     for (const key of new Set([...Object.keys(before.links), ...Object.keys(after.links)])) {
       const relation = this.relations.get(key);
-      if (relation && JSON.stringify(before.links[key] ?? []) !== JSON.stringify(after.links[key] ?? [])) {
+      if (relation && !sameJson(before.links[key] ?? [], after.links[key] ?? [])) {
         names.add(relation.name);
       }
     }
@@ -489,8 +489,7 @@ export class ObjectWriter {
         continue;
       }
       const draft = await compute(this.env(account), uow, draftOf(object), null);
-      const differs =
-        draft.name !== object.name || JSON.stringify(draft.values) !== JSON.stringify(object.values);
+      const differs = draft.name !== object.name || !sameJson(draft.values, object.values);
       if (!differs && !changed.has(object.id)) continue;
       if (differs) {
         draft.modifiedAt = uow.timestamp;
