@@ -157,6 +157,11 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** The size of a value's JSON text in UTF-8 bytes (what the store and a response carry). */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
+}
+
 export function storedFiles(stored: unknown): StoredFile[] {
   const values = Array.isArray(stored) ? stored : stored === undefined || stored === null ? [] : [stored];
   return values.filter(

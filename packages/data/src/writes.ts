@@ -11,7 +11,7 @@ import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './class
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
-import { encodeField, isPlainObject, sameJson } from './encode.js';
+import { encodeField, isPlainObject, jsonBytes, sameJson } from './encode.js';
 import { recordHistory } from './history.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -297,9 +297,12 @@ export class ObjectWriter {
           continue;
         }
         const encoded = encodeField(this.model, field, value, draft.values[key]);
-        if (encoded.ok)
+        const maxBytes = this.deps.limits?.maxValueBytes;
+        if (!encoded.ok) errors.push({ field: key, message: encoded.message });
+        else if (maxBytes !== undefined && jsonBytes(encoded.value) > maxBytes)
+          errors.push({ field: key, message: `is larger than ${maxBytes} bytes` });
+        else
           draft.values[key] = field.type === 'SECRET' ? sealSecret(this.deps, encoded.value) : encoded.value;
-        else errors.push({ field: key, message: encoded.message });
         continue;
       }
       const end = ends.get(key);
