@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import { DEMO, startDataServer } from './data-api.js';
@@ -408,6 +409,135 @@ describe('the HTTP edge under malformed and hostile requests', () => {
   });
 
   it('logged no 500, error line or stack trace for any of these client mistakes', async () => {
+    await settle();
+    expect(serverFailures(api.server)).toEqual([]);
+  });
+});
+
+describe('bounded values and pages, and server timeouts', () => {
+  const LIMITS = {
+    ODP_MAX_VALUE_BYTES: '200000',
+    ODP_MAX_PAGE_BYTES: '500000',
+    ODP_HTTP_HEADERS_TIMEOUT_MS: '500',
+    ODP_HTTP_REQUEST_TIMEOUT_MS: '1000',
+    ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
+  };
+  let api: DataApi;
+
+  beforeAll(async () => {
+    api = await startDataServer({ env: LIMITS });
+  });
+  afterAll(async () => {
+    await api?.server.stop();
+  });
+
+  /** A JSON value of about `bytes` bytes. */
+  const heavy = (bytes: number) => ({ blob: 'x'.repeat(bytes) });
+
+  it('a value larger than ODP_MAX_VALUE_BYTES is 400 naming the field, on create and patch', async () => {
+    for (const [method, route] of [
+      ['POST', '/companies'],
+      ['PATCH', `/companies/${DEMO.acme}`],
+    ] as const) {
+      const res = await api.call(method, route, { body: { legalName: 'Heavy Co', profile: heavy(300_000) } });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain(PROBLEM);
+      expect(((await res.json()) as { errors: unknown }).errors).toEqual([
+        { field: 'profile', message: 'is larger than 200000 bytes' },
+      ]);
+    }
+    expect(await api.ids('/companies?legalName=Heavy Co')).toEqual([]);
+  });
+
+  it('a list page is shortened to ODP_MAX_PAGE_BYTES and its next link starts right after its last object', async () => {
+    const created: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      created.push(await api.create('companies', { legalName: `Weighty ${i}`, profile: heavy(150_000) }));
+    }
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let route: string | undefined = '/companies?legalName_startswith=Weighty&size=20';
+    while (route !== undefined) {
+      const res = await api.call('GET', route);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(Buffer.byteLength(text)).toBeLessThan(500_000 + 10_000);
+      const page = JSON.parse(text) as {
+        _embedded: { companies: { _links: { _self: { href: string } } }[] };
+        _links: { next?: { href: string } };
+      };
+      sizes.push(page._embedded.companies.length);
+      seen.push(...page._embedded.companies.map((object) => object._links._self.href.slice(-36)));
+      const next = page._links.next?.href;
+      route = next === undefined ? undefined : next.slice(api.path('').length);
+    }
+    expect(seen).toEqual(created);
+    expect(sizes).toEqual([3, 3, 1]);
+  });
+
+  it('pages by position keep their filters, size and sort in every link', async () => {
+    const page = await api.get<{
+      _embedded: { companies: unknown[] };
+      _links: Record<string, { href: string }>;
+    }>('/companies?legalName_startswith=Weighty&size=2&_offset=5&sort=legalName');
+    expect(page._embedded.companies).toHaveLength(2);
+    const path = api.path('/companies');
+    expect(page._links['self']?.href).toBe(
+      `${path}?legalName_startswith=Weighty&sort=legalName&_offset=5&size=2`,
+    );
+    expect(page._links['prev']?.href).toBe(
+      `${path}?legalName_startswith=Weighty&sort=legalName&_offset=3&size=2`,
+    );
+    expect(page._links['first']?.href).toBe(
+      `${path}?legalName_startswith=Weighty&sort=legalName&page=0&size=2`,
+    );
+    expect(page._links['next']).toBeUndefined();
+  });
+
+  /** Opens a raw connection, writes `text`, and resolves how long the server kept it open. */
+  const heldOpenMs = (text: string, giveUpMs: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(api.server.baseUrl);
+      const started = Date.now();
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(text));
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(Number.POSITIVE_INFINITY);
+      }, giveUpMs);
+      socket.on('data', () => undefined);
+      socket.on('error', reject);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(Date.now() - started);
+      });
+    });
+
+  it('closes a connection whose headers never complete (ODP_HTTP_HEADERS_TIMEOUT_MS)', async () => {
+    const held = await heldOpenMs(
+      `GET /data/${api.tenant}/companies HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: `,
+      5000,
+    );
+    expect(held).toBeLessThan(3000);
+  });
+
+  it('closes a connection whose body never completes (ODP_HTTP_REQUEST_TIMEOUT_MS)', async () => {
+    const held = await heldOpenMs(
+      `POST /data/${api.tenant}/companies HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${api.systemKey}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"legalName":',
+      5000,
+    );
+    expect(held).toBeLessThan(3500);
+  });
+
+  it('closes an idle keep-alive connection (ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS)', async () => {
+    const held = await heldOpenMs(
+      `GET /data/${api.tenant}/companies/${DEMO.acme} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${api.systemKey}\r\n\r\n`,
+      4000,
+    );
+    expect(held).toBeLessThan(2500);
+  });
+
+  it('logged no 500, error line or stack trace', async () => {
     await settle();
     expect(serverFailures(api.server)).toEqual([]);
   });
