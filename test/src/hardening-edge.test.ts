@@ -309,6 +309,30 @@ describe('the HTTP edge under malformed and hostile requests', () => {
       expect(await api.ids('/companies?legalName_startswith=bad')).toEqual([]);
     });
 
+    it('malformed query strings, tenant segments and content types are never a 500', async () => {
+      const statuses = {
+        query: (await raw('GET', `/data/${t}/companies?legalName=%ZZ&sort=%&page=%FF&size=%`)).status,
+        tenant: (await raw('GET', '/data/%ZZ/companies')).status,
+        badMediaType: (
+          await raw('POST', `/data/${t}/companies`, { 'content-type': 'application/json; charset' }, '{}')
+        ).status,
+        noMediaType: (await raw('POST', `/data/${t}/companies`, { 'content-type': ';;' }, '{}')).status,
+        emptyJson: (await raw('POST', `/data/${t}/companies`, { 'content-type': 'application/json' }, ''))
+          .status,
+        arrayBody: (await postJson(`/data/${t}/companies`, '[{"legalName":"x"}]')).status,
+        nullBody: (await postJson(`/data/${t}/companies`, 'null')).status,
+      };
+      expect(statuses).toEqual({
+        query: 200,
+        tenant: 401,
+        badMediaType: 400,
+        noMediaType: 400,
+        emptyJson: 400,
+        arrayBody: 400,
+        nullBody: 400,
+      });
+    });
+
     it('a client that aborts its request is not logged as a failure', async () => {
       const before = serverFailures(api.server).length;
       await new Promise<void>((resolve, reject) => {
@@ -535,6 +559,14 @@ describe('bounded values and pages, and server timeouts', () => {
       4000,
     );
     expect(held).toBeLessThan(2500);
+  });
+
+  it('keeps an event stream open past the request and keep-alive timeouts', async () => {
+    const held = await heldOpenMs(
+      `GET /data/${api.tenant}/eventStream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${api.systemKey}\r\n\r\n`,
+      2500,
+    );
+    expect(held).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('logged no 500, error line or stack trace', async () => {
