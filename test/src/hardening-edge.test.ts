@@ -140,11 +140,23 @@ describe('the HTTP edge under malformed and hostile requests', () => {
       ['GET', '/audit/{t}/access-control'],
       ['GET', '/admin/{t}/modelStatus'],
       ['POST', '/admin/{t}/reloadModel'],
+      ['POST', '/admin/{t}/modelWebhook'],
       ['GET', '/system/{t}/secretValues'],
+      ['GET', '/scripts/{t}/companies/{acme}'],
+      ['GET', '/assets/{t}/logo.png'],
       ['GET', '/tenants/{t}'],
       ['GET', '/tenants'],
     ];
-    const TENANT_BRANCHES = new Set(['data', 'metadata', 'audit', 'admin', 'system', 'tenants']);
+    const TENANT_BRANCHES = new Set([
+      'data',
+      'metadata',
+      'audit',
+      'admin',
+      'system',
+      'scripts',
+      'assets',
+      'tenants',
+    ]);
     const ADMIN_BRANCHES = new Set(['audit', 'admin', 'system']);
 
     /** Mixed-case spellings: the branch upper-case, capitalised, and the segment after the tenant upper-case. */
