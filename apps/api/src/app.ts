@@ -1,11 +1,12 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import { AppError, NotFoundError, ValidationError } from '@odp/core';
+import { NotFoundError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
+import { jsonBody } from './json-body.js';
 import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -39,11 +40,9 @@ export interface AppDeps {
   readonly readiness: readonly ReadinessCheck[];
 }
 
-/** Largest accepted JSON body. Bigger bodies get 413 before they are parsed. */
-export const MAX_JSON_BODY = '10mb';
-
 /**
- * The HTTP edge: CORS -> authentication and role check -> JSON body -> route modules -> 404 ->
+ * The HTTP edge: CORS -> authentication and role check -> JSON body (size, charset and nesting
+ * limits: json-body.ts) -> route modules -> 404 ->
  * one error handler writing `application/problem+json`.
  * Route modules live in `routes/<name>.ts`, export `(deps: AppDeps) => Router` and declare full paths.
  * `routes` replaces the platform's route modules behind the same edge (the benchmark's framework
@@ -51,6 +50,10 @@ export const MAX_JSON_BODY = '10mb';
  */
 export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = platformRoutes(deps)): Express {
   const app = express();
+  // One routing truth: paths match case-sensitively everywhere (this app, every route module's
+  // Router, `onBranches` and the authentication's `routeShape`), so `/DATA/...` is no route rather
+  // than a data route that authentication took for a platform route.
+  app.set('case sensitive routing', true);
   app.disable('x-powered-by');
   app.use(securityHeaders);
   app.use(requestLog(deps.log));
@@ -58,7 +61,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
   // The model push webhook signs the raw body, so it reads the body itself.
   app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
-  app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody());
 
   for (const router of routes) app.use(router);
 
@@ -87,15 +90,16 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
 }
 
 /**
- * `handler` for requests whose first path segment is one of `branches` (compared ignoring case, as
- * express matches routes); other requests pass it by at once instead of being matched against each
- * of its routes, which was a tenth of a get-one request's CPU time.
+ * `handler` for requests whose first path segment is one of `branches` (compared case-sensitively,
+ * as every route matches); other requests pass it by at once instead of being matched against each
+ * of its routes, which was a tenth of a get-one request's CPU time. Route modules create their
+ * routers with `Router({ caseSensitive: true })`.
  */
 function onBranches(branches: readonly string[], handler: RequestHandler): RequestHandler {
   const names: ReadonlySet<string> = new Set(branches);
   return (req, res, next) => {
     const end = req.path.indexOf('/', 1);
-    const branch = (end === -1 ? req.path.slice(1) : req.path.slice(1, end)).toLowerCase();
+    const branch = end === -1 ? req.path.slice(1) : req.path.slice(1, end);
     if (names.has(branch)) return handler(req, res, next);
     next();
   };
@@ -126,26 +130,13 @@ function requestLog(log: Logger): RequestHandler {
   };
 }
 
-/** Errors thrown by express's body parser, turned into the platform's own errors. */
-function fromBodyParser(error: unknown): unknown {
-  const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined;
-  if (type === 'entity.too.large') {
-    return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_JSON_BODY}.`);
-  }
-  if (type === 'entity.parse.failed') return new ValidationError('The request body is not valid JSON.');
-  if (typeof type === 'string' && (type.startsWith('charset') || type.startsWith('encoding'))) {
-    return new ValidationError('The request body has an unsupported encoding.');
-  }
-  return error;
-}
-
 function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    const problem = problemOf(fromBodyParser(error));
+    const problem = problemOf(error);
     if (problem.status >= 500) {
       log.error('request failed', {
         method: req.method,

@@ -29,7 +29,10 @@ interface RouteShape {
   readonly scope: RouteScope;
 }
 
-/** The branch and tenant scope of a path, read from the path alone (no data is consulted). */
+/**
+ * The branch and tenant scope of a path, read from the path alone (no data is consulted). Compared
+ * case-sensitively, as every route matches (app.ts): `/DATA/...` is a platform path and no route.
+ */
 export function routeShape(path: string): RouteShape {
   const [branch = '', second] = path.split('/').slice(1);
   if (TENANT_BRANCHES.has(branch) && second !== undefined && second !== '') {

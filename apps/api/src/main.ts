@@ -8,6 +8,6 @@ import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform
 
 const config = configOrExit();
 const platform = openPlatform(config, fileURLToPath(new URL('../../../examples/models/', import.meta.url)));
-const server = await listen(createApp(platform), config.port);
+const server = await listen(createApp(platform), config);
 shutdownOnSignal(server, platform);
 process.stdout.write(`ODP api is running at ${config.baseUrl}\n`);

@@ -57,10 +57,26 @@ export function configOrExit(): Config {
   }
 }
 
-/** Starts the HTTP server. A port already in use ends the process like a bad PORT value (exit code 2). */
-export function listen(app: Express, port: number): Promise<http.Server> {
+/**
+ * Starts the HTTP server on `config.port` with the configured timeouts: a client that does not send
+ * its headers within `headersTimeoutMs`, or its whole request within `requestTimeoutMs`, gets 408
+ * and a closed connection; an idle keep-alive connection closes after `keepAliveTimeoutMs`. Node
+ * checks the first two on an interval, here a quarter of the header timeout (at most 1 s), so a
+ * connection is cut soon after its deadline. A port already in use ends the process like a bad
+ * PORT value (exit code 2).
+ */
+export function listen(app: Express, config: Pick<Config, 'port' | 'http'>): Promise<http.Server> {
+  const { port, http: timeouts } = config;
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    const server = http.createServer(
+      {
+        headersTimeout: timeouts.headersTimeoutMs,
+        requestTimeout: timeouts.requestTimeoutMs,
+        keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+        connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+      },
+      app,
+    );
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') {
         reject(error);

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
-import type { ChangeSignal } from '@odp/data';
+import type { ChangeSignal, DataLimits } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
@@ -27,6 +27,8 @@ export interface TenantDataOptions {
   readonly baseUrl?: string;
   /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
+  /** Size limits of stored values and list pages (`ODP_MAX_VALUE_BYTES`, `ODP_MAX_PAGE_BYTES`). */
+  readonly limits?: DataLimits;
   readonly log: Logger;
 }
 
@@ -74,6 +76,7 @@ async function compose(
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     onChange: () => changes.notify(),
   });
   return { model, store, accessControl, data, close: () => store.close() };

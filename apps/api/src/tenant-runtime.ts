@@ -84,7 +84,12 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
-  const options = { baseUrl: context.config.baseUrl, secretKey: context.config.secretKey, log: context.log };
+  const options = {
+    baseUrl: context.config.baseUrl,
+    secretKey: context.config.secretKey,
+    limits: context.config.dataLimits,
+    log: context.log,
+  };
   const model = await TenantModel.open(tenant.modelSource);
   const logStatus = (status: ModelStatus) => {
     if (status.state !== 'LOADED') {

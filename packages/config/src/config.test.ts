@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       auth: null,
       secretKey: secret,
       smtpUrl: null,
+      http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
+      dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
     });
   });
 
@@ -56,6 +58,11 @@ describe('loadConfig', () => {
       ODP_AUTH_AUDIENCE: 'odp',
       ODP_AUTH_JWKS_URL: 'https://login.example.com/jwks',
       ODP_SMTP_URL: 'smtp://127.0.0.1:25',
+      ODP_HTTP_HEADERS_TIMEOUT_MS: '1000',
+      ODP_HTTP_REQUEST_TIMEOUT_MS: '2000',
+      ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '3000',
+      ODP_MAX_VALUE_BYTES: '4096',
+      ODP_MAX_PAGE_BYTES: '65536',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -77,6 +84,8 @@ describe('loadConfig', () => {
         jwksUrl: 'https://login.example.com/jwks',
       },
       smtpUrl: 'smtp://127.0.0.1:25',
+      http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
+      dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
     });
   });
 
@@ -101,6 +110,16 @@ describe('loadConfig', () => {
       'ODP_AUTH_JWKS_URL: is not a valid URL',
     ],
     [{ ODP_SECRET_KEY: 'short' }, 'ODP_SECRET_KEY: must be at least 32 characters long'],
+    [{ ODP_MAX_VALUE_BYTES: '0' }, 'ODP_MAX_VALUE_BYTES: must be a positive integer (got "0")'],
+    [{ ODP_MAX_PAGE_BYTES: '1e6' }, 'ODP_MAX_PAGE_BYTES: must be a positive integer (got "1e6")'],
+    [
+      { ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' },
+      'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: must be a positive integer (got "-1")',
+    ],
+    [
+      { ODP_HTTP_HEADERS_TIMEOUT_MS: '5000', ODP_HTTP_REQUEST_TIMEOUT_MS: '1000' },
+      'ODP_HTTP_HEADERS_TIMEOUT_MS: must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (1000)',
+    ],
   ])('refuses %j with one line naming the variable', (env, message) => {
     let thrown: unknown;
     try {

@@ -24,6 +24,26 @@ export interface Config {
   readonly secretKey: string;
   /** Mail server for the Mail and UserInvitation gateways; null when not configured. */
   readonly smtpUrl: string | null;
+  /** Timeouts of the HTTP server, so slow or idle clients cannot hold connections. */
+  readonly http: HttpConfig;
+  /** What one stored value and one list page may weigh. */
+  readonly dataLimits: DataLimitsConfig;
+}
+
+export interface HttpConfig {
+  /** Time a client has to send the complete request headers (Node's `headersTimeout`). */
+  readonly headersTimeoutMs: number;
+  /** Time a client has to send the complete request, headers and body (`requestTimeout`). */
+  readonly requestTimeoutMs: number;
+  /** Time an idle keep-alive connection stays open for a next request (`keepAliveTimeout`). */
+  readonly keepAliveTimeoutMs: number;
+}
+
+export interface DataLimitsConfig {
+  /** Largest stored form of one field value (UTF-8 bytes of its JSON); larger values get 400. */
+  readonly maxValueBytes: number;
+  /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
+  readonly maxPageBytes: number;
 }
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
@@ -138,7 +158,49 @@ export function loadConfig(env: Env = process.env): Config {
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
+    http: parseHttp(read),
+    dataLimits: {
+      maxValueBytes: parsePositiveInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
+      maxPageBytes: parsePositiveInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
+    },
   };
+}
+
+function parsePositiveInteger(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(name, `must be a positive integer (got "${raw}")`);
+  }
+  return value;
+}
+
+/** The server's timeouts; the headers must be due no later than the whole request. */
+function parseHttp(read: (name: string) => string | null): HttpConfig {
+  const http: HttpConfig = {
+    headersTimeoutMs: parsePositiveInteger(
+      'ODP_HTTP_HEADERS_TIMEOUT_MS',
+      read('ODP_HTTP_HEADERS_TIMEOUT_MS'),
+      20_000,
+    ),
+    requestTimeoutMs: parsePositiveInteger(
+      'ODP_HTTP_REQUEST_TIMEOUT_MS',
+      read('ODP_HTTP_REQUEST_TIMEOUT_MS'),
+      60_000,
+    ),
+    keepAliveTimeoutMs: parsePositiveInteger(
+      'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      read('ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+      5_000,
+    ),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError(
+      'ODP_HTTP_HEADERS_TIMEOUT_MS',
+      `must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
+    );
+  }
+  return http;
 }
 
 function required(read: (name: string) => string | null, name: string, because: string): string {

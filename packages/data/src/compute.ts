@@ -24,13 +24,18 @@ export interface Draft {
   modifiedAt: string;
 }
 
+/**
+ * A draft of a stored object. Values are copied shallowly: the write rules replace a field's value
+ * and never change one in place, so the stored object stays as read (and no recursive deep copy
+ * meets a deeply nested value).
+ */
 export function draftOf(object: StoredObject): Draft {
   return {
     id: object.id,
     basicClass: object.basicClass,
     classes: [...object.classes],
     name: object.name,
-    values: structuredClone({ ...object.values }) as Record<string, unknown>,
+    values: { ...object.values },
     links: Object.fromEntries(Object.entries(object.links).map(([key, ids]) => [key, [...ids]])),
     createdAt: object.createdAt,
     modifiedAt: object.modifiedAt,

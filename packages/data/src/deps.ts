@@ -1,6 +1,14 @@
 import type { AccessPolicy, Model, SearchIndex, TenantStore } from '@odp/core';
 import type { SecretCipher } from './secret-cipher.js';
 
+/** What one stored value and one list page may weigh (docs/data-api.md, Limits). */
+export interface DataLimits {
+  /** Largest stored form of one field value, in UTF-8 bytes of its JSON; a larger value is a 400. */
+  readonly maxValueBytes: number;
+  /** Byte budget of a list page's objects; the page is shortened to fit, keeping at least one. */
+  readonly maxPageBytes: number;
+}
+
 /** Everything the object service of one tenant works with. */
 export interface DataServiceDeps {
   readonly tenantId: string;
@@ -22,6 +30,8 @@ export interface DataServiceDeps {
   readonly baseUrl?: string;
   /** `systemSetting('name')` for formulas. */
   readonly systemSetting?: (name: string) => Promise<string | null>;
+  /** Size limits of values and list pages; absent, neither is limited (unit tests). */
+  readonly limits?: DataLimits;
   /** Called after every committed write that appended change events (wakes event streams). */
   readonly onChange?: () => void;
 }

@@ -1,6 +1,6 @@
 import type { DataType, FieldDef } from '@odp/core';
 import { buildModel, fieldDef } from '@odp/core/contract';
-import { coerceComputed, encodeField } from './encode.js';
+import { coerceComputed, encodeField, nestsDeeperThan, sameJson } from './encode.js';
 
 const model = buildModel([], [{ name: 't.kind', values: [{ key: 'a', label: 'A' }] }]);
 
@@ -68,5 +68,34 @@ describe('coerceComputed', () => {
     ['BOOLEAN', null, undefined],
   ])('%s from %p', (type, value, expected) => {
     expect(coerceComputed(model, field(type), value)).toEqual(expected);
+  });
+});
+
+describe('deeply nested JSON values', () => {
+  const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
+
+  it('measures nesting without recursion', () => {
+    expect(nestsDeeperThan('x', 0)).toBe(false);
+    expect(nestsDeeperThan(nested(64), 64)).toBe(false);
+    expect(nestsDeeperThan(nested(65), 64)).toBe(true);
+    expect(nestsDeeperThan({ a: [1, { b: nested(62) }] }, 64)).toBe(true);
+    expect(nestsDeeperThan(nested(200_000), 64)).toBe(true);
+  });
+
+  it('refuses a JSON field value deeper than 64 levels', () => {
+    expect(encodeField(model, field('JSON'), nested(64), undefined)).toEqual({ ok: true, value: nested(64) });
+    expect(encodeField(model, field('JSON'), nested(65), undefined)).toEqual({
+      ok: false,
+      message: 'nests arrays and objects deeper than 64 levels',
+    });
+  });
+
+  it('compares values of any depth without recursion, ignoring member order', () => {
+    expect(sameJson(nested(100_000), nested(100_000))).toBe(true);
+    expect(sameJson(nested(100_000), nested(99_999))).toBe(false);
+    expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
  * section 3) and their stored form. Every check names what was expected so the 400 can name the
  * field; nothing here throws.
  */
+import { MAX_JSON_DEPTH } from '@odp/core';
 import type { FieldDef, Model } from '@odp/core';
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -77,7 +78,9 @@ function encodeOne(model: Model, field: FieldDef, value: unknown, existing: read
         : fail(`must be a key of the list ${field.list ?? ''}`.trim());
     }
     case 'JSON':
-      return ok(value);
+      return nestsDeeperThan(value, MAX_JSON_DEPTH)
+        ? fail(`nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`)
+        : ok(value);
     case 'ARRAY':
       return Array.isArray(value) &&
         value.every((item) => typeof item === 'string' || typeof item === 'number')
@@ -124,6 +127,58 @@ export function encodeField(model: Model, field: FieldDef, value: unknown, store
     values.push(encoded.value);
   }
   return ok(values);
+}
+
+/**
+ * Whether two JSON values are equal (object member order ignored, so a re-sent value compares
+ * equal to the stored one). Iterative, with its own stack: a value nested too deep for recursion
+ * (stored before bodies were limited in depth) compares without exhausting the call stack.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const pending: [unknown, unknown][] = [[a, b]];
+  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
+    const [left, right] = pair;
+    if (left === right) continue;
+    if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
+      return false;
+    if (Array.isArray(left)) {
+      if (!Array.isArray(right) || left.length !== right.length) return false;
+      for (let i = 0; i < left.length; i++) pending.push([left[i], right[i]]);
+      continue;
+    }
+    if (Array.isArray(right)) return false;
+    const leftObject = left as Record<string, unknown>;
+    const rightObject = right as Record<string, unknown>;
+    const keys = Object.keys(leftObject).filter((key) => leftObject[key] !== undefined);
+    if (keys.length !== Object.keys(rightObject).filter((key) => rightObject[key] !== undefined).length)
+      return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(rightObject, key)) return false;
+      pending.push([leftObject[key], rightObject[key]]);
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether arrays and objects nest in `value` deeper than `limit` levels (a scalar is level 0).
+ * Iterative, so any depth is measured without exhausting the call stack. Every write path (HTTP,
+ * default data, formulas) stores JSON values through it, so no stored value is deeper.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const [current, depth] = entry;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const member of Object.values(current)) pending.push([member, depth + 1]);
+  }
+  return false;
+}
+
+/** The size of a value's JSON text in UTF-8 bytes (what the store and a response carry). */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
 export function storedFiles(stored: unknown): StoredFile[] {

@@ -25,6 +25,7 @@ import {
 } from '@odp/query-engine';
 import type { PageLinks, RelatedScope } from '@odp/query-engine';
 import { classByPlural, isConcrete, isEligible, relatedEnd } from './classes.js';
+import { jsonBytes } from './encode.js';
 import type { DataServiceDeps } from './deps.js';
 import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
@@ -185,7 +186,7 @@ export class DataService {
       return this.searchList(account, path, cls, search, q, plan.size, params);
     }
     const rows = await this.deps.store.list(plan, await this.deps.access.accessFilter(account));
-    const objects = await this.render(account, rows.slice(0, plan.size));
+    const objects = this.withinBudget(await this.render(account, rows.slice(0, plan.size)));
     return {
       _embedded: { [cls.plural]: objects },
       _links: pageLinks({
@@ -194,9 +195,26 @@ export class DataService {
         params,
         page: plan.page,
         size: plan.size,
-        hasNext: rows.length > plan.size,
+        hasNext: rows.length > objects.length,
+        ...(plan.offset !== undefined ? { offset: plan.offset } : {}),
+        returned: objects.length,
       }),
     };
+  }
+
+  /**
+   * The leading objects of a page whose JSON fits the page byte budget (at least one, so paging
+   * always advances); the `next` link then starts right after the last one kept.
+   */
+  private withinBudget(objects: DataObject[]): DataObject[] {
+    const budget = this.deps.limits?.maxPageBytes;
+    if (budget === undefined) return objects;
+    let used = 0;
+    for (let kept = 0; kept < objects.length; kept++) {
+      used += jsonBytes(objects[kept]);
+      if (used > budget && kept > 0) return objects.slice(0, kept);
+    }
+    return objects;
   }
 
   private async searchList(

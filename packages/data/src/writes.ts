@@ -11,7 +11,7 @@ import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './class
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
-import { encodeField, isPlainObject } from './encode.js';
+import { encodeField, isPlainObject, jsonBytes, sameJson } from './encode.js';
 import { recordHistory } from './history.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -297,9 +297,12 @@ export class ObjectWriter {
           continue;
         }
         const encoded = encodeField(this.model, field, value, draft.values[key]);
-        if (encoded.ok)
+        const maxBytes = this.deps.limits?.maxValueBytes;
+        if (!encoded.ok) errors.push({ field: key, message: encoded.message });
+        else if (maxBytes !== undefined && jsonBytes(encoded.value) > maxBytes)
+          errors.push({ field: key, message: `is larger than ${maxBytes} bytes` });
+        else
           draft.values[key] = field.type === 'SECRET' ? sealSecret(this.deps, encoded.value) : encoded.value;
-        else errors.push({ field: key, message: encoded.message });
         continue;
       }
       const end = ends.get(key);
@@ -443,11 +446,11 @@ export class ObjectWriter {
   private changedNames(before: StoredObject, after: Draft): Set<string> {
     const names = new Set<string>();
     for (const name of new Set([...Object.keys(before.values), ...Object.keys(after.values)])) {
-      if (JSON.stringify(before.values[name]) !== JSON.stringify(after.values[name])) names.add(name);
+      if (!sameJson(before.values[name], after.values[name])) names.add(name);
     }
     for (const key of new Set([...Object.keys(before.links), ...Object.keys(after.links)])) {
       const relation = this.relations.get(key);
-      if (relation && JSON.stringify(before.links[key] ?? []) !== JSON.stringify(after.links[key] ?? [])) {
+      if (relation && !sameJson(before.links[key] ?? [], after.links[key] ?? [])) {
         names.add(relation.name);
       }
     }
@@ -489,8 +492,7 @@ export class ObjectWriter {
         continue;
       }
       const draft = await compute(this.env(account), uow, draftOf(object), null);
-      const differs =
-        draft.name !== object.name || JSON.stringify(draft.values) !== JSON.stringify(object.values);
+      const differs = draft.name !== object.name || !sameJson(draft.values, object.values);
       if (!differs && !changed.has(object.id)) continue;
       if (differs) {
         draft.modifiedAt = uow.timestamp;

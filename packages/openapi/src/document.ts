@@ -66,7 +66,18 @@ const ID = pathParam('id', 'The object id (a UUID).');
 const PAGING = [
   queryParam('page', 'Zero-based page number.', { type: 'integer', minimum: 0, default: 0 }),
   queryParam('size', 'Objects per page.', { type: 'integer', minimum: 1, default: 20 }),
-  queryParam('sort', '`field` or `field,desc`: a value field or a relation (by the related name).'),
+  queryParam(
+    'sort',
+    '`field`, `field,asc` or `field,desc`: a value field or a relation (by the related name).',
+  ),
+  queryParam(
+    '_offset',
+    'Position of the first object; overrides `page` (`next` links of shortened pages use it).',
+    {
+      type: 'integer',
+      minimum: 0,
+    },
+  ),
 ];
 
 /** The filter parameters of a list of `cls` (interface spec, "List / query"). */

@@ -186,7 +186,7 @@ export class SqliteTenantStore implements TenantStore {
     if (!selection.satisfiable) return null;
     const sort = compileSort(this.model, this.keys, plan.className, plan.sort, access);
     const limit = plan.size + 1;
-    const offset = plan.page * plan.size;
+    const offset = plan.offset ?? plan.page * plan.size;
     const selective = this.smallestCandidate(selection, this.driverLimit);
     const rangeOfSortField =
       sort.field === undefined

@@ -23,6 +23,6 @@ const path = `/data/${tenant.id}/ceiling`;
 const fixed = Router().get(path, (_req, res) => {
   res.type('application/json').send(body);
 });
-const server = await listen(createApp(platform, [fixed]), config.port);
+const server = await listen(createApp(platform, [fixed]), config);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 process.stdout.write(`CEILING_READY ${JSON.stringify({ path, key })}\n`);

@@ -43,7 +43,7 @@ function sendReload(res: Response, status: ModelStatus): void {
 }
 
 export function adminModelRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   const runtimeOf = async (res: Response): Promise<TenantRuntime> =>
     deps.runtimes.get(tenantRequest(res).tenantId);
 
@@ -101,7 +101,7 @@ export function validWebhookSignature(secret: string, body: Buffer, signature: s
  * `reloadModel` (200 / 422). Mount before any body parser: the signature covers the raw bytes.
  */
 export function modelWebhookRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.post(
     '/admin/:tenant/modelWebhook',
     express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY }),

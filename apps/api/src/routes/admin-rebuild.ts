@@ -9,7 +9,7 @@ import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 
 export function adminRebuildRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.post('/admin/:tenant/rebuild', async (_req, res) => {
     const { tenantId } = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenantId);

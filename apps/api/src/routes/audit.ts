@@ -20,7 +20,7 @@ function param(req: Request, name: string): string {
 }
 
 export function auditRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
 
   router.get('/audit/:tenant/access-control', async (_req, res) => {
     const { tenantId } = tenantRequest(res);

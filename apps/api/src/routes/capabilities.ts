@@ -26,7 +26,7 @@ function classParam(req: Request): string | undefined {
 const isViewer = (account: Account): boolean => account.kind === 'user' && account.role === 'viewer';
 
 export function capabilitiesRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
 
   const createCapabilities = async (req: Request, res: Response, path: ListPath): Promise<void> => {
     const { tenantId, account } = tenantRequest(res);

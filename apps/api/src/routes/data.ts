@@ -55,7 +55,7 @@ function listPath(req: Request): ListPath {
 }
 
 export function dataRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
 
   const handle =
     (handler: DataHandler): RequestHandler =>

@@ -27,7 +27,7 @@ function withTimeout(check: Promise<void>): Promise<void> {
 }
 
 export function healthRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -31,7 +31,7 @@ import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 
 export function metadataRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   const modelOf = async (res: Response): Promise<Model> =>
     (await deps.runtimes.get(tenantRequest(res).tenantId)).model.requireModel();
 

@@ -9,7 +9,7 @@ import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 
 export function searchRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.get('/data/:tenant/search', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenantId);

@@ -51,7 +51,7 @@ function parseCreateBody(body: unknown, examplesDir: string): { name: string; mo
 }
 
 export function tenantRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
 
   router.get('/tenants', async (_req, res) => {
     const person = signedInPerson(res);

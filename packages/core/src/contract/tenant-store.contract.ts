@@ -449,6 +449,16 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(await page(3)).toEqual([]);
       });
 
+      it('starts a page at its offset when one is given, whatever the page number', async () => {
+        await seed();
+        const sort = fieldSort('legalName', 'TEXT', 'asc');
+        const at = async (offset: number) =>
+          nums(await list({ className: COMPANY, sort, page: 7, size: 2, offset }));
+        expect(await at(0)).toEqual([1, 9, 2]);
+        expect(await at(1)).toEqual([9, 2, 5]);
+        expect(await at(5)).toEqual([4]);
+      });
+
       it('pages a filtered sorted list', async () => {
         await seed();
         const plan = {
