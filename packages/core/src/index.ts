@@ -7,3 +7,4 @@ export * from './access.js';
 export * from './platform.js';
 export * from './search.js';
 export * from './blobs.js';
+export * from './files.js';
