@@ -104,7 +104,6 @@ export function detectContentType(head: Uint8Array, fileName: string): string {
  */
 export function sanitizeFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const cleaned = base
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .trim();
