@@ -4,6 +4,7 @@ import { AppError, NotFoundError, ValidationError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
+import type { FileService } from '@odp/files';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import type { Logger } from './log.js';
@@ -17,6 +18,7 @@ import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
+import { fileRoutes } from './routes/files.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -29,6 +31,8 @@ export interface AppDeps {
   /** null when no identity provider is configured (every access token is refused). */
   readonly tokens: TokenVerifier | null;
   readonly log: Logger;
+  /** Uploads, downloads and the bytes of FILE and IMAGE fields, on the configured blob store. */
+  readonly files: FileService;
   /** Directory of the bundled example models that `POST /tenants {model}` may name. */
   readonly examplesDir: string;
   /** The clock for credential expiry; tests and production use the wall clock. */
@@ -71,6 +75,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
     onBranches(['tenants'], tenantRoutes(deps)),
+    onBranches(['data', 'binaries'], fileRoutes(deps)),
     onBranches(['audit', 'admin'], auditRoutes(deps)),
     onBranches(['data'], capabilitiesRoutes(deps)),
     onBranches(['admin'], adminModelRoutes(deps)),

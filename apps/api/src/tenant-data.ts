@@ -5,7 +5,7 @@
  * 503 naming the model status).
  */
 import path from 'node:path';
-import type { Model, TenantRecord } from '@odp/core';
+import type { Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
@@ -27,6 +27,8 @@ export interface TenantDataOptions {
   readonly baseUrl?: string;
   /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
+  /** The tenant's uploads, claimed and released by FILE and IMAGE values. */
+  readonly files?: UploadClaims;
   readonly log: Logger;
 }
 
@@ -74,6 +76,7 @@ async function compose(
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
+    ...(options.files ? { files: options.files } : {}),
     onChange: () => changes.notify(),
   });
   return { model, store, accessControl, data, close: () => store.close() };
