@@ -181,7 +181,11 @@ export class FileService {
         new ValidationError('The body must be multipart/form-data with one part named file.');
       let parser: busboy.Busboy;
       try {
-        parser = busboy({ headers, limits: { files: 1, fields: 20, parts: 40, fieldSize: 64 * 1024 } });
+        parser = busboy({
+          headers,
+          defParamCharset: 'utf8',
+          limits: { files: 1, fields: 20, parts: 40, fieldSize: 64 * 1024 },
+        });
       } catch {
         reject(notMultipart());
         return;

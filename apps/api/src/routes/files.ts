@@ -13,6 +13,9 @@ import { tenantRequest } from '../context.js';
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'proxy-authorization'];
 
+/** Largest rest of a refused upload body that is read and dropped rather than cut off. */
+const DRAIN_LIMIT = 1024 * 1024;
+
 /**
  * Served files never run as documents of the api's origin: no scripts, plugins or forms (an SVG
  * or an HTML file opened directly stays inert). PDF is left out because browsers do not show a
@@ -62,8 +65,10 @@ export function fileRoutes(deps: AppDeps): Router {
     try {
       res.json([await files.receive(param(req, 'token'), req.headers, req)]);
     } catch (error) {
-      // The rest of a refused body is not read: the connection closes after the answer.
-      if (!req.complete) res.setHeader('Connection', 'close');
+      // Node reads and drops the rest of a refused body to keep the connection; past a small size
+      // (an upload over the limit) the connection is closed after the answer instead.
+      const declared = Number(req.headers['content-length']);
+      if (!req.complete && !(declared <= DRAIN_LIMIT)) res.setHeader('Connection', 'close');
       throw error;
     }
   });
