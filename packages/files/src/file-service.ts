@@ -134,7 +134,11 @@ export class FileService {
     if (parsed?.kind !== 'upload') throw new NotFoundError(NO_SUCH_LINK);
     const { tenantId, fileId } = parsed;
     this.forgetExpiredTokens(now);
-    if (this.usedTokens.has(fileId) || (await this.blobs.stat(recordKey(tenantId, fileId))) !== null) {
+    if (
+      this.usedTokens.has(fileId) ||
+      (await this.blobs.stat(recordKey(tenantId, fileId))) !== null ||
+      (await this.blobs.stat(fileKey(tenantId, fileId))) !== null
+    ) {
       throw new NotFoundError(NO_SUCH_LINK);
     }
     this.usedTokens.set(fileId, parsed.expiresAt);
