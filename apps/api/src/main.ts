@@ -1,6 +1,7 @@
 /**
  * The api alone, for scale-out (`pnpm --filter @odp/api start`): serves requests against the
- * configured engines; creates no demo tenant and runs no background jobs.
+ * configured engines; creates no demo tenant. Its one background job is the sweep of unclaimed
+ * uploads (docs/files.md).
  */
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';

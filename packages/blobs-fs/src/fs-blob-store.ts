@@ -2,7 +2,9 @@
  * The BlobStore on the local filesystem: blob `a/b/c` is the file `<root>/a/b/c`. A put streams to
  * a temporary file in `<root>/.tmp` (same filesystem) and renames it into place only once the body
  * ended, so a reader never sees a partial blob and a failed upload leaves nothing. Keys are checked
- * by `assertBlobKey` before any path is built, so no key reaches outside the root.
+ * by `assertBlobKey` before any path is built, so no key reaches outside the root. Temporary files
+ * a stopped process left behind are removed when the store is next opened (after a day, so that
+ * another process's upload in flight is never touched).
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -20,11 +22,23 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** Temporary files older than this were left by a process that stopped mid-upload. */
+const STALE_TEMPORARY_MS = 24 * 60 * 60 * 1000;
+
+async function removeStaleTemporaries(temp: string): Promise<void> {
+  for (const name of await readdir(temp)) {
+    const file = path.join(temp, name);
+    const info = await stat(file).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > STALE_TEMPORARY_MS) await rm(file, { force: true });
+  }
+}
+
 /** A BlobStore rooted at `root` (created when missing); the embedded default is `<dataDir>/blobs`. */
 export async function openFsBlobStore(root: string): Promise<BlobStore> {
   const base = path.resolve(root);
   const temp = path.join(base, TEMP_DIR);
   await mkdir(temp, { recursive: true });
+  await removeStaleTemporaries(temp);
   const fileOf = (key: string): string => {
     assertBlobKey(key);
     return path.join(base, ...key.split('/'));
