@@ -262,7 +262,7 @@ describe('Encoding and validation per data type', () => {
   });
 
   it('IMAGE and FILE: an upload descriptor, returned as {contentType, fileName, size, href} under the download path', async () => {
-    const uploadUrl = (await api.get<string>('/upload')) as unknown as string;
+    const uploadUrl = await api.get<string>('/upload');
     const form = new FormData();
     form.append(
       'file',
