@@ -6,6 +6,7 @@
  * flow runs on MinIO when tooling/engines started it.
  */
 import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { describeWithEngine } from '@odp/core/contract';
 import { DEMO, startDataServer } from './data-api.js';
@@ -172,6 +173,30 @@ describe('upload (GET /data/{tenant}/upload, POST /binaries/{token})', () => {
     expect(blobFiles()).toEqual(before);
   });
 
+  it('leaves nothing behind when the client drops the connection midway', async () => {
+    const before = blobFiles();
+    const url = new URL(await uploadUrl());
+    const boundary = 'cutOffBoundary';
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n';
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 200000\r\n\r\n${head}`,
+    );
+    socket.write(Buffer.alloc(100_000, 3));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(blobFiles().length).toBeGreaterThan(before.length); // the upload is in flight
+    socket.destroy();
+    const deadline = Date.now() + 5000;
+    while (JSON.stringify(blobFiles()) !== JSON.stringify(before) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(blobFiles()).toEqual(before);
+  });
+
   it.each([
     ['a body that is not multipart', () => ({ body: '{}', headers: { 'Content-Type': 'application/json' } })],
     ['no part named file', () => ({ body: form(TEXT, 'a.txt', 'text/plain', 'document') })],
@@ -242,6 +267,17 @@ describe('claiming (create, create related, patch)', () => {
     );
     expect(fieldsOf(body).length).toBeGreaterThan(0);
     await document({ file: other });
+  });
+
+  it('two concurrent writes with one upload: one stores it, the other is 400', async () => {
+    const descriptor = await upload(PDF, 'race.pdf');
+    const statuses = await Promise.all(
+      [1, 2].map(async (n) => {
+        const res = await api.call('POST', '/documents', { body: { title: `race ${n}`, file: descriptor } });
+        return res.status;
+      }),
+    );
+    expect(statuses.sort()).toEqual([201, 400]);
   });
 
   it('a file of another object is not claimable by its download href or descriptor', async () => {
