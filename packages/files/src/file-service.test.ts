@@ -133,6 +133,17 @@ describe('upload', () => {
     expect(await keys()).toEqual([]);
   });
 
+  it('leaves nothing when the body fails before it is read', async () => {
+    const failed = new Readable({ read() {} });
+    failed.on('error', () => undefined);
+    failed.destroy(new Error('aborted'));
+    const form = multipart([{ name: 'file', filename: 'a.bin', bytes: Buffer.alloc(10) }]);
+    await expect(
+      files.receive(tokenOf(files.requestUpload(TENANT)), form.headers, failed),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await keys()).toEqual([]);
+  });
+
   it('leaves nothing when the body is cut off', async () => {
     const form = multipart([{ name: 'file', filename: 'a.bin', bytes: Buffer.alloc(3000, 2) }]);
     const whole = Buffer.concat(await form.body().toArray());

@@ -129,6 +129,8 @@ export class FileService {
    * On every failure nothing is left behind, and the token stays used.
    */
   async receive(token: string, headers: IncomingHttpHeaders, body: Readable): Promise<UploadDescriptor> {
+    // A body that fails before the part is read is seen through `destroyed` (storePart).
+    body.on('error', () => undefined);
     const now = this.now();
     const parsed = this.tokens.verify(token, now);
     if (parsed?.kind !== 'upload') throw new NotFoundError(NO_SUCH_LINK);
@@ -237,7 +239,19 @@ export class FileService {
         if (stored === null) fail(notMultipart());
         else stored.then(() => resolve({ fileName, size, head }), fail);
       });
-      body.on('error', () => fail(new ValidationError('The upload was cut off.')));
+      const cutOff = () => fail(new ValidationError('The upload was cut off.'));
+      let ended = false;
+      body.once('end', () => {
+        ended = true;
+      });
+      body.once('error', cutOff);
+      body.once('close', () => {
+        if (!ended) cutOff();
+      });
+      if (body.destroyed) {
+        cutOff();
+        return;
+      }
       body.pipe(parser);
     });
   }
