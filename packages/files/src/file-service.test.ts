@@ -94,6 +94,16 @@ describe('upload', () => {
     });
   });
 
+  it('accepts one of two concurrent uploads with one token', async () => {
+    const token = tokenOf(files.requestUpload(TENANT));
+    const form = multipart([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('hello') }]);
+    const outcomes = await Promise.allSettled([
+      files.receive(token, form.headers, form.body()),
+      files.receive(token, form.headers, form.body()),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+  });
+
   it('refuses expired, forged and download tokens with one message', async () => {
     const form = multipart([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('hello') }]);
     const expired = tokenOf(files.requestUpload(TENANT));

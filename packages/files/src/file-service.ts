@@ -136,14 +136,15 @@ export class FileService {
     if (parsed?.kind !== 'upload') throw new NotFoundError(NO_SUCH_LINK);
     const { tenantId, fileId } = parsed;
     this.forgetExpiredTokens(now);
+    // Marked used before anything is awaited, so two concurrent requests cannot both pass.
+    if (this.usedTokens.has(fileId)) throw new NotFoundError(NO_SUCH_LINK);
+    this.usedTokens.set(fileId, parsed.expiresAt);
     if (
-      this.usedTokens.has(fileId) ||
       (await this.blobs.stat(recordKey(tenantId, fileId))) !== null ||
       (await this.blobs.stat(fileKey(tenantId, fileId))) !== null
     ) {
       throw new NotFoundError(NO_SUCH_LINK);
     }
-    this.usedTokens.set(fileId, parsed.expiresAt);
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > this.options.maxUploadBytes + 64 * 1024)
       throw this.tooLarge();
