@@ -63,6 +63,9 @@ interface UploadRecord {
   readonly holder?: string;
 }
 
+/** Bytes a multipart body may carry beyond its file (boundaries, part headers, small fields). */
+const MULTIPART_ALLOWANCE = 64 * 1024;
+
 /** One message for every unknown, expired, used or foreign token (decision 14). */
 const NO_SUCH_LINK = 'This link does not exist or has expired.';
 
@@ -146,7 +149,7 @@ export class FileService {
       throw new NotFoundError(NO_SUCH_LINK);
     }
     const declared = Number(headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.options.maxUploadBytes + 64 * 1024)
+    if (Number.isFinite(declared) && declared > this.options.maxUploadBytes + MULTIPART_ALLOWANCE)
       throw this.tooLarge();
     await this.writeRecord(tenantId, fileId, { state: 'receiving' });
     try {
