@@ -261,22 +261,31 @@ describe('Encoding and validation per data type', () => {
     await problem(await api.call('POST', '/companies', { body: { legalName: 'S', apiToken: 5 } }), 400);
   });
 
-  it('IMAGE and FILE: returned as {contentType, fileName, size, href} under the download path', async () => {
-    const fileId = '11111111-2222-4333-8444-555555555555';
-    const descriptor = {
-      href: `/binaries/${fileId}`,
-      fileName: 'logo.png',
-      contentType: 'image/png',
-      size: 42,
-    };
+  it('IMAGE and FILE: an upload descriptor, returned as {contentType, fileName, size, href} under the download path', async () => {
+    const uploadUrl = await api.get<string>('/upload');
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2])]),
+      'logo.png',
+    );
+    const [descriptor] = (await (await fetch(uploadUrl, { method: 'POST', body: form })).json()) as Json[];
+    const fileId = String(descriptor?.['href']).slice(-36);
     const id = await company({ logo: descriptor });
     expect((await api.get(`/companies/${id}`))['logo']).toEqual({
       contentType: 'image/png',
       fileName: 'logo.png',
-      size: 42,
+      size: 10,
       href: `/data/${api.tenant}/download/${id}/${fileId}`,
     });
     await problem(await api.call('POST', '/companies', { body: { legalName: 'F', logo: 'logo.png' } }), 400);
+    const made = {
+      href: '/binaries/11111111-2222-4333-8444-555555555555',
+      fileName: 'x.png',
+      contentType: 'image/png',
+      size: 42,
+    };
+    await problem(await api.call('POST', '/companies', { body: { legalName: 'F', logo: made } }), 400);
   });
 });
 

@@ -4,6 +4,7 @@ import { NotFoundError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
+import type { FileService } from '@odp/files';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import { jsonBody } from './json-body.js';
@@ -20,6 +21,7 @@ import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 import { healthRoutes } from './routes/health.js';
 import type { ReadinessCheck } from './routes/health.js';
+import { fileRoutes } from './routes/files.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -32,6 +34,8 @@ export interface AppDeps {
   /** null when no identity provider is configured (every access token is refused). */
   readonly tokens: TokenVerifier | null;
   readonly log: Logger;
+  /** Uploads, downloads and the bytes of FILE and IMAGE fields, on the configured blob store. */
+  readonly files: FileService;
   /** Directory of the bundled example models that `POST /tenants {model}` may name. */
   readonly examplesDir: string;
   /** The clock for credential expiry; tests and production use the wall clock. */
@@ -79,6 +83,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
     onBranches(['health', 'ready'], healthRoutes(deps)),
     onBranches(['tenants'], tenantRoutes(deps)),
+    onBranches(['data', 'binaries'], fileRoutes(deps)),
     onBranches(['audit', 'admin'], auditRoutes(deps)),
     onBranches(['data'], capabilitiesRoutes(deps)),
     onBranches(['admin'], adminModelRoutes(deps)),

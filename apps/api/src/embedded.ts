@@ -12,7 +12,7 @@ import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform
 
 const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
 const config = configOrExit();
-const platform = openPlatform(config, examplesDir);
+const platform = await openPlatform(config, examplesDir);
 const server = await listen(createApp(platform), config);
 const demo = await ensureDemoTenant(platform.registry, path.join(examplesDir, 'crm'));
 shutdownOnSignal(server, platform);

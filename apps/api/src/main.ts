@@ -1,13 +1,17 @@
 /**
  * The api alone, for scale-out (`pnpm --filter @odp/api start`): serves requests against the
- * configured engines; creates no demo tenant and runs no background jobs.
+ * configured engines; creates no demo tenant. Its one background job is the sweep of unclaimed
+ * uploads (docs/files.md).
  */
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform.js';
 
 const config = configOrExit();
-const platform = openPlatform(config, fileURLToPath(new URL('../../../examples/models/', import.meta.url)));
+const platform = await openPlatform(
+  config,
+  fileURLToPath(new URL('../../../examples/models/', import.meta.url)),
+);
 const server = await listen(createApp(platform), config);
 shutdownOnSignal(server, platform);
 process.stdout.write(`ODP api is running at ${config.baseUrl}\n`);

@@ -3,31 +3,53 @@ import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier } from '@odp/auth';
-import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
+import { ConfigError, blobsDir, loadConfig, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
+import type { BlobStore } from '@odp/core';
+import { NotFoundError } from '@odp/core';
+import { openFsBlobStore } from '@odp/blobs-fs';
+import { openS3BlobStore } from '@odp/blobs-s3';
+import { FileService } from '@odp/files';
 import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { createLogger } from './log.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
+import type { TenantRuntimes } from './tenant-runtime.js';
 
 /** The platform-wide services of one process, opened from configuration. */
 export interface Platform extends AppDeps {
   readonly registry: PlatformStore;
-  /** Closes runtimes and the registry. */
+  /** Stops the upload sweep, closes runtimes, the registry and the blob store. */
   close(): Promise<void>;
 }
 
-export function openPlatform(config: Config, examplesDir: string): Platform {
+/** The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter. */
+function openBlobStore(config: Config): Promise<BlobStore> {
+  return config.blobs.kind === 's3' ? openS3BlobStore(config.blobs) : openFsBlobStore(blobsDir(config));
+}
+
+export async function openPlatform(config: Config, examplesDir: string): Promise<Platform> {
   const log = createLogger();
+  const blobs = await openBlobStore(config);
+  const files = new FileService({
+    blobs,
+    secretKey: config.secretKey,
+    baseUrl: config.baseUrl,
+    maxUploadBytes: config.files.maxUploadBytes,
+    unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+  });
   const registry = openPlatformStore(platformDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log });
+  const runtimes = createTenantRuntimes({ config, registry, log, files });
+  const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
     registry,
     runtimes,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
+    files,
     examplesDir,
     now: () => new Date(),
     readiness: [
@@ -35,10 +57,49 @@ export function openPlatform(config: Config, examplesDir: string): Platform {
       { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },
     ],
     async close() {
+      clearInterval(sweeper);
       await runtimes.closeAll();
       await registry.close();
+      await blobs.close();
     },
   };
+}
+
+/**
+ * The background sweep of unclaimed uploads, on a timer of the api process (there is no worker
+ * process yet; several api processes sweeping the same store is harmless, deletes are idempotent).
+ * An expired upload whose record names a holder is kept when that object holds it; a tenant that no
+ * longer exists holds nothing; any other failure keeps the file until the next sweep.
+ */
+function startUploadSweep(
+  files: FileService,
+  runtimes: TenantRuntimes,
+  intervalMs: number,
+  log: Platform['log'],
+): NodeJS.Timeout {
+  const holds = async (tenantId: string, objectId: string, fileId: string): Promise<boolean> => {
+    try {
+      return await (await runtimes.get(tenantId)).data().holdsFile(objectId, fileId);
+    } catch (error) {
+      return !(error instanceof NotFoundError);
+    }
+  };
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    files
+      .sweep(holds)
+      .then((deleted) => {
+        if (deleted > 0) log.info('unclaimed uploads deleted', { deleted });
+      })
+      .catch((error: unknown) => log.error('upload sweep failed', { error: String(error) }))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return timer;
 }
 
 /**

@@ -5,7 +5,7 @@
  * 503 naming the model status).
  */
 import path from 'node:path';
-import type { Model, TenantRecord } from '@odp/core';
+import type { Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal, DataLimits } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
@@ -29,6 +29,8 @@ export interface TenantDataOptions {
   readonly secretKey?: string;
   /** Size limits of stored values and list pages (`ODP_MAX_VALUE_BYTES`, `ODP_MAX_PAGE_BYTES`). */
   readonly limits?: DataLimits;
+  /** The tenant's uploads, claimed and released by FILE and IMAGE values. */
+  readonly files?: UploadClaims;
   readonly log: Logger;
 }
 
@@ -77,6 +79,7 @@ async function compose(
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.files ? { files: options.files } : {}),
     onChange: () => changes.notify(),
   });
   return { model, store, accessControl, data, close: () => store.close() };

@@ -9,6 +9,7 @@ import {
 import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
+import type { FileService } from '@odp/files';
 import { ChangeSignal } from '@odp/data';
 import type { DataService } from '@odp/data';
 import { RebuildTracker } from '@odp/acl';
@@ -75,6 +76,8 @@ export interface RuntimeContext {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly log: Logger;
+  /** The platform's files; each tenant's object service claims and releases its uploads through it. */
+  readonly files?: FileService;
 }
 
 export async function openTenantRuntime(
@@ -89,6 +92,7 @@ export async function openTenantRuntime(
     secretKey: context.config.secretKey,
     limits: context.config.dataLimits,
     log: context.log,
+    ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
   };
   const model = await TenantModel.open(tenant.modelSource);
   const logStatus = (status: ModelStatus) => {

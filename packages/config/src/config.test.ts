@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       store: { kind: 'sqlite' },
       search: { kind: 'sqlite' },
       blobs: { kind: 'fs' },
+      files: { maxUploadBytes: 104857600, unclaimedUploadTtlSeconds: 86400, sweepIntervalSeconds: 300 },
       redisUrl: null,
       auth: null,
       secretKey: secret,
@@ -53,6 +54,9 @@ describe('loadConfig', () => {
       ODP_S3_ACCESS_KEY: 'access',
       ODP_S3_SECRET_KEY: 'secret',
       ODP_S3_REGION: 'eu-west-1',
+      ODP_MAX_UPLOAD_BYTES: '1048576',
+      ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: '600',
+      ODP_UPLOAD_SWEEP_INTERVAL_SECONDS: '30',
       ODP_REDIS_URL: 'redis://127.0.0.1:6379',
       ODP_AUTH_ISSUER: 'https://login.example.com',
       ODP_AUTH_AUDIENCE: 'odp',
@@ -77,6 +81,7 @@ describe('loadConfig', () => {
         secretKey: 'secret',
         region: 'eu-west-1',
       },
+      files: { maxUploadBytes: 1048576, unclaimedUploadTtlSeconds: 600, sweepIntervalSeconds: 30 },
       redisUrl: 'redis://127.0.0.1:6379',
       auth: {
         issuer: 'https://login.example.com',
@@ -101,6 +106,11 @@ describe('loadConfig', () => {
     [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
     [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
     [{ ODP_REDIS_URL: 'http://x' }, 'ODP_REDIS_URL: must be a redis or rediss URL'],
+    [{ ODP_MAX_UPLOAD_BYTES: '10MB' }, 'ODP_MAX_UPLOAD_BYTES: must be a positive integer (got "10MB")'],
+    [
+      { ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: '0' },
+      'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: must be a positive integer (got "0")',
+    ],
     [
       { ODP_AUTH_ISSUER: 'https://login.example.com' },
       'ODP_AUTH_AUDIENCE: is required when ODP_AUTH_ISSUER, ODP_AUTH_AUDIENCE or ODP_AUTH_JWKS_URL is set',

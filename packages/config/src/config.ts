@@ -16,6 +16,7 @@ export interface Config {
   readonly store: StoreConfig;
   readonly search: SearchConfig;
   readonly blobs: BlobsConfig;
+  readonly files: FilesConfig;
   /** Redis address for rate limits, event fan-out and locks; null runs them in-process. */
   readonly redisUrl: string | null;
   /** Sign-in through an external identity provider; null when not configured (tokens are refused). */
@@ -59,6 +60,16 @@ export type BlobsConfig =
       readonly secretKey: string | null;
       readonly region: string;
     };
+
+/** Uploads of FILE and IMAGE fields (docs/files.md). */
+export interface FilesConfig {
+  /** Largest accepted upload in bytes (`ODP_MAX_UPLOAD_BYTES`); larger ones answer 413. */
+  readonly maxUploadBytes: number;
+  /** Unclaimed uploads older than this are deleted (`ODP_UNCLAIMED_UPLOAD_TTL_SECONDS`). */
+  readonly unclaimedUploadTtlSeconds: number;
+  /** How often the api sweeps unclaimed uploads (`ODP_UPLOAD_SWEEP_INTERVAL_SECONDS`). */
+  readonly sweepIntervalSeconds: number;
+}
 
 export interface AuthConfig {
   /** Accepted `iss` claim. */
@@ -144,6 +155,24 @@ export function loadConfig(env: Env = process.env): Config {
         }
       : { kind: 'fs' };
 
+  const files: FilesConfig = {
+    maxUploadBytes: parsePositiveInteger(
+      'ODP_MAX_UPLOAD_BYTES',
+      read('ODP_MAX_UPLOAD_BYTES'),
+      100 * 1024 * 1024,
+    ),
+    unclaimedUploadTtlSeconds: parsePositiveInteger(
+      'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS',
+      read('ODP_UNCLAIMED_UPLOAD_TTL_SECONDS'),
+      24 * 60 * 60,
+    ),
+    sweepIntervalSeconds: parsePositiveInteger(
+      'ODP_UPLOAD_SWEEP_INTERVAL_SECONDS',
+      read('ODP_UPLOAD_SWEEP_INTERVAL_SECONDS'),
+      5 * 60,
+    ),
+  };
+
   const redis = read('ODP_REDIS_URL');
   const smtp = read('ODP_SMTP_URL');
 
@@ -154,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     store,
     search,
     blobs,
+    files,
     redisUrl: redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']),
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
@@ -292,6 +322,11 @@ function isNodeError(error: unknown, code: string): boolean {
 /** Directory of one tenant's embedded data (documents, files): `<dataDir>/tenants/<id>`. */
 export function tenantDataDir(config: Pick<Config, 'dataDir'>, tenantId: string): string {
   return path.join(config.dataDir, 'tenants', tenantId);
+}
+
+/** Root of the embedded blob store (`ODP_BLOBS=fs`): `<dataDir>/blobs`. */
+export function blobsDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'blobs');
 }
 
 /** Path of the platform registry database (tenants, profiles, keys): `<dataDir>/platform.sqlite`. */

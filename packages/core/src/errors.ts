@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'RANGE_NOT_SATISFIABLE'
   | 'MODEL_REFUSED'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'

@@ -1,4 +1,4 @@
-import type { AccessPolicy, Model, SearchIndex, TenantStore } from '@odp/core';
+import type { AccessPolicy, Model, SearchIndex, TenantStore, UploadClaims } from '@odp/core';
 import type { SecretCipher } from './secret-cipher.js';
 
 /** What one stored value and one list page may weigh (docs/data-api.md, Limits). */
@@ -23,6 +23,11 @@ export interface DataServiceDeps {
   readonly search?: SearchIndex;
   /** Encrypts SECRET field values at rest; absent, they are stored as sent (still never returned). */
   readonly secrets?: SecretCipher;
+  /**
+   * The tenant's uploads: FILE and IMAGE values may claim them, and the bytes of files a write
+   * removes are released through it. Absent: no upload can be claimed (only held files are kept).
+   */
+  readonly files?: UploadClaims;
   /** The clock; the system clock when absent. */
   readonly now?: () => Date;
   /** New object ids; `crypto.randomUUID` when absent. */

@@ -16,6 +16,8 @@ const descriptor = {
   size: 3,
 };
 const stored = { fileId: FILE_ID, fileName: 'a.pdf', contentType: 'application/pdf', size: 3 };
+/** The recorded uploads a body may claim. */
+const uploads = new Map([[FILE_ID, stored]]);
 
 describe('encodeField: one row per data type', () => {
   it.each<[DataType, unknown, unknown, unknown]>([
@@ -39,8 +41,12 @@ describe('encodeField: one row per data type', () => {
     ['FILE', descriptor, stored, { href: '/binaries/not-a-file' }],
     ['IMAGE', descriptor, stored, { ...descriptor, size: '3' }],
   ])('%s', (type, valid, storedForm, invalid) => {
-    expect(encodeField(model, field(type), valid, undefined)).toEqual({ ok: true, value: storedForm });
-    if (invalid !== undefined) expect(encodeField(model, field(type), invalid, undefined).ok).toBe(false);
+    expect(encodeField(model, field(type), valid, undefined, uploads)).toEqual({
+      ok: true,
+      value: storedForm,
+    });
+    if (invalid !== undefined)
+      expect(encodeField(model, field(type), invalid, undefined, uploads).ok).toBe(false);
   });
 
   it('requires an array for a multi-valued field and checks each element', () => {
@@ -55,6 +61,33 @@ describe('encodeField: one row per data type', () => {
     expect(encodeField(model, files, [descriptor.href], [stored])).toEqual({ ok: true, value: [stored] });
     expect(encodeField(model, files, [descriptor.href], []).ok).toBe(false);
     expect(encodeField(model, files, [{ ...descriptor, fileName: 'b.pdf' }], [stored]).ok).toBe(false);
+  });
+});
+
+describe("encodeField: FILE values are the server's", () => {
+  it('refuses a descriptor that matches no recorded upload and no held file', () => {
+    const forged = { ...descriptor, fileName: '..\\..\\x.svg', contentType: 'image/svg+xml' };
+    expect(encodeField(model, field('IMAGE'), forged, undefined)).toEqual({
+      ok: false,
+      message: 'does not match an upload or a file of this field',
+    });
+    expect(encodeField(model, field('FILE'), descriptor, undefined).ok).toBe(false);
+  });
+
+  it.each([
+    ['fileName', 'b.pdf'],
+    ['contentType', 'text/html'],
+    ['size', 4],
+  ])('refuses an upload descriptor whose %s differs from the record', (key, value) => {
+    expect(encodeField(model, field('FILE'), { ...descriptor, [key]: value }, undefined, uploads)).toEqual({
+      ok: false,
+      message: 'does not match the upload (fileName, contentType, size)',
+    });
+  });
+
+  it('refuses one file twice in a multi-valued field', () => {
+    const files = field('FILE', { multiple: true });
+    expect(encodeField(model, files, [descriptor, descriptor.href], undefined, uploads).ok).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@
  * field; nothing here throws.
  */
 import { MAX_JSON_DEPTH } from '@odp/core';
-import type { FieldDef, Model } from '@odp/core';
+import type { FieldDef, Model, StoredFile } from '@odp/core';
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -12,13 +12,8 @@ const TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 const FILE_ID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A FILE or IMAGE value as stored: the file id plus the metadata recorded at upload. */
-export interface StoredFile {
-  readonly fileId: string;
-  readonly fileName: string;
-  readonly contentType: string;
-  readonly size: number;
-}
+/** Recorded uploads a body may claim, by file id (see `UploadClaims.upload`). */
+export type Uploads = ReadonlyMap<string, StoredFile>;
 
 export type Encoded = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -36,9 +31,16 @@ function validDate(value: string): boolean {
 
 /**
  * One value of a field (an element, for multi-valued fields) in stored form. `existing` is the
- * field's stored value, so a FILE value sent back as just its href keeps its recorded metadata.
+ * field's stored value, so a FILE value sent back as just its href keeps its recorded metadata;
+ * `uploads` are the recorded uploads a new FILE value may claim.
  */
-function encodeOne(model: Model, field: FieldDef, value: unknown, existing: readonly StoredFile[]): Encoded {
+function encodeOne(
+  model: Model,
+  field: FieldDef,
+  value: unknown,
+  existing: readonly StoredFile[],
+  uploads: Uploads,
+): Encoded {
   switch (field.type) {
     case 'TEXT':
     case 'TEXTBLOCK':
@@ -88,13 +90,23 @@ function encodeOne(model: Model, field: FieldDef, value: unknown, existing: read
         : fail('must be an array of strings or numbers');
     case 'FILE':
     case 'IMAGE':
-      return encodeFile(value, existing);
+      return encodeFile(value, existing, uploads);
   }
 }
 
-function encodeFile(value: unknown, existing: readonly StoredFile[]): Encoded {
+/** The file id a FILE value names: the UUID ending its href (`/binaries/<id>` or a download href). */
+export function fileIdOf(value: unknown): string | undefined {
   const href = typeof value === 'string' ? value : isPlainObject(value) ? value['href'] : undefined;
-  const fileId = typeof href === 'string' ? FILE_ID_PATTERN.exec(href)?.[0]?.toLowerCase() : undefined;
+  return typeof href === 'string' ? FILE_ID_PATTERN.exec(href)?.[0]?.toLowerCase() : undefined;
+}
+
+/**
+ * A FILE value: a file the field already holds (its href alone, or its descriptor unchanged), or
+ * the descriptor of a recorded upload, unchanged. Anything else, a client-made descriptor included,
+ * is refused: the metadata of a file is always the server's.
+ */
+function encodeFile(value: unknown, existing: readonly StoredFile[], uploads: Uploads): Encoded {
+  const fileId = fileIdOf(value);
   if (!fileId) return fail('must be an upload descriptor {href, fileName, contentType, size}');
   const kept = existing.find((file) => file.fileId === fileId);
   if (typeof value === 'string')
@@ -109,21 +121,43 @@ function encodeFile(value: unknown, existing: readonly StoredFile[]): Encoded {
   ) {
     return fail('must be an upload descriptor {href, fileName, contentType, size}');
   }
-  if (kept && (kept.fileName !== fileName || kept.contentType !== contentType || kept.size !== size)) {
-    return fail('does not match the stored file');
+  const recorded = kept ?? uploads.get(fileId);
+  if (!recorded) return fail('does not match an upload or a file of this field');
+  if (recorded.fileName !== fileName || recorded.contentType !== contentType || recorded.size !== size) {
+    return fail(
+      kept ? 'does not match the stored file' : 'does not match the upload (fileName, contentType, size)',
+    );
   }
-  return ok({ fileId, fileName, contentType, size } satisfies StoredFile);
+  return ok({
+    fileId,
+    fileName: recorded.fileName,
+    contentType: recorded.contentType,
+    size: recorded.size,
+  } satisfies StoredFile);
 }
 
-/** A field's value from a body: the stored form (an array for multi-valued fields), or a message. */
-export function encodeField(model: Model, field: FieldDef, value: unknown, stored: unknown): Encoded {
+/**
+ * A field's value from a body: the stored form (an array for multi-valued fields), or a message.
+ * `stored` is the field's current value; `uploads` the recorded uploads a FILE value may claim.
+ */
+export function encodeField(
+  model: Model,
+  field: FieldDef,
+  value: unknown,
+  stored: unknown,
+  uploads: Uploads = new Map(),
+): Encoded {
   const existing = storedFiles(stored);
-  if (!field.multiple || field.type === 'ARRAY') return encodeOne(model, field, value, existing);
+  if (!field.multiple || field.type === 'ARRAY') return encodeOne(model, field, value, existing, uploads);
   if (!Array.isArray(value)) return fail('must be an array');
   const values: unknown[] = [];
+  const files = new Set<string>();
   for (const item of value) {
-    const encoded = encodeOne(model, field, item, existing);
+    const encoded = encodeOne(model, field, item, existing, uploads);
     if (!encoded.ok) return encoded;
+    const fileId = (field.type === 'FILE' || field.type === 'IMAGE') && fileIdOf(item);
+    if (fileId && files.has(fileId)) return fail('holds the same file twice');
+    if (fileId) files.add(fileId);
     values.push(encoded.value);
   }
   return ok(values);

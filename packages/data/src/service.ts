@@ -3,7 +3,7 @@
  * Reads pass the account's access filter into the store; writes go through {@link ObjectWriter}.
  * Paths are plural REST names as the HTTP layer received them; results are response bodies.
  */
-import { ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import { ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError } from '@odp/core';
 import type {
   AccessFilter,
   Account,
@@ -11,6 +11,7 @@ import type {
   SearchIndex,
   ClassDef,
   RelationEnd,
+  StoredFile,
   StoredObject,
 } from '@odp/core';
 import {
@@ -27,6 +28,7 @@ import type { PageLinks, RelatedScope } from '@odp/query-engine';
 import { classByPlural, isConcrete, isEligible, relatedEnd } from './classes.js';
 import { jsonBytes } from './encode.js';
 import type { DataServiceDeps } from './deps.js';
+import { filesByField } from './held-files.js';
 import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
@@ -410,6 +412,28 @@ export class DataService {
 
   async remove(account: Account, typeName: string, id: string): Promise<void> {
     await this.writer.remove(account, await this.resolve(account, typeName, id));
+  }
+
+  /**
+   * The file `fileId` as held in a readable FILE or IMAGE field of object `objectId` (any class);
+   * NotFoundError, as if absent, when the object is missing or unreadable or no such field holds it.
+   */
+  async heldFile(account: Account, objectId: string, fileId: string): Promise<StoredFile> {
+    const object = await this.resolve(account, 'items', objectId);
+    for (const [field, files] of filesByField(this.model, object)) {
+      const file = field.hidden ? undefined : files.find((held) => held.fileId === fileId.toLowerCase());
+      if (file) return file;
+    }
+    throw new NotFoundError();
+  }
+
+  /** Whether object `objectId` holds file `fileId` in a FILE or IMAGE field, regardless of access (sweeps). */
+  async holdsFile(objectId: string, fileId: string): Promise<boolean> {
+    const object = isUuid(objectId) ? await this.deps.store.get(objectId, UNRESTRICTED) : null;
+    return (
+      object !== null &&
+      filesByField(this.model, object).some(([, files]) => files.some((file) => file.fileId === fileId))
+    );
   }
 
   /** Merge: returns the winner's URI. */

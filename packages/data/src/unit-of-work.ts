@@ -100,6 +100,11 @@ export class UnitOfWork {
     this.events.push({ ...event, at: this.now });
   }
 
+  /** The version of `id` as first read from the store (null when new or never read). */
+  original(id: string): StoredObject | null {
+    return this.loaded.get(id) ?? null;
+  }
+
   /** Ids put by this unit of work (created or changed). */
   putIds(): string[] {
     return [...this.puts.keys()];

@@ -5,13 +5,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
-import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObject } from '@odp/core';
+import type {
+  Account,
+  ClassDef,
+  FieldDef,
+  FieldError,
+  FileClaim,
+  RelationDef,
+  RelationEnd,
+  StoredFile,
+  StoredObject,
+} from '@odp/core';
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
-import { encodeField, isPlainObject, jsonBytes, sameJson } from './encode.js';
+import { encodeField, fileIdOf, isPlainObject, jsonBytes, sameJson, storedFiles } from './encode.js';
+import { filesByField } from './held-files.js';
 import { recordHistory } from './history.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -107,6 +118,7 @@ export class ObjectWriter {
 
   /** Links the new object to the parent of a related path; returns the body key the path supplies. */
   private linkParent(uow: UnitOfWork, draft: Draft, { object, end }: CreateParentRef): string {
+    uow.remember(object);
     const key = end.relation.key;
     if (end.direction === 'inverse') {
       draft.links[key] = [object.id];
@@ -287,6 +299,7 @@ export class ObjectWriter {
     const errors: FieldError[] = [];
     const cleared = new Set<string>();
     const references: { end: RelationEnd; refs: unknown[] }[] = [];
+    const uploads = await this.uploadsIn(body, fields, draft);
     for (const key of Object.keys(body)) {
       const value = body[key];
       const field = fields.get(key);
@@ -296,7 +309,7 @@ export class ObjectWriter {
           if (mode === 'patch') cleared.add(key);
           continue;
         }
-        const encoded = encodeField(this.model, field, value, draft.values[key]);
+        const encoded = encodeField(this.model, field, value, draft.values[key], uploads);
         const maxBytes = this.deps.limits?.maxValueBytes;
         if (!encoded.ok) errors.push({ field: key, message: encoded.message });
         else if (maxBytes !== undefined && jsonBytes(encoded.value) > maxBytes)
@@ -323,6 +336,13 @@ export class ObjectWriter {
       for (const ref of refs)
         if (typeof ref !== 'string') errors.push({ field: end.name, message: 'must be an array of URIs' });
     }
+    const held = new Set<string>();
+    for (const [field, files] of filesByField(this.model, draft)) {
+      for (const { fileId } of files) {
+        if (held.has(fileId)) errors.push({ field: field.name, message: 'holds a file another field holds' });
+        held.add(fileId);
+      }
+    }
     if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
     const filter = await this.deps.access.accessFilter(account);
     for (const { end, refs } of references) {
@@ -347,6 +367,55 @@ export class ObjectWriter {
     }
     if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
     return cleared;
+  }
+
+  /**
+   * The recorded uploads the FILE and IMAGE values of `body` name (descriptors whose file the field
+   * does not hold yet), looked up once before the body is encoded.
+   */
+  private async uploadsIn(
+    body: Body,
+    fields: ReadonlyMap<string, FieldDef>,
+    draft: Draft,
+  ): Promise<Map<string, StoredFile>> {
+    const uploads = new Map<string, StoredFile>();
+    const files = this.deps.files;
+    if (!files) return uploads;
+    for (const [key, value] of Object.entries(body)) {
+      const field = fields.get(key);
+      if (!field || (field.type !== 'FILE' && field.type !== 'IMAGE')) continue;
+      const held = new Set(storedFiles(draft.values[key]).map((file) => file.fileId));
+      for (const item of Array.isArray(value) ? value : [value]) {
+        const fileId = isPlainObject(item) ? fileIdOf(item) : undefined;
+        if (!fileId || held.has(fileId) || uploads.has(fileId)) continue;
+        const upload = await files.upload(fileId);
+        if (upload) uploads.set(fileId, upload);
+      }
+    }
+    return uploads;
+  }
+
+  private fileIds(object: StoredObject | null): Set<string> {
+    if (!object) return new Set();
+    return new Set(filesByField(this.model, object).flatMap(([, files]) => files.map((file) => file.fileId)));
+  }
+
+  /**
+   * What a unit of work does to files: uploads newly held by a put object (claims), and files that
+   * a put object no longer holds or that a deleted object held (released).
+   */
+  private fileChanges(uow: UnitOfWork): { claims: FileClaim[]; released: string[] } {
+    const claims: FileClaim[] = [];
+    const released: string[] = [];
+    const batch = uow.batch();
+    for (const object of batch.put ?? []) {
+      const before = this.fileIds(uow.original(object.id));
+      const after = this.fileIds(object);
+      for (const fileId of after) if (!before.has(fileId)) claims.push({ objectId: object.id, fileId });
+      for (const fileId of before) if (!after.has(fileId)) released.push(fileId);
+    }
+    for (const id of batch.delete ?? []) released.push(...this.fileIds(uow.original(id)));
+    return { claims, released };
   }
 
   /** The object id of a relation value: a bare UUID, or a URI of this tenant ending in one. */
@@ -502,8 +571,24 @@ export class ObjectWriter {
     }
   }
 
+  /**
+   * Writes the unit of work. Uploads it stores are claimed before the write and settled after it
+   * (see `UploadClaims`), so the bytes of released files are deleted only once the write that
+   * released them is durable.
+   */
   private async commit(uow: UnitOfWork): Promise<void> {
-    await this.deps.store.write(uow.batch());
+    const files = this.deps.files;
+    const changes = files ? this.fileChanges(uow) : { claims: [], released: [] };
+    if (files && changes.claims.length > 0) await files.claim(changes.claims);
+    let committed = false;
+    try {
+      await this.deps.store.write(uow.batch());
+      committed = true;
+    } finally {
+      if (files && (changes.claims.length > 0 || changes.released.length > 0)) {
+        await files.settle(committed, changes.claims, committed ? changes.released : []);
+      }
+    }
     this.deps.onChange?.();
   }
 }

@@ -10,7 +10,7 @@ import { createApp, configOrExit, listen, openPlatform } from '@odp/api';
 
 const body = process.env.BENCH_BODY ?? '{}';
 const config = configOrExit();
-const platform = openPlatform(config, '');
+const platform = await openPlatform(config, '');
 const tenant = await platform.registry.createTenant({ name: 'Framework ceiling', modelSource: null });
 const { key, hash } = generateApiKey();
 await platform.registry.createApiKey({
