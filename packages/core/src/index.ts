@@ -6,3 +6,5 @@ export * from './store.js';
 export * from './access.js';
 export * from './platform.js';
 export * from './search.js';
+export * from './coordination.js';
+export { createInProcessCoordination } from './in-process-coordination.js';
