@@ -7,7 +7,6 @@
 import path from 'node:path';
 import type { Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
-import type { ChangeSignal } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
@@ -35,11 +34,11 @@ export async function openTenantData(
   tenant: TenantRecord,
   model: Model,
   dataDir: string,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   const store = openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) });
-  return compose(tenant, model, store, changes, options);
+  return compose(tenant, model, store, onChange, options);
 }
 
 /**
@@ -51,17 +50,17 @@ export async function withModel(
   current: TenantData,
   tenant: TenantRecord,
   model: Model,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  return compose(tenant, model, current.store, changes, options);
+  return compose(tenant, model, current.store, onChange, options);
 }
 
 async function compose(
   tenant: TenantRecord,
   model: Model,
   store: SqliteTenantStore,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   await store.applyModel(model);
@@ -74,7 +73,7 @@ async function compose(
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
-    onChange: () => changes.notify(),
+    onChange,
   });
   return { model, store, accessControl, data, close: () => store.close() };
 }
