@@ -4,7 +4,7 @@
  * persisted log, and per-account filtering with the read rules.
  */
 import { DEMO, startDataServer } from './data-api.js';
-import type { DataApi, Json } from './data-api.js';
+import type { DataApi } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
 import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient } from './support/event-stream.js';
