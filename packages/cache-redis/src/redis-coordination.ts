@@ -3,8 +3,10 @@
  *
  * - change fan-out: `PUBLISH odp:changes:<tenant>`; each instance subscribes to the channels of the
  *   tenants it has open (one subscriber connection per process).
- * - invalidations: `INCR odp:invalidations:generation` and `PUBLISH odp:invalidations` in one
- *   `MULTI`, so the generation has moved on every instance once `publish` resolves.
+ * - invalidations: `SET odp:invalidations:generation <random>` and `PUBLISH odp:invalidations` in
+ *   one `MULTI`, so the generation has moved on every instance once `publish` resolves. A random
+ *   value rather than a counter: after a Redis restart that lost the key, a counter could come back
+ *   to a value an instance cached under; a random value never does.
  * - leases: `SET odp:lock:<name> <token> NX PX <ttl>`; renewal and release are scripts that act only
  *   while the key still holds this holder's token (a lease that expired and was taken is never
  *   extended or deleted by its former holder).
@@ -131,14 +133,18 @@ export async function openRedisCoordination(
 
   const invalidations: InvalidationChannel = {
     async publish(message) {
-      await commands.multi().incr(GENERATION_KEY).publish(INVALIDATIONS_CHANNEL, envelope(message)).exec();
+      await commands
+        .multi()
+        .set(GENERATION_KEY, randomUUID())
+        .publish(INVALIDATIONS_CHANNEL, envelope(message))
+        .exec();
       emit(INVALIDATIONS_CHANNEL, message);
     },
     subscribe(listener) {
       return listen(INVALIDATIONS_CHANNEL, (message) => listener(message as Invalidation));
     },
     async generation() {
-      return (await commands.get(GENERATION_KEY)) ?? '0';
+      return (await commands.get(GENERATION_KEY)) ?? 'initial';
     },
   };
 
