@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -117,5 +117,33 @@ describe('TenantRuntimes', () => {
       job.finish();
       await there.rebuilds.settled();
     });
+  });
+
+  it('reloads on every instance a model reloaded through one, once on the one that reloaded', async () => {
+    const repository = path.join(dir, 'model');
+    cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });
+    const tenant = await registry.createTenant({ name: 'T', modelSource: repository });
+    for (const instance of [runtimes, other]) {
+      await coordination.invalidations.subscribe((message) => void instance.apply(message));
+    }
+    const [here, there] = [await runtimes.get(tenant.id), await other.get(tenant.id)];
+    const fieldsOf = (runtime: TenantRuntime) => [
+      ...runtime.model.model!.classes.get('crm.company')!.fields.keys(),
+    ];
+    expect(fieldsOf(there)).not.toContain('reloadedField');
+    const file = path.join(repository, 'classes/crm/company.json');
+    const definition = JSON.parse(readFileSync(file, 'utf8')) as { fields: object[] };
+    definition.fields.push({ name: 'reloadedField', type: 'TEXT' });
+    writeFileSync(file, JSON.stringify(definition));
+    const checkedBefore = here.model.status.checkedAt;
+    expect((await here.reloadModel()).state).toBe('LOADED');
+    const checkedByReload = here.model.status.checkedAt;
+    expect(checkedByReload).not.toBe(checkedBefore);
+    expect(fieldsOf(here)).toContain('reloadedField');
+    for (let i = 0; i < 100 && !fieldsOf(there).includes('reloadedField'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(fieldsOf(there)).toContain('reloadedField');
+    expect(here.model.status.checkedAt).toBe(checkedByReload);
   });
 });

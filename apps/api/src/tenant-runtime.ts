@@ -56,7 +56,7 @@ export interface TenantRuntime {
   reloadModel(): Promise<ModelStatus>;
   /** Reloads when `odp model reload` asked for it since the last check (see `modelReloadRequestKey`). */
   applyRequestedReload(): Promise<void>;
-  /** Reloads because another instance announced a reload (announces nothing itself). */
+  /** Reloads because an instance announced a reload (announces nothing; skips this runtime's own). */
   applyAnnouncedReload(): Promise<void>;
   /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
   readonly rebuilds: RebuildTracker;
@@ -142,6 +142,11 @@ export async function openTenantRuntime(
     return composed;
   };
   let reloads: Promise<unknown> = Promise.resolve();
+  /**
+   * Reload announcements of this runtime not yet delivered back to it: every instance's listeners
+   * hear every announcement, this one's included (once), and this one has already reloaded.
+   */
+  let ownReloadAnnouncements = 0;
   /** Reloads the model repository, one reload at a time; switches the composition when it changed. */
   const reload = () => {
     const run = reloads.then(async () => {
@@ -173,10 +178,23 @@ export async function openTenantRuntime(
     },
     async reloadModel() {
       const { status, changed } = await reload();
-      if (changed) await coordination.invalidations.publish({ kind: 'model', tenantId: tenant.id });
+      if (changed) {
+        ownReloadAnnouncements += 1;
+        try {
+          await coordination.invalidations.publish({ kind: 'model', tenantId: tenant.id });
+        } catch (error) {
+          ownReloadAnnouncements -= 1;
+          // Reloaded here; the other instances reload on their next `odp model reload` or push.
+          log.error('model reload announcement failed', { tenantId: tenant.id, error: String(error) });
+        }
+      }
       return status;
     },
     async applyAnnouncedReload() {
+      if (ownReloadAnnouncements > 0) {
+        ownReloadAnnouncements -= 1;
+        return;
+      }
       await reload();
     },
     startRebuild(onError) {
