@@ -4,7 +4,11 @@
  * well before B's heartbeat poll; a key revoked or a profile suspended through `odp` on A's
  * configuration is refused by B on its next request; create-related requests spread over both
  * instances lose no link; a tenant's rebuild runs on one instance at a time (409 on the other).
+ * Without a Redis answering at ODP_REDIS_URL, neither the api nor `odp` starts.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { openRedisCoordination } from '@odp/cache-redis';
 import { describeWithEngine } from '@odp/core/contract';
 import { DataApi, startDataServer } from './data-api.js';
@@ -12,7 +16,7 @@ import type { Json } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
 import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient } from './support/event-stream.js';
-import { startServer } from './support/server.js';
+import { freePort, runOdpProcess, startServer } from './support/server.js';
 
 /** Well below the event stream's 15 s heartbeat poll: an event this fast came through the fan-out. */
 const PROMPT_MS = 3000;
@@ -153,5 +157,37 @@ describeWithEngine('two api instances over one Redis', 'ODP_TEST_REDIS_URL', (re
       expect((await post(a, 'rebuild')).status).toBe(202);
       await settled(a);
     });
+  });
+});
+
+describe('ODP_REDIS_URL without a Redis answering', () => {
+  it('stops the api before it serves, with one line naming the variable and the address, never the password', async () => {
+    const port = await freePort();
+    const failure = await startServer({ env: { ODP_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` } }).then(
+      async (server) => {
+        await server.stop();
+        return 'started';
+      },
+      (error: unknown) => String(error),
+    );
+    expect(failure).toContain('server exited with 2 before it was ready');
+    expect(failure).toContain(
+      `odp: configuration error: ODP_REDIS_URL: no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)\n`,
+    );
+    expect(failure).not.toContain('hunter2');
+    expect(failure).not.toMatch(/\n\s+at /);
+  });
+
+  it('stops odp the same way', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
+    const env = { ODP_DATA_DIR: dataDir, ODP_REDIS_URL: `redis://127.0.0.1:${port}` };
+    const result = await runOdpProcess(env, ['tenant', 'list']).finally(() =>
+      rmSync(dataDir, { recursive: true, force: true }),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `odp: configuration error: ODP_REDIS_URL: no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)\n`,
+    );
   });
 });
