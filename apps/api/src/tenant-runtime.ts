@@ -108,7 +108,6 @@ export async function openTenantRuntime(
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
   const { coordination, log } = context;
-  const stopChanges = await coordination.changes.subscribe(tenant.id, () => changes.notify());
   const options = { baseUrl: context.config.baseUrl, secretKey: context.config.secretKey, log };
   /** After each committed write: tells every instance (this one included) the log's new head. */
   const announceChange = (): void => {
@@ -165,6 +164,8 @@ export async function openTenantRuntime(
   };
   const reloadRequestKey = modelReloadRequestKey(tenant.id);
   let seenReloadRequest = await context.registry.getSetting(reloadRequestKey);
+  // Last before the runtime exists, so that a failed open leaves no subscription behind.
+  const stopChanges = await coordination.changes.subscribe(tenant.id, () => changes.notify());
   const runtime: TenantRuntime = {
     tenant,
     dataDir,
