@@ -87,6 +87,10 @@ describeWithEngine('two api instances over one Redis', 'ODP_TEST_REDIS_URL', (re
     expect((await b.call('GET', '/companies', { key })).status).toBe(200);
   });
 
+  // Known to fail until object writes carry an expected version (the store port re-cut of the
+  // scale-out work): Create related through a multiple forward relation reads the parent, appends the
+  // new id to its links and writes the parent whole, so concurrent requests overwrite each other's
+  // link. It fails on one instance as well; two instances only widen the window.
   it('loses no link when create-related requests for one parent run on both instances at once', async () => {
     const parent = await a.create('companies', { legalName: 'Concurrent parent' });
     const count = 24;
