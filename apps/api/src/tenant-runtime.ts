@@ -109,11 +109,16 @@ export async function openTenantRuntime(
   const changes = new ChangeSignal();
   const { coordination, log } = context;
   const options = { baseUrl: context.config.baseUrl, secretKey: context.config.secretKey, log };
+  /** The newest event seq an announcement named: the next search for the head starts there. */
+  let knownHead = 0;
   /** After each committed write: tells every instance (this one included) the log's new head. */
   const announceChange = (): void => {
-    const announced = composed?.data.latestEventSeq() ?? Promise.resolve(0);
+    const announced = composed?.data.latestEventSeq(knownHead) ?? Promise.resolve(knownHead);
     announced
-      .then((head) => coordination.changes.publish(tenant.id, String(head)))
+      .then((head) => {
+        knownHead = Math.max(knownHead, head);
+        return coordination.changes.publish(tenant.id, String(head));
+      })
       .catch((error: unknown) => {
         // Streams still poll the log on their heartbeat; the announcement only makes them prompt.
         changes.notify();
