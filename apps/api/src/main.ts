@@ -5,10 +5,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform.js';
+import { configOrExit, listen, openPlatformOrExit, shutdownOnSignal } from './platform.js';
 
 const config = configOrExit();
-const platform = await openPlatform(
+const platform = await openPlatformOrExit(
   config,
   fileURLToPath(new URL('../../../examples/models/', import.meta.url)),
 );

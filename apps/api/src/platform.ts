@@ -3,15 +3,15 @@ import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier } from '@odp/auth';
+import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
 import { ConfigError, blobsDir, loadConfig, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
-import type { BlobStore } from '@odp/core';
-import { NotFoundError } from '@odp/core';
+import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
+import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
 import { FileService } from '@odp/files';
 import { openPlatformStore } from '@odp/store-sqlite';
-import type { PlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { createLogger } from './log.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
@@ -19,8 +19,10 @@ import type { TenantRuntimes } from './tenant-runtime.js';
 
 /** The platform-wide services of one process, opened from configuration. */
 export interface Platform extends AppDeps {
-  readonly registry: PlatformStore;
-  /** Stops the upload sweep, closes runtimes, the registry and the blob store. */
+  readonly registry: PlatformRegistry;
+  /** What this process shares with the other instances of the deployment. */
+  readonly coordination: Coordination;
+  /** Stops the upload sweep, closes runtimes, the registry, the blob store and the coordination. */
   close(): Promise<void>;
 }
 
@@ -29,8 +31,16 @@ function openBlobStore(config: Config): Promise<BlobStore> {
   return config.blobs.kind === 's3' ? openS3BlobStore(config.blobs) : openFsBlobStore(blobsDir(config));
 }
 
+/**
+ * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
+ * through Redis: writes wake event streams on every instance, registry reads are cached under the
+ * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
+ * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
+ * Without it everything stays in this process. Throws ConfigError when Redis does not answer.
+ */
 export async function openPlatform(config: Config, examplesDir: string): Promise<Platform> {
   const log = createLogger();
+  const coordination = await openCoordination(config);
   const blobs = await openBlobStore(config);
   const files = new FileService({
     blobs,
@@ -40,12 +50,21 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
     onError: (message, error) => log.error(message, { error: String(error) }),
   });
-  const registry = openPlatformStore(platformDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log, files });
+  const store = openPlatformStore(platformDatabasePath(config));
+  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
+  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files });
+  const stopListening = await coordination.invalidations.subscribe((message) => {
+    runtimes
+      .apply(message)
+      .catch((error: unknown) =>
+        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
+      );
+  });
   const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
     registry,
+    coordination,
     runtimes,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
@@ -55,12 +74,17 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
       { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },
+      ...(config.redisUrl === null
+        ? []
+        : [{ name: 'redis', check: async () => void (await coordination.invalidations.generation()) }]),
     ],
     async close() {
       clearInterval(sweeper);
+      await stopListening();
       await runtimes.closeAll();
       await registry.close();
       await blobs.close();
+      await coordination.close();
     },
   };
 }
@@ -103,6 +127,38 @@ function startUploadSweep(
 }
 
 /**
+ * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
+ * variable when it does not answer), otherwise in-process.
+ */
+export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
+  if (config.redisUrl === null) return createInProcessCoordination();
+  try {
+    return await openRedisCoordination(config.redisUrl);
+  } catch (error) {
+    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
+    throw error;
+  }
+}
+
+/**
+ * `openPlatform` for a process entry point: an engine that does not answer ends the process like a
+ * bad configuration value, with one line on stderr naming the variable (exit code 2).
+ */
+export async function openPlatformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+  try {
+    return await openPlatform(config, examplesDir);
+  } catch (error) {
+    if (error instanceof ConfigError) exitOnConfigError(error);
+    throw error;
+  }
+}
+
+function exitOnConfigError(error: ConfigError): never {
+  process.stderr.write(`odp: configuration error: ${error.message}\n`);
+  process.exit(2);
+}
+
+/**
  * Reads the configuration for a process entry point. A bad value ends the process with one line
  * on stderr naming the variable (exit code 2), never a stack trace.
  */
@@ -110,10 +166,7 @@ export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`odp: configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;
   }
 }

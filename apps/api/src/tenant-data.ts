@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
-import type { ChangeSignal, DataLimits } from '@odp/data';
+import type { DataLimits } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
@@ -39,11 +39,11 @@ export async function openTenantData(
   tenant: TenantRecord,
   model: Model,
   dataDir: string,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   const store = openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) });
-  return compose(tenant, model, store, changes, options);
+  return compose(tenant, model, store, onChange, options);
 }
 
 /**
@@ -55,17 +55,17 @@ export async function withModel(
   current: TenantData,
   tenant: TenantRecord,
   model: Model,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  return compose(tenant, model, current.store, changes, options);
+  return compose(tenant, model, current.store, onChange, options);
 }
 
 async function compose(
   tenant: TenantRecord,
   model: Model,
   store: SqliteTenantStore,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   await store.applyModel(model);
@@ -80,7 +80,7 @@ async function compose(
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.files ? { files: options.files } : {}),
-    onChange: () => changes.notify(),
+    onChange,
   });
   return { model, store, accessControl, data, close: () => store.close() };
 }

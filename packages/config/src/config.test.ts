@@ -105,6 +105,10 @@ describe('loadConfig', () => {
     [{ ODP_SEARCH: 'solr' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "solr")'],
     [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
     [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
+    [{ ODP_BLOBS: 'gcs' }, 'ODP_BLOBS: must be one of fs, s3 (got "gcs")'],
+    [{ ODP_STORE: 'MongoDB' }, 'ODP_STORE: must be one of sqlite, mongodb (got "MongoDB")'],
+    [{ ODP_SEARCH: 'elastic' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "elastic")'],
+    [{ ODP_REDIS_URL: 'not a url' }, 'ODP_REDIS_URL: is not a valid URL'],
     [{ ODP_REDIS_URL: 'http://x' }, 'ODP_REDIS_URL: must be a redis or rediss URL'],
     [{ ODP_MAX_UPLOAD_BYTES: '10MB' }, 'ODP_MAX_UPLOAD_BYTES: must be a positive integer (got "10MB")'],
     [

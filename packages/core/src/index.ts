@@ -8,3 +8,6 @@ export * from './platform.js';
 export * from './search.js';
 export * from './blobs.js';
 export * from './files.js';
+export * from './coordination.js';
+export { createInProcessCoordination } from './in-process-coordination.js';
+export { sharedRegistry } from './shared-registry.js';

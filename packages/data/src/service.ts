@@ -513,17 +513,20 @@ export class DataService {
   /**
    * The seq of the newest event in the log (0 when empty): where a new event stream starts. Found
    * by galloping and bisection over `eventsAfter(x, 1)` (non-empty exactly when the newest seq is
-   * above x), so a long log costs a few dozen indexed lookups, not a scan.
+   * above x), so a long log costs a few dozen indexed lookups, not a scan. `atLeast`, a seq already
+   * in the log, is where the search starts: a caller that tracks the head across writes pays a few
+   * lookups per write.
    */
-  async latestEventSeq(): Promise<number> {
+  async latestEventSeq(atLeast = 0): Promise<number> {
     const above = async (seq: number) => (await this.deps.store.eventsAfter(seq, 1)).length > 0;
-    if (!(await above(0))) return 0;
-    let low = 0;
-    let high = 1;
-    while (await above(high)) {
-      low = high;
-      high *= 2;
+    if (!(await above(atLeast))) return atLeast;
+    let low = atLeast;
+    let step = 1;
+    while (await above(low + step)) {
+      low += step;
+      step *= 2;
     }
+    let high = low + step;
     while (high - low > 1) {
       const middle = Math.floor((low + high) / 2);
       if (await above(middle)) low = middle;

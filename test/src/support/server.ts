@@ -5,6 +5,10 @@
  *   const server = await startServer({ env: idp.env });
  *   const res = await fetch(`${server.baseUrl}/tenants/${server.tenantId}`, { headers: { 'X-API-Key': server.systemKey } });
  *   await server.stop();   // always, in afterAll
+ *
+ * A second api instance of the same deployment (scale-out suites): `startServer({ instanceOf: server })`
+ * runs on its own port over the first one's data directory with the first one's extra environment;
+ * stop it before the first, which removes the directory.
  */
 import { execFile, spawn } from 'node:child_process';
 import { runCli } from '@odp/admin-cli';
@@ -24,6 +28,11 @@ export interface ServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Reuse a data directory (a restart); it is then not removed by stop(). */
   readonly dataDir?: string;
+  /**
+   * Start another instance of this server's deployment: its data directory (not removed by this
+   * instance's stop()) and its extra environment, under `env` given here.
+   */
+  readonly instanceOf?: TestServer;
 }
 
 export interface OdpResult {
@@ -41,6 +50,8 @@ export interface TestServer {
   readonly systemKey: string | null;
   /** The environment the server runs with; `odp` uses the same. */
   readonly env: Readonly<Record<string, string>>;
+  /** The extra environment it was started with (`ServerOptions.env`), shared by its other instances. */
+  readonly extraEnv: Readonly<Record<string, string>>;
   /** Everything the server wrote to stdout and stderr so far. */
   output(): string;
   /**
@@ -126,14 +137,17 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 }
 
 async function startOnce(options: ServerOptions): Promise<TestServer> {
-  const ownDataDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
+  const shared = options.instanceOf;
+  const extraEnv = { ...shared?.extraEnv, ...options.env };
+  const reused = options.dataDir ?? shared?.dataDir;
+  const ownDataDir = reused === undefined;
+  const dataDir = reused ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
   const port = await freePort();
   const env: Record<string, string> = {
     PORT: String(port),
     ODP_BASE_URL: `http://127.0.0.1:${port}`,
     ODP_DATA_DIR: dataDir,
-    ...options.env,
+    ...extraEnv,
   };
   const child = spawn(
     process.execPath,
@@ -191,6 +205,7 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     tenantId: ready.tenantId,
     systemKey: ready.systemKey,
     env,
+    extraEnv,
     output: () => output,
     odpRaw,
     async odp(args) {

@@ -6,11 +6,11 @@
  */
 import { Router } from 'express';
 import { generateApiKey } from '@odp/auth';
-import { createApp, configOrExit, listen, openPlatform } from '@odp/api';
+import { createApp, configOrExit, listen, openPlatformOrExit } from '@odp/api';
 
 const body = process.env.BENCH_BODY ?? '{}';
 const config = configOrExit();
-const platform = await openPlatform(config, '');
+const platform = await openPlatformOrExit(config, '');
 const tenant = await platform.registry.createTenant({ name: 'Framework ceiling', modelSource: null });
 const { key, hash } = generateApiKey();
 await platform.registry.createApiKey({

@@ -13,7 +13,7 @@ export function adminRebuildRoutes(deps: AppDeps): Router {
   router.post('/admin/:tenant/rebuild', async (_req, res) => {
     const { tenantId } = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenantId);
-    const status = runtime.startRebuild((error) =>
+    const status = await runtime.startRebuild((error) =>
       deps.log.error('tenant rebuild failed', { tenantId, error: String(error) }),
     );
     res.status(202).location(`/admin/${tenantId}/rebuild`).json(status);
