@@ -305,6 +305,37 @@ async function baseBody(plural: string): Promise<Json> {
   }
 }
 
+describe('Concurrent writes to one object (optimistic concurrency)', () => {
+  it('loses no link when create-related requests for one parent run at once', async () => {
+    const parent = await company();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.call('POST', `/companies/${parent}/employees`, {
+          body: { firstName: 'Concurrent', lastName: `Employee ${i}` },
+        }),
+      ),
+    );
+    expect(results.map((res) => res.status)).toEqual(Array(20).fill(201));
+    const created = results.map((res) => (res.headers.get('location') ?? '').slice(-36)).sort();
+    expect((await api.ids(`/companies/${parent}/employees?size=100`)).sort()).toEqual(created);
+  });
+
+  it('keeps every change of concurrent patches to different fields of one object', async () => {
+    const id = await company();
+    const patches: Json[] = [
+      { employeeCount: 7 },
+      { foundedOn: '2001-02-03' },
+      { openingTime: '08:30' },
+      { tags: ['a', 'b'] },
+      { companyType: 'nv' },
+      { lastContactAt: '2024-05-06T07:08:09.000Z' },
+    ];
+    const results = await Promise.all(patches.map((body) => api.call('PATCH', `/companies/${id}`, { body })));
+    expect(results.map((res) => res.status)).toEqual(patches.map(() => 204));
+    expect(await api.get(`/companies/${id}`)).toMatchObject(Object.assign({}, ...patches));
+  });
+});
+
 describe('Create related', () => {
   it('rule 1: creates an object linked to the reference object (inverse side in the path)', async () => {
     const client = await company();

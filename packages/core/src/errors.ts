@@ -67,6 +67,17 @@ export class ConflictError extends AppError {
   }
 }
 
+/**
+ * A write's precondition failed: an object the unit of work read changed (or appeared, or went)
+ * before the write was applied, so nothing was written. The object service re-runs the unit of
+ * work on the current state; if that keeps failing, it surfaces as a 409.
+ */
+export class WriteConflictError extends ConflictError {
+  constructor(readonly objectId: string) {
+    super('The object changed while this write was applied; try again.');
+  }
+}
+
 export class UnavailableError extends AppError {
   constructor(message: string, extra?: Record<string, unknown>) {
     super('UNAVAILABLE', message, [], extra);

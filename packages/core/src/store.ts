@@ -73,7 +73,22 @@ export interface Holding {
   readonly stepIds: readonly string[];
 }
 
+/**
+ * A write's precondition on one object: it must still carry `modifiedAt` (the value its writer read),
+ * or not exist when `modifiedAt` is null. Writers keep `modifiedAt` strictly increasing per object,
+ * so the value identifies the version read.
+ */
+export interface WriteExpectation {
+  readonly id: string;
+  readonly modifiedAt: string | null;
+}
+
 export interface WriteBatch {
+  /**
+   * Checked first, atomically with the rest of the batch: when any object no longer is as expected,
+   * nothing is applied and `write` throws WriteConflictError (the writer re-reads and retries).
+   */
+  readonly expect?: readonly WriteExpectation[];
   /** Objects to insert or replace whole (links included). */
   readonly put?: readonly StoredObject[];
   readonly delete?: readonly string[];
@@ -185,8 +200,9 @@ export interface TenantStore {
    * holdings and events. Deleting an object also removes the links pointing to it (no link ever
    * dangles), its ACL rows and the redirects leading to it. ACL rows of an object that does not
    * exist after the batch are ignored.
-   * Throws ConflictError when a `unique` field value would be shared within the declaring class
-   * (subclasses included), NotFoundError when a link names an object that does not exist.
+   * Throws WriteConflictError when an expectation fails (before anything is applied), ConflictError
+   * when a `unique` field value would be shared within the declaring class (subclasses included),
+   * NotFoundError when a link names an object that does not exist.
    */
   write(batch: WriteBatch): Promise<void>;
 

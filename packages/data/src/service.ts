@@ -33,6 +33,7 @@ import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
+import { withWriteRetries } from './unit-of-work.js';
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
 export interface ListPath {
@@ -385,7 +386,7 @@ export class DataService {
   /** Create: returns the new object's URI. */
   async create(account: Account, typeName: string, body: unknown, classParam?: string): Promise<string> {
     const cls = this.creatable(account, classByPlural(this.model, typeName, account), classParam);
-    const id = await this.writer.create(account, cls, body);
+    const id = await withWriteRetries(() => this.writer.create(account, cls, body));
     return this.renderer.href({ id, basicClass: cls.name });
   }
 
@@ -396,22 +397,29 @@ export class DataService {
     body: unknown,
     classParam?: string,
   ): Promise<string> {
-    const related = await this.relatedTarget(account, path);
-    if (!related) throw new NotFoundError();
-    const cls = this.creatable(account, related.cls, classParam);
-    const id = await this.writer.create(account, cls, body, { object: related.anchor, end: related.end });
-    return this.renderer.href({ id, basicClass: cls.name });
+    return withWriteRetries(async () => {
+      const related = await this.relatedTarget(account, path);
+      if (!related) throw new NotFoundError();
+      const cls = this.creatable(account, related.cls, classParam);
+      const parent = { object: related.anchor, end: related.end };
+      const id = await this.writer.create(account, cls, body, parent);
+      return this.renderer.href({ id, basicClass: cls.name });
+    });
   }
 
   /** Patch: returns the object's URI. */
   async patch(account: Account, typeName: string, id: string, body: unknown): Promise<string> {
-    const object = await this.resolve(account, typeName, id);
-    await this.writer.patch(account, object, body);
-    return this.renderer.href(object);
+    return withWriteRetries(async () => {
+      const object = await this.resolve(account, typeName, id);
+      await this.writer.patch(account, object, body);
+      return this.renderer.href(object);
+    });
   }
 
   async remove(account: Account, typeName: string, id: string): Promise<void> {
-    await this.writer.remove(account, await this.resolve(account, typeName, id));
+    await withWriteRetries(async () =>
+      this.writer.remove(account, await this.resolve(account, typeName, id)),
+    );
   }
 
   /**
@@ -438,9 +446,11 @@ export class DataService {
 
   /** Merge: returns the winner's URI. */
   async merge(account: Account, typeName: string, id: string, body: unknown): Promise<string> {
-    const winner = await this.resolve(account, typeName, id);
-    await this.writer.merge(account, winner, body);
-    return this.renderer.href(winner);
+    return withWriteRetries(async () => {
+      const winner = await this.resolve(account, typeName, id);
+      await this.writer.merge(account, winner, body);
+      return this.renderer.href(winner);
+    });
   }
 
   /**
@@ -471,13 +481,8 @@ export class DataService {
           JSON.stringify(entry.body).replaceAll('{tenant}', this.deps.tenantId),
         ) as unknown;
         try {
-          await this.writer.create(
-            system,
-            classByPlural(this.model, entry.plural, system),
-            body,
-            undefined,
-            entry.id,
-          );
+          const cls = classByPlural(this.model, entry.plural, system);
+          await withWriteRetries(() => this.writer.create(system, cls, body, undefined, entry.id));
           created += 1;
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { ConflictError, NUMERIC_TYPES, NotFoundError, searchTextOf } from '@odp/core';
+import { ConflictError, NUMERIC_TYPES, NotFoundError, searchTextOf, WriteConflictError } from '@odp/core';
 import type {
   AccessFilter,
   AclRow,
@@ -460,6 +460,11 @@ export class SqliteTenantStore implements TenantStore {
   // ---- writes -------------------------------------------------------------------------------
 
   private applyBatch(batch: WriteBatch): void {
+    for (const { id, modifiedAt } of batch.expect ?? []) {
+      const current = this.statement('SELECT modified FROM objects WHERE id = ?').pluck().get(id) as
+        string | undefined;
+      if ((current ?? null) !== modifiedAt) throw new WriteConflictError(id);
+    }
     const keysOfPuts = new Map<string, number>();
     for (const object of batch.put ?? []) keysOfPuts.set(object.id, this.putObject(object));
     for (const object of batch.put ?? []) this.putLinks(object, keysOfPuts.get(object.id) ?? -1);
