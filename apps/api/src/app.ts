@@ -17,6 +17,7 @@ import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
+import { systemRoutes } from './routes/system.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -76,6 +77,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['admin'], adminModelRoutes(deps)),
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
+    onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),
     onBranches(['data'], dataRoutes(deps)),
   ];
