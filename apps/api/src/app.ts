@@ -1,11 +1,12 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import { AppError, NotFoundError, ValidationError } from '@odp/core';
+import { AppError, NotFoundError, RateLimitedError, ValidationError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
+import { tenantFairShare } from './fair-share.js';
 import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -40,7 +41,8 @@ export interface AppDeps {
 export const MAX_JSON_BODY = '10mb';
 
 /**
- * The HTTP edge: CORS -> authentication and role check -> JSON body -> route modules -> 404 ->
+ * The HTTP edge: CORS -> authentication and role check -> the tenant's fair share of expensive
+ * requests -> JSON body -> route modules -> 404 ->
  * one error handler writing `application/problem+json`.
  * Route modules live in `routes/<name>.ts`, export `(deps: AppDeps) => Router` and declare full paths.
  * `routes` replaces the platform's route modules behind the same edge (the benchmark's framework
@@ -53,6 +55,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   app.use(requestLog(deps.log));
   app.use(cors());
   app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
+  app.use(tenantFairShare(deps.config.tenantExpensiveRequests));
   // The model push webhook signs the raw body, so it reads the body itself.
   app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
   app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
@@ -143,6 +146,7 @@ function errorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     const problem = problemOf(fromBodyParser(error));
+    if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
     if (problem.status >= 500) {
       log.error('request failed', {
         method: req.method,

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       auth: null,
       secretKey: secret,
       smtpUrl: null,
+      tenantExpensiveRequests: 16,
     });
   });
 
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       ODP_AUTH_AUDIENCE: 'odp',
       ODP_AUTH_JWKS_URL: 'https://login.example.com/jwks',
       ODP_SMTP_URL: 'smtp://127.0.0.1:25',
+      ODP_TENANT_EXPENSIVE_REQUESTS: '12',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -77,6 +79,7 @@ describe('loadConfig', () => {
         jwksUrl: 'https://login.example.com/jwks',
       },
       smtpUrl: 'smtp://127.0.0.1:25',
+      tenantExpensiveRequests: 12,
     });
   });
 
@@ -101,6 +104,14 @@ describe('loadConfig', () => {
       'ODP_AUTH_JWKS_URL: is not a valid URL',
     ],
     [{ ODP_SECRET_KEY: 'short' }, 'ODP_SECRET_KEY: must be at least 32 characters long'],
+    [
+      { ODP_TENANT_EXPENSIVE_REQUESTS: '0' },
+      'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { ODP_TENANT_EXPENSIVE_REQUESTS: 'many' },
+      'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "many")',
+    ],
   ])('refuses %j with one line naming the variable', (env, message) => {
     let thrown: unknown;
     try {

@@ -24,6 +24,11 @@ export interface Config {
   readonly secretKey: string;
   /** Mail server for the Mail and UserInvitation gateways; null when not configured. */
   readonly smtpUrl: string | null;
+  /**
+   * How many expensive requests (lists, search, distinct, values, aggregations, audit; see
+   * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
+   */
+  readonly tenantExpensiveRequests: number;
 }
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
@@ -138,6 +143,11 @@ export function loadConfig(env: Env = process.env): Config {
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
+    tenantExpensiveRequests: parseCount(
+      'ODP_TENANT_EXPENSIVE_REQUESTS',
+      read('ODP_TENANT_EXPENSIVE_REQUESTS'),
+      DEFAULT_TENANT_EXPENSIVE_REQUESTS,
+    ),
   };
 }
 
@@ -154,6 +164,20 @@ function parsePort(raw: string | null): number {
     throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got "${raw}")`);
   }
   return port;
+}
+
+/** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
+export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
+const MAX_COUNT = 100_000;
+
+/** A positive integer setting (1 to 100000). */
+function parseCount(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > MAX_COUNT) {
+    throw new ConfigError(name, `must be an integer from 1 to ${MAX_COUNT} (got "${raw}")`);
+  }
+  return value;
 }
 
 function parseChoice<T extends string>(
