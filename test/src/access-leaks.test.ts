@@ -249,3 +249,10 @@ describe('system classes are reachable only under /system/...', () => {
     ).toBe(409);
   });
 });
+
+describe('the log', () => {
+  it('holds no error for any request of this suite (client mistakes are 4xx, never 500)', () => {
+    expect(api.server.output()).not.toContain('"level":"error"');
+    expect(api.server.output()).not.toContain('"status":500');
+  });
+});

@@ -16,17 +16,17 @@ import type { Json } from './data-api.js';
 import { startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
-/** Writes acknowledged before the kill. */
-const KILL_AFTER = 24;
+/** Writes acknowledged before the kill, one run each: early, in the middle, late in the stream. */
+const KILL_POINTS = [5, 20, 37];
 const IN_FLIGHT = 3;
 const PER_KIND = 16;
 
-let dataDir: string;
+const dataDirs: string[] = [];
 const servers: TestServer[] = [];
 
 afterAll(async () => {
   for (const server of servers) await server.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 type Write =
@@ -90,8 +90,8 @@ function send(api: DataApi, write: Write): Promise<Response> {
 
 const SUCCESS: Record<Write['kind'], number> = { 'create related': 201, merge: 204, 'cascade delete': 200 };
 
-/** Runs the stream with IN_FLIGHT writes at a time; kills the server right after KILL_AFTER acks. */
-async function streamAndKill(api: DataApi, writes: readonly Write[]): Promise<Set<Write>> {
+/** Runs the stream with IN_FLIGHT writes at a time; kills the server right after `killAfter` acks. */
+async function streamAndKill(api: DataApi, writes: readonly Write[], killAfter: number): Promise<Set<Write>> {
   const acknowledged = new Set<Write>();
   let next = 0;
   let killing: Promise<void> | undefined;
@@ -103,7 +103,7 @@ async function streamAndKill(api: DataApi, writes: readonly Write[]): Promise<Se
         if (res.status !== SUCCESS[write.kind])
           throw new Error(`${write.kind}: ${res.status} ${await res.text()}`);
         acknowledged.add(write);
-        if (acknowledged.size === KILL_AFTER) killing = api.server.kill();
+        if (acknowledged.size === killAfter) killing = api.server.kill();
       } catch (error) {
         // A write cut by the kill has no answer: neither acknowledged nor failed.
         if (killing === undefined) throw error;
@@ -120,79 +120,84 @@ const clientOf = async (api: DataApi, invoice: string) =>
   ((await api.get(`/invoices/${invoice}`))['_links'] as { client: { href: string } }).client.href.slice(-36);
 
 describe('SIGKILL during multi-object writes', () => {
-  it('loses no acknowledged write, applies every write whole or not at all, and leaves intact files', async () => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-crash-'));
-    const first = await startServer({ dataDir });
-    servers.push(first);
-    const tenant = first.tenantId ?? '';
-    const systemKey = first.systemKey ?? '';
-    const before = new DataApi(first, tenant, systemKey);
-    expect((await before.call('POST', '/loadDefaultData')).status).toBe(200);
-    const writes = await prepare(before);
-    const acknowledged = await streamAndKill(before, writes);
-    expect(acknowledged.size).toBeGreaterThanOrEqual(KILL_AFTER);
-    // The kill landed mid-stream: writes were left unsent or cut in flight.
-    expect(acknowledged.size).toBeLessThan(writes.length);
+  it.each(KILL_POINTS)(
+    'killed after write %i: no acknowledged write lost, every write whole or not at all, intact files',
+    async (killAfter) => {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-crash-'));
+      dataDirs.push(dataDir);
+      const first = await startServer({ dataDir });
+      servers.push(first);
+      const tenant = first.tenantId ?? '';
+      const systemKey = first.systemKey ?? '';
+      const before = new DataApi(first, tenant, systemKey);
+      expect((await before.call('POST', '/loadDefaultData')).status).toBe(200);
+      const writes = await prepare(before);
+      const acknowledged = await streamAndKill(before, writes, killAfter);
+      expect(acknowledged.size).toBeGreaterThanOrEqual(killAfter);
+      // The kill landed mid-stream: writes were left unsent or cut in flight.
+      expect(acknowledged.size).toBeLessThan(writes.length);
 
-    const files = [
-      path.join(dataDir, 'platform.sqlite'),
-      ...readdirSync(path.join(dataDir, 'tenants', tenant))
-        .filter((name) => name.endsWith('.sqlite'))
-        .map((name) => path.join(dataDir, 'tenants', tenant, name)),
-    ];
-    expect(files.length).toBeGreaterThanOrEqual(2);
-    for (const file of files) {
-      const db = new Database(file);
-      try {
-        expect([file, db.pragma('integrity_check', { simple: true })]).toEqual([file, 'ok']);
-      } finally {
-        db.close();
-      }
-    }
-
-    const second = await startServer({ dataDir });
-    servers.push(second);
-    const api = new DataApi(second, tenant, systemKey);
-    for (const write of writes) {
-      const done = acknowledged.has(write);
-      switch (write.kind) {
-        case 'create related': {
-          const lines = await api.rows(`/invoices/${write.invoice}/lines`);
-          const made = lines.filter((line) => line['description'] === write.description);
-          expect([write.description, made.length]).toEqual([write.description, done ? 1 : made.length]);
-          expect(made.length).toBeLessThanOrEqual(1);
-          // The line and its invoice's recalculated total were one batch.
-          const invoice = await api.get(`/invoices/${write.invoice}`);
-          const sum = lines.reduce((total, line) => total + Number(line['amount'] ?? 0), 0);
-          expect([write.invoice, invoice['linesTotal'] ?? 0]).toEqual([write.invoice, sum]);
-          break;
-        }
-        case 'merge': {
-          const loserStatus = await status(api, `/companies/${write.loser}`);
-          const merged = loserStatus === 307;
-          if (done) expect(merged).toBe(true);
-          if (!merged) expect(loserStatus).toBe(200);
-          expect(await status(api, `/companies/${write.winner}`)).toBe(200);
-          for (const invoice of write.invoices) {
-            expect(await clientOf(api, invoice)).toBe(merged ? write.winner : write.loser);
-          }
-          break;
-        }
-        case 'cascade delete': {
-          const gone = (await status(api, `/invoices/${write.invoice}`)) === 404;
-          if (done) expect(gone).toBe(true);
-          for (const line of write.lines) {
-            expect([line, await status(api, `/invoiceLines/${line}`)]).toEqual([line, gone ? 404 : 200]);
-          }
-          break;
+      const files = [
+        path.join(dataDir, 'platform.sqlite'),
+        ...readdirSync(path.join(dataDir, 'tenants', tenant))
+          .filter((name) => name.endsWith('.sqlite'))
+          .map((name) => path.join(dataDir, 'tenants', tenant, name)),
+      ];
+      expect(files.length).toBeGreaterThanOrEqual(2);
+      for (const file of files) {
+        const db = new Database(file);
+        try {
+          expect([file, db.pragma('integrity_check', { simple: true })]).toEqual([file, 'ok']);
+        } finally {
+          db.close();
         }
       }
-    }
-    // No line outlived its invoice anywhere in the tenant.
-    for (const line of await api.rows('/invoiceLines?size=1000')) {
-      const invoice = (line['_links'] as { invoice?: { href: string } }).invoice;
-      expect([idOf(line), invoice === undefined ? 'orphan' : 'linked']).toEqual([idOf(line), 'linked']);
-    }
-    expect(second.output()).not.toContain('"level":"error"');
-  }, 180_000);
+
+      const second = await startServer({ dataDir });
+      servers.push(second);
+      const api = new DataApi(second, tenant, systemKey);
+      for (const write of writes) {
+        const done = acknowledged.has(write);
+        switch (write.kind) {
+          case 'create related': {
+            const lines = await api.rows(`/invoices/${write.invoice}/lines`);
+            const made = lines.filter((line) => line['description'] === write.description);
+            expect([write.description, made.length]).toEqual([write.description, done ? 1 : made.length]);
+            expect(made.length).toBeLessThanOrEqual(1);
+            // The line and its invoice's recalculated total were one batch.
+            const invoice = await api.get(`/invoices/${write.invoice}`);
+            const sum = lines.reduce((total, line) => total + Number(line['amount'] ?? 0), 0);
+            expect([write.invoice, invoice['linesTotal'] ?? 0]).toEqual([write.invoice, sum]);
+            break;
+          }
+          case 'merge': {
+            const loserStatus = await status(api, `/companies/${write.loser}`);
+            const merged = loserStatus === 307;
+            if (done) expect(merged).toBe(true);
+            if (!merged) expect(loserStatus).toBe(200);
+            expect(await status(api, `/companies/${write.winner}`)).toBe(200);
+            for (const invoice of write.invoices) {
+              expect(await clientOf(api, invoice)).toBe(merged ? write.winner : write.loser);
+            }
+            break;
+          }
+          case 'cascade delete': {
+            const gone = (await status(api, `/invoices/${write.invoice}`)) === 404;
+            if (done) expect(gone).toBe(true);
+            for (const line of write.lines) {
+              expect([line, await status(api, `/invoiceLines/${line}`)]).toEqual([line, gone ? 404 : 200]);
+            }
+            break;
+          }
+        }
+      }
+      // No line outlived its invoice anywhere in the tenant.
+      for (const line of await api.rows('/invoiceLines?size=1000')) {
+        const invoice = (line['_links'] as { invoice?: { href: string } }).invoice;
+        expect([idOf(line), invoice === undefined ? 'orphan' : 'linked']).toEqual([idOf(line), 'linked']);
+      }
+      expect(second.output()).not.toContain('"level":"error"');
+    },
+    180_000,
+  );
 });

@@ -375,3 +375,10 @@ describe('a member trying to grant itself access is refused', () => {
     expect(await api.rows(`/companies?legalName=${encodeURIComponent('Self Granted BV')}`)).toEqual([]);
   });
 });
+
+describe('the log', () => {
+  it('holds no error for any request of this suite (client mistakes are 4xx, never 500)', () => {
+    expect(api.server.output()).not.toContain('"level":"error"');
+    expect(api.server.output()).not.toContain('"status":500');
+  });
+});
