@@ -26,7 +26,7 @@ export function derivedSources(model: Model, className: string): DerivedSources 
   let sources = byClass.get(className);
   if (sources === undefined) {
     const cls = model.classes.get(className);
-    sources = cls === undefined ? new Map() : computeDerived(model, cls);
+    sources = cls === undefined ? new Map() : computeDerived(model.classes, cls);
     byClass.set(className, sources);
   }
   return sources;
@@ -59,7 +59,27 @@ function formulasWriting(cls: ClassDef, field: FieldDef): Formula[] {
   return formulas;
 }
 
-function computeDerived(model: Model, cls: ClassDef): DerivedSources {
+/** The classes of a model, by qualified name (a Model's `classes`, or the loader's while it builds one). */
+type Classes = ReadonlyMap<string, ClassDef>;
+
+/**
+ * The relation paths a formula of `cls` reads through, directly or through derived fields of the
+ * object. Used by the model loader to warn about name formulas that read through relations (names
+ * are not masked; docs/access-control.md).
+ */
+export function formulaSourcePaths(classes: Classes, cls: ClassDef, formula: Formula): SourcePath[] {
+  const paths: SourcePath[] = [];
+  const fields = new Set<string>();
+  readerOf(classes, cls)(formula.ast, paths, fields);
+  const derived = computeDerived(classes, cls);
+  for (const field of fields) paths.push(...(derived.get(field) ?? []));
+  return paths;
+}
+
+type Reader = (node: FormulaNode, paths: SourcePath[], fields: Set<string>) => void;
+
+/** Collects, for formulas of `cls`, the relation paths a node reads and the own fields it reads. */
+function readerOf(classes: Classes, cls: ClassDef): Reader {
   /** Relation chain of an expression (`client`, `client.parent`), or null when it is no relation. */
   const chainOf = (node: FormulaNode): RelationEnd[] | null => {
     if (node.kind === 'identifier') {
@@ -70,11 +90,11 @@ function computeDerived(model: Model, cls: ClassDef): DerivedSources {
     const base = chainOf(node.object);
     if (base === null) return null;
     const last = base[base.length - 1];
-    const next = last ? model.classes.get(last.otherClass)?.relations.get(node.property) : undefined;
+    const next = last ? classes.get(last.otherClass)?.relations.get(node.property) : undefined;
     return next ? [...base, next] : base;
   };
   /** The relation paths `node` reads and the own fields it reads (which may be derived in turn). */
-  const read = (node: FormulaNode, paths: SourcePath[], fields: Set<string>): void => {
+  const read: Reader = (node, paths, fields) => {
     switch (node.kind) {
       case 'identifier':
       case 'member': {
@@ -101,6 +121,11 @@ function computeDerived(model: Model, cls: ClassDef): DerivedSources {
         return;
     }
   };
+  return read;
+}
+
+function computeDerived(classes: Classes, cls: ClassDef): DerivedSources {
+  const read = readerOf(classes, cls);
   const direct = new Map<string, { paths: SourcePath[]; fields: Set<string> }>();
   for (const field of cls.fields.values()) {
     const paths: SourcePath[] = [];

@@ -70,4 +70,28 @@ describe('derivedSources', () => {
     expect(paths('a.company')).toEqual({});
     expect(paths('a.line')).toEqual({});
   });
+
+  it('a name formula reading through a relation is loaded with a warning naming the path', () => {
+    const files = {
+      ...FILES,
+      'classes/a/line.json': {
+        ...(FILES['classes/a/line.json'] as object),
+        nameFormula: 'invoice.clientName',
+      },
+    };
+    const entries = Object.entries(files).map(([path, doc]) => ({ path, text: JSON.stringify(doc) }));
+    const result = buildModel({ modelFiles: entries, dataFiles: [], templateFiles: [], truncated: false });
+    expect(result.model).toBeDefined();
+    const base = Object.entries(FILES).map(([path, doc]) => ({ path, text: JSON.stringify(doc) }));
+    const plain = buildModel({ modelFiles: base, dataFiles: [], templateFiles: [], truncated: false });
+    expect(plain.issues.filter((issue) => issue.severity === 'WARNING')).toEqual([]);
+    const warnings = result.issues.filter((issue) => issue.severity === 'WARNING');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        file: 'classes/a/line.json',
+        path: '/nameFormula',
+        message: expect.stringContaining('reads through relations (invoice)'),
+      }),
+    ]);
+  });
 });
