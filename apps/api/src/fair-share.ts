@@ -67,8 +67,10 @@ interface Job {
 /** The admission, turn-taking and pauses of expensive requests of one api process. */
 class FairShare {
   private readonly admitted = new Map<string, number>();
-  /** Per tenant with admitted requests waiting, in arrival order; the map's order is the turn order. */
+  /** Per tenant with admitted requests waiting, in arrival order. */
   private readonly waiting = new Map<string, Job[]>();
+  /** When each tenant with admitted requests last had a turn: the longest waiting goes next. */
+  private readonly lastTurn = new Map<string, number>();
   private readonly lastSeen = new Map<string, number>();
   private running = false;
   private pending = false;
@@ -111,7 +113,10 @@ class FairShare {
     onClose(() => {
       const left = (this.admitted.get(tenantId) ?? 1) - 1;
       if (left > 0) this.admitted.set(tenantId, left);
-      else this.admitted.delete(tenantId);
+      else {
+        this.admitted.delete(tenantId);
+        this.lastTurn.delete(tenantId);
+      }
       if (startedAt === null) {
         this.dequeue(job);
         return;
@@ -154,16 +159,23 @@ class FairShare {
     else setImmediate(next);
   }
 
-  /** Runs the oldest waiting request of the tenant whose turn it is, and moves that tenant last. */
+  /**
+   * Runs the oldest waiting request of the tenant whose turn it is: among tenants with requests
+   * waiting, the one whose last turn is longest ago (never: first), so a tenant that just had a
+   * turn goes after every other waiting tenant, also one that arrived since (round robin).
+   */
   private startNext(): void {
     if (this.running) return;
-    const turn = this.waiting.entries().next();
-    if (turn.done === true) return;
-    const [tenantId, queue] = turn.value;
-    const job = queue.shift();
-    this.waiting.delete(tenantId);
-    if (queue.length > 0) this.waiting.set(tenantId, queue);
+    let turn: { tenantId: string; queue: Job[]; last: number } | undefined;
+    for (const [tenantId, queue] of this.waiting) {
+      const last = this.lastTurn.get(tenantId) ?? -Infinity;
+      if (turn === undefined || last < turn.last) turn = { tenantId, queue, last };
+    }
+    if (turn === undefined) return;
+    const job = turn.queue.shift();
+    if (turn.queue.length === 0) this.waiting.delete(turn.tenantId);
     if (job === undefined) return;
+    this.lastTurn.set(turn.tenantId, this.now());
     this.running = true;
     job.start();
   }
