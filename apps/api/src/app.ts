@@ -1,6 +1,6 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import { NotFoundError } from '@odp/core';
+import { NotFoundError, RateLimitedError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
@@ -8,6 +8,7 @@ import type { FileService } from '@odp/files';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import { jsonBody } from './json-body.js';
+import { tenantFairShare } from './fair-share.js';
 import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -22,6 +23,7 @@ import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 import { healthRoutes } from './routes/health.js';
 import type { ReadinessCheck } from './routes/health.js';
 import { fileRoutes } from './routes/files.js';
+import { systemRoutes } from './routes/system.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -45,8 +47,8 @@ export interface AppDeps {
 }
 
 /**
- * The HTTP edge: CORS -> authentication and role check -> JSON body (size, charset and nesting
- * limits: json-body.ts) -> route modules -> 404 ->
+ * The HTTP edge: CORS -> authentication and role check -> the tenant's fair share of expensive
+ * requests -> JSON body (size, charset and nesting limits: json-body.ts) -> route modules -> 404 ->
  * one error handler writing `application/problem+json`.
  * Route modules live in `routes/<name>.ts`, export `(deps: AppDeps) => Router` and declare full paths.
  * `routes` replaces the platform's route modules behind the same edge (the benchmark's framework
@@ -63,6 +65,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   app.use(requestLog(deps.log));
   app.use(cors());
   app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
+  app.use(tenantFairShare(deps.config.tenantExpensiveRequests));
   // The model push webhook signs the raw body, so it reads the body itself.
   app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
   app.use(jsonBody());
@@ -89,6 +92,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['admin'], adminModelRoutes(deps)),
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
+    onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),
     onBranches(['data'], dataRoutes(deps)),
   ];
@@ -98,7 +102,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
  * `handler` for requests whose first path segment is one of `branches` (compared case-sensitively,
  * as every route matches); other requests pass it by at once instead of being matched against each
  * of its routes, which was a tenth of a get-one request's CPU time. Route modules create their
- * routers with `Router({ caseSensitive: true })`.
+ * routers with `routeModule()` (routes/router.ts).
  */
 function onBranches(branches: readonly string[], handler: RequestHandler): RequestHandler {
   const names: ReadonlySet<string> = new Set(branches);
@@ -142,6 +146,7 @@ function errorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     const problem = problemOf(error);
+    if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
     if (problem.status >= 500) {
       log.error('request failed', {
         method: req.method,

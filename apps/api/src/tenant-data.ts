@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
-import type { DataLimits } from '@odp/data';
+import type { DataLimits, DataServiceDeps } from '@odp/data';
 import { DataService, SecretCipher } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
@@ -18,6 +18,8 @@ export interface TenantData {
   readonly store: SqliteTenantStore;
   readonly accessControl: TenantAccessControl;
   readonly data: DataService;
+  /** The object service of the `/system/...` routes: the same store, reaching only system classes. */
+  readonly system: DataService;
   close(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ async function compose(
 ): Promise<TenantData> {
   await store.applyModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
-  const data = new DataService({
+  const deps: DataServiceDeps = {
     tenantId: tenant.id,
     model,
     store: accessControlledStore(store, accessControl),
@@ -81,6 +83,13 @@ async function compose(
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.files ? { files: options.files } : {}),
     onChange,
-  });
-  return { model, store, accessControl, data, close: () => store.close() };
+  };
+  return {
+    model,
+    store,
+    accessControl,
+    data: new DataService(deps),
+    system: new DataService({ ...deps, reach: 'system' }),
+    close: () => store.close(),
+  };
 }

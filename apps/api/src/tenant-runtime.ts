@@ -40,6 +40,8 @@ export interface TenantRuntime {
    * status) while the tenant has no usable model (model status FAILED).
    */
   data(): DataService;
+  /** The object service of the `/system/...` routes (system classes only); 503 as `data()`. */
+  system(): DataService;
   /**
    * Record-level access control under the current model (decisions, audit, rebuild); throws
    * UnavailableError (503) while the tenant has no usable model. Compose it with the data service
@@ -258,6 +260,7 @@ export async function openTenantRuntime(
     },
     generalSearchClasses: () => model.model?.settings.generalSearchClasses ?? [],
     data: () => current().data,
+    system: () => current().system,
     accessControl: () => current().accessControl,
     rebuilds: new RebuildTracker(),
     changes,

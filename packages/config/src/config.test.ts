@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       smtpUrl: null,
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
       dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
+      tenantExpensiveRequests: 16,
     });
   });
 
@@ -67,6 +68,7 @@ describe('loadConfig', () => {
       ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '3000',
       ODP_MAX_VALUE_BYTES: '4096',
       ODP_MAX_PAGE_BYTES: '65536',
+      ODP_TENANT_EXPENSIVE_REQUESTS: '12',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -91,6 +93,7 @@ describe('loadConfig', () => {
       smtpUrl: 'smtp://127.0.0.1:25',
       http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
       dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
+      tenantExpensiveRequests: 12,
     });
   });
 
@@ -133,6 +136,14 @@ describe('loadConfig', () => {
     [
       { ODP_HTTP_HEADERS_TIMEOUT_MS: '5000', ODP_HTTP_REQUEST_TIMEOUT_MS: '1000' },
       'ODP_HTTP_HEADERS_TIMEOUT_MS: must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (1000)',
+    ],
+    [
+      { ODP_TENANT_EXPENSIVE_REQUESTS: '0' },
+      'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { ODP_TENANT_EXPENSIVE_REQUESTS: 'many' },
+      'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "many")',
     ],
   ])('refuses %j with one line naming the variable', (env, message) => {
     let thrown: unknown;

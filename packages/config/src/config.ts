@@ -29,6 +29,11 @@ export interface Config {
   readonly http: HttpConfig;
   /** What one stored value and one list page may weigh. */
   readonly dataLimits: DataLimitsConfig;
+  /**
+   * How many expensive requests (lists, search, distinct, values, aggregations, audit; see
+   * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
+   */
+  readonly tenantExpensiveRequests: number;
 }
 
 export interface HttpConfig {
@@ -193,6 +198,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxValueBytes: parsePositiveInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
       maxPageBytes: parsePositiveInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
     },
+    tenantExpensiveRequests: parseCount(
+      'ODP_TENANT_EXPENSIVE_REQUESTS',
+      read('ODP_TENANT_EXPENSIVE_REQUESTS'),
+      DEFAULT_TENANT_EXPENSIVE_REQUESTS,
+    ),
   };
 }
 
@@ -246,6 +256,20 @@ function parsePort(raw: string | null): number {
     throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got "${raw}")`);
   }
   return port;
+}
+
+/** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
+export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
+const MAX_COUNT = 100_000;
+
+/** A positive integer setting (1 to 100000). */
+function parseCount(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > MAX_COUNT) {
+    throw new ConfigError(name, `must be an integer from 1 to ${MAX_COUNT} (got "${raw}")`);
+  }
+  return value;
 }
 
 function parseChoice<T extends string>(

@@ -78,6 +78,19 @@ export class WriteConflictError extends ConflictError {
   }
 }
 
+/**
+ * Too many requests right now (HTTP 429); the client should retry after `retryAfterSeconds`,
+ * which the api sends as `Retry-After`.
+ */
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMITED', message, [], { retryAfter: retryAfterSeconds });
+  }
+}
+
 export class UnavailableError extends AppError {
   constructor(message: string, extra?: Record<string, unknown>) {
     super('UNAVAILABLE', message, [], extra);

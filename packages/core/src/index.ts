@@ -11,3 +11,4 @@ export * from './files.js';
 export * from './coordination.js';
 export { createInProcessCoordination } from './in-process-coordination.js';
 export { sharedRegistry } from './shared-registry.js';
+export * from './derived.js';

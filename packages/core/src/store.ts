@@ -192,6 +192,16 @@ export interface TenantStore {
    * gives them.
    */
   incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]>;
+  /**
+   * Per object among `ids`: its derived fields (see `derivedSources`) whose value was computed
+   * from an object `access` hides, i.e. some object along one of the field's source paths is not
+   * visible. Objects with none are absent. Lists, distinct, values, aggregations and filters apply
+   * the same rule inside their queries (such a value counts as empty).
+   */
+  hiddenDerivedFields(
+    ids: readonly string[],
+    access: AccessFilter,
+  ): Promise<ReadonlyMap<string, ReadonlySet<string>>>;
 
   /**
    * Applies the batch atomically: either all of it is durable when the promise resolves, or none.

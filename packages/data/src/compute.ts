@@ -57,13 +57,14 @@ export function sealSecret(env: Pick<ComputeEnvironment, 'secrets'>, value: unkn
   return env.secrets && typeof value === 'string' ? env.secrets.encrypt(value) : value;
 }
 
+/** An object's URI: `/data/{tenant}/<plural>/<id>`, under `/system/` for an object of a system class. */
 export function objectHref(
   model: Model,
   tenantId: string,
   object: { id: string; basicClass: string },
 ): string {
-  const plural = model.classes.get(object.basicClass)?.plural ?? object.basicClass;
-  return `/data/${tenantId}/${plural}/${object.id}`;
+  const cls = model.classes.get(object.basicClass);
+  return `/${cls?.system ? 'system' : 'data'}/${tenantId}/${cls?.plural ?? object.basicClass}/${object.id}`;
 }
 
 function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | StoredObject): FormulaRecord {

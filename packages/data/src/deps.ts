@@ -1,4 +1,5 @@
 import type { AccessPolicy, Model, SearchIndex, TenantStore, UploadClaims } from '@odp/core';
+import type { ClassReach } from './classes.js';
 import type { SecretCipher } from './secret-cipher.js';
 
 /** What one stored value and one list page may weigh (docs/data-api.md, Limits). */
@@ -19,6 +20,8 @@ export interface DataServiceDeps {
    */
   readonly store: TenantStore;
   readonly access: AccessPolicy;
+  /** The classes the service's routes reach: `data` (default) or `system` (the `/system/...` routes). */
+  readonly reach?: ClassReach;
   /** The tenant's full-text index; lists with `q` are served from it. Absent: `q` is ignored. */
   readonly search?: SearchIndex;
   /** Encrypts SECRET field values at rest; absent, they are stored as sent (still never returned). */

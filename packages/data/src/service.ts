@@ -25,7 +25,8 @@ import {
   relationRef,
 } from '@odp/query-engine';
 import type { PageLinks, RelatedScope } from '@odp/query-engine';
-import { classByPlural, isConcrete, isEligible, relatedEnd } from './classes.js';
+import { classByPlural, inReach, isConcrete, isEligible, relatedEnd } from './classes.js';
+import type { ClassReach } from './classes.js';
 import { jsonBytes } from './encode.js';
 import type { DataServiceDeps } from './deps.js';
 import { filesByField } from './held-files.js';
@@ -94,8 +95,13 @@ export class DataService {
     return this.deps.model;
   }
 
+  /** The classes this service's routes reach (see {@link ClassReach}). */
+  private get reach(): ClassReach {
+    return this.deps.reach ?? 'data';
+  }
+
   private base(): string {
-    return `/data/${this.deps.tenantId}`;
+    return `/${this.reach}/${this.deps.tenantId}`;
   }
 
   private async render(account: Account, objects: readonly StoredObject[]): Promise<DataObject[]> {
@@ -104,10 +110,12 @@ export class DataService {
 
   /**
    * The object `id` as addressed under `typeName` (`items` addresses any object): 404 when the id is
-   * malformed, the object missing or invisible, or its BASIC class could never hold the type.
+   * malformed, the object missing or invisible, its BASIC class could never hold the type, or the
+   * object is of a class outside this service's reach (a system object under `/data`, whatever the
+   * account).
    */
   private async resolve(account: Account, typeName: string, id: string): Promise<StoredObject> {
-    const cls = typeName === 'items' ? undefined : classByPlural(this.model, typeName, account);
+    const cls = typeName === 'items' ? undefined : classByPlural(this.model, typeName, this.reach);
     const object = isUuid(id)
       ? await this.deps.store.get(id.toLowerCase(), await this.deps.access.accessFilter(account))
       : null;
@@ -117,8 +125,7 @@ export class DataService {
     ) {
       throw new NotFoundError();
     }
-    if (account.kind !== 'system' && this.model.classes.get(object.basicClass)?.system)
-      throw new NotFoundError();
+    if (!inReach(this.model.classes.get(object.basicClass), this.reach)) throw new NotFoundError();
     return object;
   }
 
@@ -139,7 +146,7 @@ export class DataService {
 
   /** Get own: the object the account's profile links to, when it has class `typeName`. */
   async getOwn(account: Account, typeName: string): Promise<DataObject> {
-    const cls = classByPlural(this.model, typeName, account);
+    const cls = classByPlural(this.model, typeName, this.reach);
     if (account.kind !== 'user' || !account.objectId) throw new NotFoundError();
     const object = await this.deps.store.get(account.objectId, await this.deps.access.accessFilter(account));
     if (!object || !object.classes.includes(cls.name)) throw new NotFoundError();
@@ -149,13 +156,17 @@ export class DataService {
 
   private async relatedTarget(account: Account, path: ListPath): Promise<RelatedTarget | undefined> {
     if (!path.related) return undefined;
-    const refCls = classByPlural(this.model, path.related.typeName, account);
+    const refCls = classByPlural(this.model, path.related.typeName, this.reach);
     const anchor = await this.resolve(account, path.related.typeName, path.related.id);
+    const listed = this.model.byPlural.get(path.typeName);
+    if (listed && !inReach(listed, this.reach) && !refCls.relations.has(path.typeName)) {
+      throw new NotFoundError('Unknown class.');
+    }
     const end = relatedEnd(this.model, refCls, path.typeName);
     const named = this.model.byPlural.get(path.typeName);
     const cls =
       named && !refCls.relations.has(path.typeName) ? named : this.model.classes.get(end.otherClass);
-    if (!cls) throw new NotFoundError('Unknown class.');
+    if (!inReach(cls, this.reach)) throw new NotFoundError('Unknown class.');
     return { anchor, end, cls, scope: { anchorId: anchor.id, relation: relationRef(end) } };
   }
 
@@ -166,7 +177,7 @@ export class DataService {
     const related = await this.relatedTarget(account, path);
     return related
       ? { cls: related.cls, related }
-      : { cls: classByPlural(this.model, path.typeName, account) };
+      : { cls: classByPlural(this.model, path.typeName, this.reach) };
   }
 
   private pathOf(path: ListPath, prefix = ''): string {
@@ -321,7 +332,7 @@ export class DataService {
 
   /** The concrete class to create for `typeName` with an optional `?class=` plural. */
   private creatable(account: Account, base: ClassDef, classParam: string | undefined): ClassDef {
-    const cls = classParam ? classByPlural(this.model, classParam, account) : base;
+    const cls = classParam ? classByPlural(this.model, classParam, this.reach) : base;
     if (
       cls !== base &&
       !base.descendants.includes(cls.name) &&
@@ -368,7 +379,7 @@ export class DataService {
     classParam?: string,
   ): Promise<{ mayCreate: boolean; allowedClasses: string[] }> {
     const related = await this.relatedTarget(account, path);
-    const base = related ? related.cls : classByPlural(this.model, path.typeName, account);
+    const base = related ? related.cls : classByPlural(this.model, path.typeName, this.reach);
     const parent = related ? { object: related.anchor, relation: related.end } : undefined;
     const candidates = classParam
       ? [this.creatable(account, base, classParam)]
@@ -385,7 +396,7 @@ export class DataService {
 
   /** Create: returns the new object's URI. */
   async create(account: Account, typeName: string, body: unknown, classParam?: string): Promise<string> {
-    const cls = this.creatable(account, classByPlural(this.model, typeName, account), classParam);
+    const cls = this.creatable(account, classByPlural(this.model, typeName, this.reach), classParam);
     const id = await withWriteRetries(() => this.writer.create(account, cls, body));
     return this.renderer.href({ id, basicClass: cls.name });
   }
@@ -481,7 +492,7 @@ export class DataService {
           JSON.stringify(entry.body).replaceAll('{tenant}', this.deps.tenantId),
         ) as unknown;
         try {
-          const cls = classByPlural(this.model, entry.plural, system);
+          const cls = classByPlural(this.model, entry.plural, this.reach);
           await withWriteRetries(() => this.writer.create(system, cls, body, undefined, entry.id));
           created += 1;
         } catch (error) {
@@ -498,7 +509,8 @@ export class DataService {
 
   /**
    * Change events after `afterSeq` that the account may see: all for the system account; for a
-   * user, events of non-system objects that its read filter lets through (deleted objects count
+   * user, those its read filter lets through; never events of objects outside this service's reach
+   * (system objects on `/data`, whatever the account). Deleted objects count
    * as readable only when none of their classes is protected).
    */
   async eventsAfter(
@@ -541,8 +553,8 @@ export class DataService {
   }
 
   private async mayReadEvent(account: Account, filter: AccessFilter, event: ChangeEvent): Promise<boolean> {
+    if (event.classes.some((name) => !inReach(this.model.classes.get(name), this.reach))) return false;
     if (account.kind === 'system') return true;
-    if (event.classes.some((name) => this.model.classes.get(name)?.system)) return false;
     if (filter.kind === 'all') return true;
     if (!event.classes.some((name) => filter.protectedClasses.includes(name))) return true;
     return event.type !== 'delete' && (await this.deps.store.get(event.objectId, filter)) !== null;

@@ -3,7 +3,7 @@
  * indexed, and the one comparable key of a value per data type, used alike for stored values and
  * for filter operands so that comparisons are typed (numbers numeric, dates as ISO strings).
  */
-import { NON_INDEXED_TYPES, fieldValues } from '@odp/core';
+import { NON_INDEXED_TYPES, derivedSources, fieldValues } from '@odp/core';
 import type { ClassDef, DataType, FieldDef, Model } from '@odp/core';
 
 /** A value as held in the index: TEXT families as strings, numbers, BOOLEAN as 0/1. */
@@ -99,6 +99,8 @@ export function indexSignature(model: Model): string {
           field.history,
           field.hidden,
           field.list ?? '',
+          // Derived fields are left out of the search text.
+          derivedSources(model, classDef.name).has(field.name),
         ])
         .sort(),
     ])

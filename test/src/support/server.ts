@@ -66,6 +66,11 @@ export interface TestServer {
    * Resolves the exit code (0 for a graceful shutdown; null when it had to be killed).
    */
   stop(): Promise<number | null>;
+  /**
+   * SIGKILL at once (no shutdown, no flush, no close: a crash), resolving when the process is gone.
+   * The data directory is kept for a restart with `startServer({dataDir})`.
+   */
+  kill(): Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -208,6 +213,10 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     extraEnv,
     output: () => output,
     odpRaw,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
     async odp(args) {
       const result = await odpRaw([...args, '--json']);
       if (result.code !== 0)

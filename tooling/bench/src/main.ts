@@ -24,6 +24,7 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
+import { measureNoisyNeighbour } from './noisy-neighbour.js';
 import { operations } from './operations.js';
 import type { Caller } from './operations.js';
 import { REPO_ROOT, startChild } from './processes.js';
@@ -92,6 +93,8 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
   try {
     log(`Seeding ${objects.toLocaleString('en')} objects into ${dataDir}`);
     const fixture = await seedPlatform({ dataDir, objects, modelDir, log });
+    // The neighbour of the two-tenant case: a second tenant of the same model, at most 10k objects.
+    const neighbour = await seedPlatform({ dataDir, objects: Math.min(objects, 10_000), modelDir });
     log(
       `  objects in ${fixture.seconds.objects.toFixed(1)} s, access control in ${fixture.seconds.accessControl.toFixed(1)} s`,
     );
@@ -150,6 +153,22 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
             : {}),
         });
       }
+      log('  two tenants: B alone, then B while A floods');
+      results.push(
+        ...(await measureNoisyNeighbour({
+          baseUrl: api.baseUrl,
+          a: { tenantId: fixture.tenantId, key: fixture.systemKey },
+          b: {
+            tenantId: neighbour.tenantId,
+            key: neighbour.systemKey,
+            invoiceId: neighbour.invoiceId,
+            invoices: neighbour.counts.invoices,
+          },
+          objects,
+          durationSeconds,
+          connections,
+        })),
+      );
     } finally {
       await api.stop();
       await store.close();

@@ -9,11 +9,11 @@
  *   (on any instance: the job holds the tenant's rebuild lease).
  * - `GET /admin/{tenant}/rebuild`: the status of the tenant's current or last rebuild job.
  */
-import { Router } from 'express';
 import { NotFoundError } from '@odp/core';
-import type { Request } from 'express';
+import type { Request, Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 function param(req: Request, name: string): string {
   const value = req.params[name];
@@ -21,7 +21,7 @@ function param(req: Request, name: string): string {
 }
 
 export function auditRoutes(deps: AppDeps): Router {
-  const router = Router({ caseSensitive: true });
+  const router = routeModule();
 
   router.get('/audit/:tenant/access-control', async (_req, res) => {
     const { tenantId } = tenantRequest(res);

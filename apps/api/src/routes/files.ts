@@ -4,12 +4,12 @@
  * URL is the only credential (authentication lets the branch through; a credential header is 400).
  */
 import { pipeline } from 'node:stream';
-import { Router } from 'express';
-import type { Request, Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { ValidationError } from '@odp/core';
 import { RangeNotSatisfiableError, contentDisposition, servedInline } from '@odp/files';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'proxy-authorization'];
 
@@ -45,7 +45,7 @@ function signedUrl(res: Response, url: string): void {
 }
 
 export function fileRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
   const files = deps.files;
 
   router.get('/data/:tenant/upload', (_req, res) => {

@@ -6,8 +6,9 @@
  *   the data directory, and the scale-out engines when configured), else 503 naming the engines that
  *   did not. Engine addresses and error details go to the log, never into the response.
  */
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppDeps } from '../app.js';
+import { routeModule } from './router.js';
 
 /** One engine the api needs to serve requests. `check` rejects when the engine does not answer. */
 export interface ReadinessCheck {
@@ -27,7 +28,7 @@ function withTimeout(check: Promise<void>): Promise<void> {
 }
 
 export function healthRoutes(deps: AppDeps): Router {
-  const router = Router({ caseSensitive: true });
+  const router = routeModule();
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -14,8 +14,7 @@
  *
  * All need a usable model: a FAILED tenant answers 503 naming the model status.
  */
-import { Router } from 'express';
-import type { Request, Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { ClassDef, Model } from '@odp/core';
 import { NotFoundError } from '@odp/core';
 import {
@@ -29,9 +28,10 @@ import { migrationDefinitionSchema } from '@odp/migration-schema';
 import { tenantOpenApi } from '@odp/openapi';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 export function metadataRoutes(deps: AppDeps): Router {
-  const router = Router({ caseSensitive: true });
+  const router = routeModule();
   const modelOf = async (res: Response): Promise<Model> =>
     (await deps.runtimes.get(tenantRequest(res).tenantId)).model.requireModel();
 

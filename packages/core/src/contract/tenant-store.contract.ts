@@ -7,7 +7,7 @@
  */
 import { ConflictError, NotFoundError, WriteConflictError } from '../errors.js';
 import type { AccessFilter } from '../account.js';
-import type { DataType } from '../model.js';
+import type { DataType, Formula } from '../model.js';
 import type { Filter, ListPlan, RelationRef, Selection, Sort } from '../query.js';
 import type { StoredObject, TenantStore, WriteBatch } from '../store.js';
 import type { ObjectSpec } from './fixture.js';
@@ -830,6 +830,106 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           ['Acme', 2],
           [null, 2],
         ]);
+      });
+
+      it('treats derived values computed from unreadable objects as empty everywhere', async () => {
+        await seedWithAcl();
+        const through = (relation: string, property: string): Formula => ({
+          source: `${relation}.${property}`,
+          ast: { kind: 'member', object: { kind: 'identifier', name: relation }, property },
+        });
+        const derivedModel = buildModel([
+          { name: 'ct.organisation', plural: 'organisations', fields: [['legalName', 'TEXT']] },
+          {
+            name: COMPANY,
+            plural: 'companies',
+            extends: ['ct.organisation'],
+            fields: [['revenue', 'CURRENCY']],
+          },
+          {
+            name: 'ct.invoice',
+            plural: 'invoices',
+            fields: [
+              ['number', 'TEXT'],
+              ['clientName', 'TEXT', { formula: through('client', 'legalName') }],
+              ['clientRevenue', 'CURRENCY', { formula: through('client', 'revenue') }],
+            ],
+            relations: [{ name: 'client', target: COMPANY, multiple: false, inverse: 'invoices' }],
+          },
+        ]);
+        await store.applyModel(derivedModel);
+        const invoice = (n: number, client: 1 | 2 | null): StoredObject =>
+          storedObject(
+            {
+              n,
+              basicClass: 'ct.invoice',
+              values: {
+                number: `I-${n}`,
+                ...(client === null
+                  ? {}
+                  : client === 1
+                    ? { clientName: 'Acme BV', clientRevenue: 100 }
+                    : { clientName: 'Globex NV', clientRevenue: 2500 }),
+              },
+              links: client === null ? {} : { [REL.client]: [client] },
+            },
+            derivedModel,
+          );
+        await store.write({ put: [invoice(30, 1), invoice(31, 2), invoice(32, 1), invoice(33, null)] });
+        // Company 2 (Globex) carries acId B: this reader holds A only.
+        const access = acl([COMPANY], ['A']);
+        const ids = [30, 31, 32, 33].map(uuid);
+
+        const hidden = await store.hiddenDerivedFields(ids, access);
+        expect([...hidden.keys()]).toEqual([uuid(31)]);
+        expect([...(hidden.get(uuid(31)) ?? [])].sort()).toEqual(['clientName', 'clientRevenue']);
+        expect((await store.hiddenDerivedFields(ids, ALL)).size).toBe(0);
+
+        const invoices = (plan: Partial<ListPlan>, filter: AccessFilter) =>
+          list({ className: 'ct.invoice', ...plan }, filter).then(nums);
+        expect(await invoices({ filters: [textEquals('clientName', 'Globex NV')] }, ALL)).toEqual([31]);
+        expect(await invoices({ filters: [textEquals('clientName', 'Globex NV')] }, access)).toEqual([]);
+        const empty: Filter = { kind: 'empty', field: 'clientName', type: 'TEXT' };
+        expect(await invoices({ filters: [empty] }, access)).toEqual([31, 33]);
+        const byName: Sort = { key: { kind: 'field', field: 'clientName', type: 'TEXT' }, direction: 'asc' };
+        expect(await invoices({ sort: byName }, ALL)).toEqual([33, 30, 32, 31]);
+        expect(await invoices({ sort: byName }, access)).toEqual([31, 33, 30, 32]);
+
+        const values = await store.values({ className: 'ct.invoice', filters: [] }, 'clientName', access);
+        expect(values.map((entry) => entry.value)).toEqual(['Acme BV', 'Acme BV']);
+        const buckets = await store.distinct(
+          {
+            className: 'ct.invoice',
+            filters: [],
+            target: { kind: 'field', field: 'clientName', type: 'TEXT' },
+            order: 'value',
+          },
+          access,
+        );
+        expect(buckets.map((bucket) => [bucket.value, bucket.count])).toEqual([['Acme BV', 2]]);
+        const sums = (filter: AccessFilter) =>
+          store.aggregate(
+            {
+              className: 'ct.invoice',
+              filters: [],
+              sum: ['clientRevenue'],
+              avg: [],
+              count: ['clientRevenue'],
+            },
+            filter,
+          );
+        expect(await sums(ALL)).toEqual({
+          total: 4,
+          sum: { clientRevenue: 2700 },
+          avg: {},
+          count: { clientRevenue: 3 },
+        });
+        expect(await sums(access)).toEqual({
+          total: 4,
+          sum: { clientRevenue: 200 },
+          avg: {},
+          count: { clientRevenue: 2 },
+        });
       });
 
       it('stores ACL rows and holdings and reports the stored ids', async () => {
