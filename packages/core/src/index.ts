@@ -6,3 +6,4 @@ export * from './store.js';
 export * from './access.js';
 export * from './platform.js';
 export * from './search.js';
+export * from './jobs.js';

@@ -10,3 +10,4 @@ export type { ClassSpec } from './model-builder.js';
 export { REL, contractModel, storedObject, uuid } from './fixture.js';
 export type { ObjectSpec } from './fixture.js';
 export { describeWithEngine } from './engines.js';
+export { describeJobQueueContract } from './job-queue.contract.js';
