@@ -5,11 +5,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Account, Model } from '@odp/core';
+import type { Account, JobQueue, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from './secret-cipher.js';
+import { systemSettingReader } from './system-settings.js';
 import { DataService } from './service.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 
@@ -25,7 +26,7 @@ export interface CrmFixture {
 
 const CRM_DIR = path.resolve(__dirname, '../../../examples/models/crm');
 
-export async function crmFixture(now?: () => Date): Promise<CrmFixture> {
+export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<CrmFixture> {
   const { model, issues } = await loadModelRepository(CRM_DIR);
   if (!model) throw new Error(`the example CRM model was refused: ${JSON.stringify(issues)}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
@@ -37,6 +38,8 @@ export async function crmFixture(now?: () => Date): Promise<CrmFixture> {
     store,
     access: unrestrictedPolicy(model),
     secrets: new SecretCipher('test-secret-key-of-at-least-32-characters'),
+    systemSetting: systemSettingReader(store),
+    ...(jobs ? { jobs } : {}),
     ...(now ? { now } : {}),
   });
   return {

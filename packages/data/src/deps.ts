@@ -1,4 +1,4 @@
-import type { AccessPolicy, Model, SearchIndex, TenantStore } from '@odp/core';
+import type { AccessPolicy, JobQueue, Model, SearchIndex, TenantStore } from '@odp/core';
 import type { SecretCipher } from './secret-cipher.js';
 
 /** Everything the object service of one tenant works with. */
@@ -24,4 +24,11 @@ export interface DataServiceDeps {
   readonly systemSetting?: (name: string) => Promise<string | null>;
   /** Called after every committed write that appended change events (wakes event streams). */
   readonly onChange?: () => void;
+  /**
+   * The job queue the tenant outbox is relayed to right after a write that queued jobs (script
+   * gateway calls). Absent, the jobs wait in the outbox for a worker's sweep.
+   */
+  readonly jobs?: JobQueue;
+  /** A relay right after a write failed (the jobs stay in the outbox); for the log. */
+  readonly onRelayError?: (error: unknown) => void;
 }

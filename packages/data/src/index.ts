@@ -13,3 +13,7 @@ export type { DataServiceDeps } from './deps.js';
 export { unrestrictedPolicy } from './unrestricted-policy.js';
 export { ChangeSignal } from './change-signal.js';
 export { SecretCipher } from './secret-cipher.js';
+export { relayOutbox } from './outbox.js';
+export { GATEWAY_JOB, gatewayScripts } from './scripts.js';
+export type { GatewayJobPayload, GatewayScript } from './scripts.js';
+export { systemSettingReader } from './system-settings.js';

@@ -10,6 +10,7 @@ import type {
   ChangeEvent,
   SearchIndex,
   ClassDef,
+  NewJob,
   RelationEnd,
   StoredObject,
 } from '@odp/core';
@@ -30,6 +31,7 @@ import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
+import { gatewayScripts } from './scripts.js';
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
 export interface ListPath {
@@ -392,6 +394,26 @@ export class DataService {
 
   async remove(account: Account, typeName: string, id: string): Promise<void> {
     await this.writer.remove(account, await this.resolve(account, typeName, id));
+  }
+
+  /**
+   * `POST /scripts/{tenant}/{typeName}/{id}/{scriptName}`: queues the MANUAL gateway script
+   * `scriptName` of the object. 404 when the object is not readable or its classes declare no such
+   * gateway script with trigger MANUAL; 403 without record-level WRITE. Resolves the queued job,
+   * or null when the script's condition is false for the object (nothing is queued).
+   */
+  async runScript(
+    account: Account,
+    typeName: string,
+    id: string,
+    scriptName: string,
+  ): Promise<NewJob | null> {
+    const object = await this.resolve(account, typeName, id);
+    const script = gatewayScripts(this.model, object.classes, 'MANUAL').find(
+      (candidate) => candidate.name === scriptName,
+    );
+    if (!script) throw new NotFoundError('No such script.');
+    return this.writer.runScript(account, object, script);
   }
 
   /** Merge: returns the winner's URI. */

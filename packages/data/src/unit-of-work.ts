@@ -5,7 +5,7 @@
  * effects. `batch()` turns it into one atomic {@link WriteBatch}.
  */
 import { UNRESTRICTED } from '@odp/core';
-import type { NewChangeEvent, StoredObject, TenantStore, WriteBatch } from '@odp/core';
+import type { NewChangeEvent, NewJob, StoredObject, TenantStore, WriteBatch } from '@odp/core';
 
 export class UnitOfWork {
   private readonly loaded = new Map<string, StoredObject | null>();
@@ -14,6 +14,7 @@ export class UnitOfWork {
   private readonly puts = new Map<string, StoredObject>();
   private readonly deletes = new Set<string>();
   private readonly events: NewChangeEvent[] = [];
+  private readonly jobs: NewJob[] = [];
   readonly redirects: { from: string; to: string }[] = [];
 
   constructor(
@@ -100,6 +101,11 @@ export class UnitOfWork {
     this.events.push({ ...event, at: this.now });
   }
 
+  /** Jobs written to the tenant outbox with the batch (script gateway calls). */
+  enqueue(jobs: readonly NewJob[]): void {
+    this.jobs.push(...jobs);
+  }
+
   /** Ids put by this unit of work (created or changed). */
   putIds(): string[] {
     return [...this.puts.keys()];
@@ -111,6 +117,7 @@ export class UnitOfWork {
       delete: [...this.deletes],
       redirects: this.redirects,
       events: this.events,
+      jobs: this.jobs,
     };
   }
 }

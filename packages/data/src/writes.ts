@@ -5,7 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
-import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObject } from '@odp/core';
+import type {
+  Account,
+  ClassDef,
+  FieldError,
+  NewJob,
+  RelationDef,
+  RelationEnd,
+  StoredObject,
+} from '@odp/core';
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
 import type { ComputeEnvironment, Draft } from './compute.js';
@@ -13,6 +21,9 @@ import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret
 import type { DataServiceDeps } from './deps.js';
 import { encodeField, isPlainObject } from './encode.js';
 import { recordHistory } from './history.js';
+import { relayOutbox } from './outbox.js';
+import { gatewayJobs, gatewayScripts } from './scripts.js';
+import type { GatewayScript } from './scripts.js';
 import { UnitOfWork } from './unit-of-work.js';
 
 /** The existing object a Create related links the new object to, and the relation as seen from it. */
@@ -101,6 +112,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, undefined, 'CREATE');
     uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, draft.id, undefined, 'all');
+    await this.triggerScripts(account, uow, draft.id, 'CREATE');
     await this.commit(uow);
     return draft.id;
   }
@@ -133,6 +145,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, object, 'UPDATE', cleared);
     uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, draft.id, object, this.changedNames(object, draft));
+    await this.triggerScripts(account, uow, draft.id, 'UPDATE');
     await this.commit(uow);
   }
 
@@ -201,6 +214,7 @@ export class ObjectWriter {
     uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
     await this.planDelete(account, uow, loser.id);
     await this.recalculateNeighbours(account, uow, draft.id, winner, 'all');
+    await this.triggerScripts(account, uow, draft.id, 'UPDATE');
     if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
     await this.commit(uow);
   }
@@ -397,6 +411,7 @@ export class ObjectWriter {
       }
       const object = await uow.load(id);
       for (const linked of Object.values(object?.links ?? {}).flat()) neighbours.add(linked);
+      await this.triggerScripts(account, uow, id, 'DELETE');
       uow.delete(id);
       uow.emit({ type: 'delete', objectId: id, classes: object?.classes ?? [] });
     }
@@ -500,9 +515,53 @@ export class ObjectWriter {
     }
   }
 
+  /**
+   * Queues the gateway scripts of object `id` (as the pending state has it) that fire on `trigger`
+   * into the unit of work; they are written with it. Only the object the caller saves or deletes
+   * triggers scripts, not neighbours recalculated or unlinked along the way.
+   */
+  private async triggerScripts(
+    account: Account,
+    uow: UnitOfWork,
+    id: string,
+    trigger: 'CREATE' | 'UPDATE' | 'DELETE',
+  ): Promise<void> {
+    const object = await uow.load(id);
+    if (!object) return;
+    const scripts = gatewayScripts(this.model, object.classes, trigger);
+    if (scripts.length > 0) uow.enqueue(await gatewayJobs(this.env(account), uow, object, scripts, trigger));
+  }
+
+  /**
+   * MANUAL run of the gateway script `script` on `object` (`POST /scripts/...`): needs record-level
+   * WRITE on the object. Returns the queued job, or null when the script's condition is false.
+   */
+  async runScript(account: Account, object: StoredObject, script: GatewayScript): Promise<NewJob | null> {
+    if (!(await this.deps.access.mayModify(account, object))) {
+      throw new ForbiddenError('Access control does not allow running scripts on this object.');
+    }
+    const uow = this.unitOfWork();
+    uow.remember(object);
+    const [job] = await gatewayJobs(this.env(account), uow, object, [script], 'MANUAL');
+    if (!job) return null;
+    uow.enqueue([job]);
+    await this.commit(uow);
+    return job;
+  }
+
+  /**
+   * Writes the batch; when it queued jobs, relays the tenant outbox into the job queue at once (a
+   * failed relay leaves them in the outbox, where the worker's sweep finds them).
+   */
   private async commit(uow: UnitOfWork): Promise<void> {
-    await this.deps.store.write(uow.batch());
+    const batch = uow.batch();
+    await this.deps.store.write(batch);
     this.deps.onChange?.();
+    if ((batch.jobs?.length ?? 0) > 0 && this.deps.jobs) {
+      await relayOutbox(this.deps.store, this.deps.jobs).catch((error: unknown) =>
+        this.deps.onRelayError?.(error),
+      );
+    }
   }
 }
 

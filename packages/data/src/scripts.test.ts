@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import { openJobQueue } from '@odp/store-sqlite';
+import type { SqliteJobQueue } from '@odp/store-sqlite';
+import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
+import type { CrmFixture } from './crm.fixture.js';
+import { DataService } from './service.js';
+import { unrestrictedPolicy } from './unrestricted-policy.js';
+import { relayOutbox } from './outbox.js';
+
+let crm: CrmFixture;
+let dir: string;
+let queue: SqliteJobQueue;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-scripts-'));
+  queue = openJobQueue(path.join(dir, 'jobs.sqlite'));
+  crm = await crmFixture(undefined, queue);
+});
+afterEach(async () => {
+  await crm.close();
+  await queue.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const idOf = (href: string) => href.slice(-36);
+const href = (plural: string, id: string) => `/data/${TENANT}/${plural}/${id}`;
+
+async function invoice(status = 'draft'): Promise<string> {
+  const client = idOf(await crm.data.create(SYSTEM, 'companies', { legalName: 'Acme & Co' }));
+  return idOf(
+    await crm.data.create(SYSTEM, 'invoices', {
+      invoiceNumber: 'INV-1',
+      amount: 100,
+      status,
+      client: href('companies', client),
+    }),
+  );
+}
+
+const jobs = () => queue.list({ tenantId: TENANT, limit: 100 });
+
+describe('CONSUMER_GATEWAY scripts', () => {
+  beforeEach(async () => {
+    await crm.data.create(SYSTEM, 'systemSettings', {
+      name: 'accountantWebhookUrl',
+      value: 'https://accountant.example.test/hook',
+    });
+  });
+
+  it('queue a job with parameters by value when the condition holds on the trigger', async () => {
+    const id = await invoice();
+    expect(await jobs()).toEqual([]);
+    await crm.data.patch(SYSTEM, 'invoices', id, { internalNote: 'still a draft' });
+    expect(await jobs()).toEqual([]);
+    await crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
+    const [job, ...rest] = await jobs();
+    expect(rest).toEqual([]);
+    expect(job).toMatchObject({
+      tenantId: TENANT,
+      kind: 'gateway',
+      objectId: id,
+      status: 'pending',
+      payload: {
+        gateway: 'Webhook',
+        script: 'notifyAccountant',
+        className: 'crm.invoice',
+        trigger: 'UPDATE',
+        href: href('invoices', id),
+        parameters: {
+          url: 'https://accountant.example.test/hook',
+          payload_invoice: href('invoices', id),
+          payload_total: '121',
+          payload_summary: 'Invoice INV-1 for Acme & Co: 121 (status sent)',
+          'header.X-Source': 'odp',
+        },
+      },
+    });
+    expect(await crm.store.outbox(10)).toEqual([]);
+  });
+
+  it('keep the values of the moment of the write (relation paths through the pending state)', async () => {
+    const id = await invoice();
+    await crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
+    await crm.data.patch(SYSTEM, 'invoices', id, { amount: 200 });
+    const [second, first] = await jobs();
+    expect(first?.payload['parameters']).toMatchObject({ payload_total: '121' });
+    expect(second?.payload['parameters']).toMatchObject({ payload_total: '242' });
+  });
+
+  it('queue nothing for a refused write', async () => {
+    const id = await invoice();
+    await expect(
+      crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent', amount: 'not a number' }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent', amount: null }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    expect(await jobs()).toEqual([]);
+    expect(await crm.store.outbox(10)).toEqual([]);
+  });
+
+  it('leave jobs in the outbox when no queue is attached, for the relay', async () => {
+    const detached = await crmFixture();
+    try {
+      await detached.data.create(SYSTEM, 'systemSettings', {
+        name: 'accountantWebhookUrl',
+        value: 'https://x.test',
+      });
+      const client = idOf(await detached.data.create(SYSTEM, 'companies', { legalName: 'B' }));
+      const id = idOf(
+        await detached.data.create(SYSTEM, 'invoices', {
+          invoiceNumber: '9',
+          amount: 1,
+          client: href('companies', client),
+        }),
+      );
+      await detached.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
+      const waiting = await detached.store.outbox(10);
+      expect(waiting).toHaveLength(1);
+      expect(await relayOutbox(detached.store, queue)).toBe(1);
+      expect(await relayOutbox(detached.store, queue)).toBe(0);
+      expect((await jobs()).map((job) => job.id)).toEqual([waiting[0]!.id]);
+    } finally {
+      await detached.close();
+    }
+  });
+});
+
+describe('MANUAL scripts', () => {
+  it('queue the script when its condition holds, and nothing otherwise', async () => {
+    const id = await invoice();
+    expect(await crm.data.runScript(SYSTEM, 'invoices', id, 'notifyAccountant')).toBeNull();
+    await crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
+    const job = await crm.data.runScript(SYSTEM, 'invoices', id, 'notifyAccountant');
+    expect(job?.payload).toMatchObject({ trigger: 'MANUAL', parameters: { url: null } });
+    expect((await jobs()).map((queued) => queued.id)).toContain(job?.id);
+  });
+
+  it('answer 404 for an unknown script, a non-gateway script and an unreadable object', async () => {
+    const id = await invoice('sent');
+    await expect(crm.data.runScript(SYSTEM, 'invoices', id, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(crm.data.runScript(SYSTEM, 'invoices', id, 'setDueDate')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(
+      crm.data.runScript(SYSTEM, 'invoices', '00000000-0000-4000-8000-000000000000', 'notifyAccountant'),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    await expect(crm.data.runScript(SYSTEM, 'companies', id, 'notifyAccountant')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+  });
+
+  it('need record-level WRITE', async () => {
+    const id = await invoice('sent');
+    const policy = unrestrictedPolicy(crm.model);
+    const readOnly = new DataService({
+      tenantId: TENANT,
+      model: crm.model,
+      store: crm.store,
+      access: { ...policy, mayModify: async () => false },
+      jobs: queue,
+    });
+    await expect(readOnly.runScript(SYSTEM, 'invoices', id, 'notifyAccountant')).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
+    expect(await jobs()).toEqual([]);
+  });
+});

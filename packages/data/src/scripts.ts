@@ -1,0 +1,125 @@
+/**
+ * CONSUMER_GATEWAY scripts (model-format section 7, interface spec "Script triggers"): on a
+ * trigger, each script of the object's classes whose `condition` holds becomes one background job
+ * carrying its parameters by value, resolved now against the pending state of the write (relation
+ * paths included). The job is added to the write's unit of work, so it is stored in the tenant
+ * outbox in the same transaction as the write (a refused write queues nothing).
+ */
+import { randomUUID } from 'node:crypto';
+import Handlebars from 'handlebars';
+import { evaluate, toText } from '@odp/formulas';
+import type { Model, NewJob, ScriptDef, ScriptTrigger, StoredObject } from '@odp/core';
+import type { ComputeEnvironment, Draft } from './compute.js';
+import { formulaRecord, objectHref } from './compute.js';
+import { HISTORY_KEY } from './history.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+export type GatewayScript = Extract<ScriptDef, { type: 'CONSUMER_GATEWAY' }>;
+
+/** The job kind of a gateway call; its payload is a {@link GatewayJobPayload}. */
+export const GATEWAY_JOB = 'gateway';
+
+/** What a gateway job carries: everything the worker needs, without reading the object again. */
+export interface GatewayJobPayload {
+  readonly gateway: GatewayScript['gateway'];
+  readonly script: string;
+  /** Qualified BASIC class of the object. */
+  readonly className: string;
+  readonly trigger: ScriptTrigger;
+  /** `/data/{tenant}/{plural}/{id}` of the object. */
+  readonly href: string;
+  /** Parameter values by name, as text (null when a formula had no value). */
+  readonly parameters: Readonly<Record<string, string | null>>;
+}
+
+/** The gateway scripts of the object's classes that fire on `trigger`, each once, declaration order. */
+export function gatewayScripts(
+  model: Model,
+  classes: readonly string[],
+  trigger: ScriptTrigger,
+): GatewayScript[] {
+  const seen = new Set<string>();
+  const scripts: GatewayScript[] = [];
+  for (const name of classes) {
+    for (const script of model.classes.get(name)?.scripts ?? []) {
+      const key = `${script.declaredOn}#${script.name}`;
+      if (script.type !== 'CONSUMER_GATEWAY' || !script.trigger.includes(trigger) || seen.has(key)) continue;
+      seen.add(key);
+      scripts.push(script);
+    }
+  }
+  return scripts;
+}
+
+const templates = new Map<string, HandlebarsTemplateDelegate>();
+
+/**
+ * Renders a `templateFile` parameter with the object's values (and `_href`, `_id`) as context.
+ * Values are HTML-escaped only for the Mail gateway, whose body is HTML; other gateways send text.
+ */
+function renderTemplate(
+  env: ComputeEnvironment,
+  object: Draft | StoredObject,
+  file: string,
+  html: boolean,
+): string | null {
+  const source = env.model.templates.get(file);
+  if (source === undefined) return null;
+  const key = `${html}\u0000${source}`;
+  let template = templates.get(key);
+  if (template === undefined) {
+    template = Handlebars.create().compile(source, { noEscape: !html });
+    templates.set(key, template);
+  }
+  const context: Record<string, unknown> = { ...object.values };
+  delete context[HISTORY_KEY];
+  return template({ ...context, _href: objectHref(env.model, env.tenantId, object), _id: object.id });
+}
+
+/**
+ * One job per script of `scripts` whose condition holds for `object`, with its parameters
+ * resolved. `now` stamps the jobs (the unit of work's time).
+ */
+export async function gatewayJobs(
+  env: ComputeEnvironment,
+  uow: UnitOfWork,
+  object: Draft | StoredObject,
+  scripts: readonly GatewayScript[],
+  trigger: ScriptTrigger,
+): Promise<NewJob[]> {
+  const record = formulaRecord(env, uow, object);
+  const jobs: NewJob[] = [];
+  for (const script of scripts) {
+    if (script.condition && !(await evaluate(script.condition, { ...env, record }))) continue;
+    const parameters: Record<string, string | null> = {};
+    for (const parameter of script.parameters) {
+      if (parameter.value !== undefined) parameters[parameter.name] = parameter.value;
+      else if (parameter.formula)
+        parameters[parameter.name] = toText(await evaluate(parameter.formula, { ...env, record }));
+      else if (parameter.templateFile)
+        parameters[parameter.name] = renderTemplate(
+          env,
+          object,
+          parameter.templateFile,
+          script.gateway === 'Mail',
+        );
+    }
+    const payload: GatewayJobPayload = {
+      gateway: script.gateway,
+      script: script.name,
+      className: object.basicClass,
+      trigger,
+      href: objectHref(env.model, env.tenantId, object),
+      parameters,
+    };
+    jobs.push({
+      id: randomUUID(),
+      tenantId: env.tenantId,
+      kind: GATEWAY_JOB,
+      objectId: object.id,
+      payload: { ...payload },
+      createdAt: uow.timestamp,
+    });
+  }
+  return jobs;
+}
