@@ -1,0 +1,186 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Job } from '@odp/core';
+import { AddressPolicy, WebhookGateway } from '@odp/gateways';
+import { startHttpsReceiver } from '@odp/gateways/testing';
+import type { HttpsReceiver } from '@odp/gateways/testing';
+import { openJobQueue } from '@odp/store-sqlite';
+import type { SqliteJobQueue } from '@odp/store-sqlite';
+import { gatewayHandler } from './gateway-handler.js';
+import { JobRunner } from './runner.js';
+
+const TENANT = 'c0c0c0c0-0000-4000-8000-000000000001';
+const T0 = new Date('2030-01-01T00:00:00.000Z');
+
+let receiver: HttpsReceiver;
+let dir: string;
+let queue: SqliteJobQueue;
+let clock: Date;
+let lines: { level: string; message: string; fields: Record<string, unknown> }[];
+let exhausted: { job: Job; error: string }[];
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+});
+afterAll(() => receiver.close());
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'odp-runner-'));
+  queue = openJobQueue(join(dir, 'jobs.sqlite'));
+  clock = T0;
+  lines = [];
+  exhausted = [];
+  receiver.requests.splice(0);
+});
+afterEach(async () => {
+  await queue.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function runner(workerId = 'w1'): JobRunner {
+  const webhook = new WebhookGateway({
+    policy: new AddressPolicy(['127.0.0.1/32']),
+    ca: [receiver.ca],
+    now: () => clock,
+  });
+  return new JobRunner({
+    queue,
+    workerId,
+    leaseMs: 30_000,
+    now: () => clock,
+    log: {
+      info: (message, fields = {}) => lines.push({ level: 'info', message, fields }),
+      error: (message, fields = {}) => lines.push({ level: 'error', message, fields }),
+    },
+    handlers: {
+      gateway: gatewayHandler({ webhook, secretOf: async (id) => (id === TENANT ? 'secret' : null) }),
+    },
+    onRetriesExhausted: async (job, error) => {
+      exhausted.push({ job, error });
+    },
+  });
+}
+
+async function enqueue(gateway = 'Webhook', tenantId = TENANT, id = 'job-1'): Promise<void> {
+  await queue.enqueue([
+    {
+      id,
+      tenantId,
+      kind: 'gateway',
+      objectId: 'o1',
+      payload: {
+        gateway,
+        script: 'notify',
+        parameters: { url: `${receiver.origin}/hook`, payload_invoice: '/data/t/invoices/o1' },
+      },
+      createdAt: T0.toISOString(),
+    },
+  ]);
+}
+
+const advance = (ms: number) => {
+  clock = new Date(clock.getTime() + ms);
+};
+
+it('delivers a webhook and logs one line for the job', async () => {
+  await enqueue();
+  const result = await runner().runOnce();
+  expect(result?.outcome).toBe('done');
+  expect(receiver.requests).toHaveLength(1);
+  expect(receiver.requests[0]?.headers['x-odp-delivery']).toBe('job-1');
+  expect(await queue.get('job-1')).toMatchObject({ status: 'done', attempts: 1 });
+  expect(lines).toEqual([
+    {
+      level: 'info',
+      message: 'job done',
+      fields: expect.objectContaining({
+        jobId: 'job-1',
+        tenantId: TENANT,
+        kind: 'gateway',
+        gateway: 'Webhook',
+        script: 'notify',
+        attempt: 1,
+        status: 'done',
+      }),
+    },
+  ]);
+  expect(await runner().runOnce()).toBeNull();
+});
+
+it('retries a transient failure after 10 s, 60 s and 15 min, then gives up with the last error', async () => {
+  await enqueue();
+  receiver.respondWith(503, 429, 500, 502);
+  const worker = runner();
+  const outcomes: (string | undefined)[] = [];
+  outcomes.push((await worker.runOnce())?.outcome);
+  for (const delay of [10_000, 60_000, 15 * 60_000]) {
+    advance(delay - 1);
+    expect(await worker.runOnce()).toBeNull();
+    advance(1);
+    outcomes.push((await worker.runOnce())?.outcome);
+  }
+  expect(outcomes).toEqual(['retry', 'retry', 'retry', 'failed']);
+  expect(receiver.requests).toHaveLength(4);
+  expect(await queue.get('job-1')).toMatchObject({
+    status: 'failed',
+    attempts: 4,
+    lastError: 'The webhook answered HTTP 502.',
+  });
+  expect(exhausted.map((entry) => [entry.job.id, entry.error])).toEqual([
+    ['job-1', 'The webhook answered HTTP 502.'],
+  ]);
+  advance(24 * 3_600_000);
+  expect(await worker.runOnce()).toBeNull();
+});
+
+it('does not retry a 4xx other than 429, nor write the exhaustion entry', async () => {
+  await enqueue();
+  receiver.respondWith(404);
+  expect((await runner().runOnce())?.outcome).toBe('failed');
+  expect(await queue.get('job-1')).toMatchObject({ status: 'failed', attempts: 1 });
+  expect(exhausted).toEqual([]);
+  expect(lines[0]).toMatchObject({ level: 'error', message: 'job failed' });
+});
+
+it('fails a gateway this release does not run, and a job of a deleted tenant, without retry', async () => {
+  await enqueue('Mail', TENANT, 'mail');
+  await enqueue('Webhook', 'c0c0c0c0-0000-4000-8000-00000000dead', 'gone');
+  const worker = runner();
+  await worker.runOnce();
+  await worker.runOnce();
+  expect(await queue.get('mail')).toMatchObject({
+    status: 'failed',
+    lastError: expect.stringContaining('Mail'),
+  });
+  expect(await queue.get('gone')).toMatchObject({
+    status: 'failed',
+    lastError: expect.stringContaining('tenant'),
+  });
+  expect(receiver.requests).toEqual([]);
+});
+
+it('runs the job of a worker that died holding it once more after the lease', async () => {
+  await enqueue();
+  await queue.claim('dead-worker', 30_000, clock);
+  const survivor = runner('w2');
+  expect(await survivor.runOnce()).toBeNull();
+  advance(30_000);
+  expect((await survivor.runOnce())?.outcome).toBe('done');
+  expect(await queue.get('job-1')).toMatchObject({ status: 'done', attempts: 2 });
+  expect(receiver.requests).toHaveLength(1);
+});
+
+it('runs until stopped, picking up jobs as they come', async () => {
+  const worker = runner();
+  worker.start({ pollMs: 20 });
+  await enqueue('Webhook', TENANT, 'a');
+  worker.poke();
+  await receiver.waitFor(1, 5000);
+  await enqueue('Webhook', TENANT, 'b');
+  await receiver.waitFor(2, 5000);
+  await worker.stop();
+  expect((await queue.list({ tenantId: TENANT, limit: 10 })).map((job) => job.status)).toEqual([
+    'done',
+    'done',
+  ]);
+});
