@@ -1,7 +1,7 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { AppError, NotFoundError, ValidationError } from '@odp/core';
-import type { PlatformRegistry } from '@odp/core';
+import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
 import { authentication } from './authentication.js';
@@ -17,6 +17,8 @@ import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
+import { adminJobRoutes } from './routes/admin-jobs.js';
+import { scriptRoutes } from './routes/scripts.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -26,6 +28,8 @@ export interface AppDeps {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly runtimes: TenantRuntimes;
+  /** The background job queue (script gateway calls); its jobs are listed under `/admin/{t}/jobs`. */
+  readonly jobs: JobQueue;
   /** null when no identity provider is configured (every access token is refused). */
   readonly tokens: TokenVerifier | null;
   readonly log: Logger;
@@ -76,6 +80,8 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['admin'], adminModelRoutes(deps)),
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
+    onBranches(['admin'], adminJobRoutes(deps)),
+    onBranches(['scripts'], scriptRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),
     onBranches(['data'], dataRoutes(deps)),
   ];

@@ -1,6 +1,7 @@
 /**
  * The api alone, for scale-out (`pnpm --filter @odp/api start`): serves requests against the
- * configured engines; creates no demo tenant and runs no background jobs.
+ * configured engines; creates no demo tenant and runs no background jobs (its writes queue them;
+ * `apps/worker` runs them).
  */
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';

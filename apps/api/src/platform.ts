@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier } from '@odp/auth';
-import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
+import { ConfigError, jobsDatabasePath, loadConfig, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { createLogger } from './log.js';
@@ -19,17 +19,20 @@ export interface Platform extends AppDeps {
 export function openPlatform(config: Config, examplesDir: string): Platform {
   const log = createLogger();
   const registry = openPlatformStore(platformDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log });
+  const jobs = openJobQueue(jobsDatabasePath(config));
+  const runtimes = createTenantRuntimes({ config, registry, log, jobs });
   return {
     config,
     registry,
     runtimes,
+    jobs,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
     examplesDir,
     now: () => new Date(),
     async close() {
       await runtimes.closeAll();
+      await jobs.close();
       await registry.close();
     },
   };
@@ -74,7 +77,12 @@ const SHUTDOWN_GRACE_MS = 5000;
  * On SIGTERM or SIGINT: stop accepting connections, let running requests finish (up to the grace
  * period), close the platform, exit 0.
  */
-export function shutdownOnSignal(server: http.Server, platform: Platform): void {
+export function shutdownOnSignal(
+  server: http.Server,
+  platform: Platform,
+  /** Stopped before the platform closes (the in-process worker finishes its job in hand). */
+  worker?: { stop(): Promise<void> },
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -84,6 +92,7 @@ export function shutdownOnSignal(server: http.Server, platform: Platform): void 
     cut.unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    await worker?.stop();
     await platform.close();
     platform.log.flush();
     process.exit(0);

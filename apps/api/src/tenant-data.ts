@@ -5,10 +5,10 @@
  * 503 naming the model status).
  */
 import path from 'node:path';
-import type { Model, TenantRecord } from '@odp/core';
+import type { JobQueue, Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal } from '@odp/data';
-import { DataService, SecretCipher } from '@odp/data';
+import { DataService, SecretCipher, systemSettingReader } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
@@ -28,6 +28,8 @@ export interface TenantDataOptions {
   /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
   readonly log: Logger;
+  /** The job queue writes relay the jobs of their scripts to (absent: they wait in the outbox). */
+  readonly jobs?: JobQueue;
 }
 
 /** Opens the tenant's store and composes access control and the object service for `model`. */
@@ -74,7 +76,11 @@ async function compose(
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
+    systemSetting: systemSettingReader(store),
     onChange: () => changes.notify(),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    onRelayError: (error) =>
+      options.log.error('job relay failed', { tenantId: tenant.id, error: String(error) }),
   });
   return { model, store, accessControl, data, close: () => store.close() };
 }

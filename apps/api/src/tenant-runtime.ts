@@ -6,7 +6,7 @@ import {
   rebuildRequestKey,
   UnavailableError,
 } from '@odp/core';
-import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
+import type { JobQueue, PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import { ChangeSignal } from '@odp/data';
@@ -75,6 +75,8 @@ export interface RuntimeContext {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly log: Logger;
+  /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
+  readonly jobs?: JobQueue;
 }
 
 export async function openTenantRuntime(
@@ -84,7 +86,12 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
-  const options = { baseUrl: context.config.baseUrl, secretKey: context.config.secretKey, log: context.log };
+  const options = {
+    baseUrl: context.config.baseUrl,
+    secretKey: context.config.secretKey,
+    log: context.log,
+    ...(context.jobs ? { jobs: context.jobs } : {}),
+  };
   const model = await TenantModel.open(tenant.modelSource);
   const logStatus = (status: ModelStatus) => {
     if (status.state !== 'LOADED') {

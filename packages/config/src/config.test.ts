@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       auth: null,
       secretKey: secret,
       smtpUrl: null,
+      worker: { pollMs: 1000, leaseMs: 120_000, sweepMs: 10_000, allowedNetworks: [] },
     });
   });
 
@@ -56,6 +57,10 @@ describe('loadConfig', () => {
       ODP_AUTH_AUDIENCE: 'odp',
       ODP_AUTH_JWKS_URL: 'https://login.example.com/jwks',
       ODP_SMTP_URL: 'smtp://127.0.0.1:25',
+      ODP_WORKER_POLL_MS: '50',
+      ODP_WORKER_LEASE_MS: '3000',
+      ODP_WORKER_SWEEP_MS: '200',
+      ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32, hooks.internal ,fd00::/8,10.1.2.3',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -77,6 +82,12 @@ describe('loadConfig', () => {
         jwksUrl: 'https://login.example.com/jwks',
       },
       smtpUrl: 'smtp://127.0.0.1:25',
+      worker: {
+        pollMs: 50,
+        leaseMs: 3000,
+        sweepMs: 200,
+        allowedNetworks: ['127.0.0.1/32', 'hooks.internal', 'fd00::/8', '10.1.2.3'],
+      },
     });
   });
 
@@ -92,6 +103,22 @@ describe('loadConfig', () => {
     [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
     [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
     [{ ODP_REDIS_URL: 'http://x' }, 'ODP_REDIS_URL: must be a redis or rediss URL'],
+    [
+      { ODP_WORKER_LEASE_MS: '1s' },
+      'ODP_WORKER_LEASE_MS: must be a number of milliseconds from 10 to 86400000 (got "1s")',
+    ],
+    [
+      { ODP_WORKER_POLL_MS: '0' },
+      'ODP_WORKER_POLL_MS: must be a number of milliseconds from 10 to 86400000 (got "0")',
+    ],
+    [
+      { ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/33' },
+      'ODP_GATEWAY_ALLOWED_NETWORKS: "127.0.0.1/33" is not a host name, address or CIDR',
+    ],
+    [
+      { ODP_GATEWAY_ALLOWED_NETWORKS: 'https://x' },
+      'ODP_GATEWAY_ALLOWED_NETWORKS: "https://x" is not a host name, address or CIDR',
+    ],
     [
       { ODP_AUTH_ISSUER: 'https://login.example.com' },
       'ODP_AUTH_AUDIENCE: is required when ODP_AUTH_ISSUER, ODP_AUTH_AUDIENCE or ODP_AUTH_JWKS_URL is set',

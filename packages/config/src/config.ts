@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -24,6 +25,25 @@ export interface Config {
   readonly secretKey: string;
   /** Mail server for the Mail and UserInvitation gateways; null when not configured. */
   readonly smtpUrl: string | null;
+  readonly worker: WorkerConfig;
+}
+
+/** The background worker (docs/worker.md). */
+export interface WorkerConfig {
+  /** How long an idle worker waits before looking for due jobs again (`ODP_WORKER_POLL_MS`, 1000). */
+  readonly pollMs: number;
+  /**
+   * How long a claimed job stays with its worker (`ODP_WORKER_LEASE_MS`, 120000): a worker that dies
+   * holding a job delays its re-run by up to this long. Longer than any job runs.
+   */
+  readonly leaseMs: number;
+  /** How often the worker relays jobs left in tenant outboxes (`ODP_WORKER_SWEEP_MS`, 10000). */
+  readonly sweepMs: number;
+  /**
+   * Host names and CIDRs outbound gateway calls may reach although they are loopback, private or
+   * link-local (`ODP_GATEWAY_ALLOWED_NETWORKS`, comma-separated; empty by default).
+   */
+  readonly allowedNetworks: readonly string[];
 }
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
@@ -138,7 +158,45 @@ export function loadConfig(env: Env = process.env): Config {
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
+    worker: {
+      pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
+      leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 120_000),
+      sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
+      allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
+    },
   };
+}
+
+function parseDuration(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms < 10 || ms > 86_400_000) {
+    throw new ConfigError(name, `must be a number of milliseconds from 10 to 86400000 (got "${raw}")`);
+  }
+  return ms;
+}
+
+/** Comma-separated host names, addresses and CIDRs (`127.0.0.1/32`, `fd00::/8`, `hooks.internal`). */
+function parseNetworks(raw: string | null): string[] {
+  if (raw === null) return [];
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const valid =
+      extra === undefined &&
+      (family === 0
+        ? bits === undefined && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)
+        : bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
+    if (!valid) {
+      throw new ConfigError('ODP_GATEWAY_ALLOWED_NETWORKS', `"${entry}" is not a host name, address or CIDR`);
+    }
+  }
+  return entries;
 }
 
 function required(read: (name: string) => string | null, name: string, because: string): string {
@@ -235,4 +293,9 @@ export function tenantDataDir(config: Pick<Config, 'dataDir'>, tenantId: string)
 /** Path of the platform registry database (tenants, profiles, keys): `<dataDir>/platform.sqlite`. */
 export function platformDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'platform.sqlite');
+}
+
+/** Path of the embedded job queue database (jobs of every tenant): `<dataDir>/jobs.sqlite`. */
+export function jobsDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'jobs.sqlite');
 }

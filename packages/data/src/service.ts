@@ -32,6 +32,7 @@ import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
 import { gatewayScripts } from './scripts.js';
+import { relayOutbox } from './outbox.js';
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
 export interface ListPath {
@@ -394,6 +395,15 @@ export class DataService {
 
   async remove(account: Account, typeName: string, id: string): Promise<void> {
     await this.writer.remove(account, await this.resolve(account, typeName, id));
+  }
+
+  /**
+   * Relays the jobs waiting in the tenant's outbox into the job queue (the worker's sweep, for jobs
+   * whose relay right after their write did not happen: a crash, a queue briefly unavailable).
+   * Resolves the number relayed; 0 without a queue.
+   */
+  async relayJobs(): Promise<number> {
+    return this.deps.jobs ? relayOutbox(this.deps.store, this.deps.jobs) : 0;
   }
 
   /**
