@@ -12,3 +12,6 @@ const platform = openPlatform(config, fileURLToPath(new URL('../../../examples/m
 const server = await listen(createApp(platform), config.port);
 shutdownOnSignal(server, platform);
 process.stdout.write(`ODP api is running at ${config.baseUrl}\n`);
+process.stdout.write(
+  `ODP_READY ${JSON.stringify({ baseUrl: config.baseUrl, tenantId: null, systemKey: null })}\n`,
+);

@@ -18,7 +18,9 @@ export function scriptRoutes(deps: AppDeps): Router {
     const { typeName = '', id = '', scriptName = '' } = req.params;
     const job = await runtime.data().runScript(account, typeName, id, scriptName);
     if (job === null) {
-      res.status(202).json({ queued: false, reason: 'The condition of the script is false for this object.' });
+      res
+        .status(202)
+        .json({ queued: false, reason: 'The condition of the script is false for this object.' });
       return;
     }
     res.status(202).json({ queued: true, job: { id: job.id, href: `/admin/${tenantId}/jobs/${job.id}` } });

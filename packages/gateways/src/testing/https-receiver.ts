@@ -25,12 +25,17 @@ export interface HttpsReceiver {
   readonly ca: string;
   readonly caFile: string;
   readonly requests: ReceivedRequest[];
-  /** Answers the next requests with these statuses (then 200); a `location` makes a redirect. */
-  respondWith(...responses: (number | { status: number; location: string })[]): void;
+  /**
+   * Answers the next requests with these statuses (then 200); a `location` makes a redirect;
+   * `'hang'` never answers (the connection stays open until `close`).
+   */
+  respondWith(...responses: Response[]): void;
   /** Resolves once `count` requests arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
+
+type Response = number | { status: number; location: string } | 'hang';
 
 export async function startHttpsReceiver(): Promise<HttpsReceiver> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'odp-https-receiver-'));
@@ -63,7 +68,7 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
   );
   const ca = readFileSync(caFile, 'utf8');
   const requests: ReceivedRequest[] = [];
-  const script: (number | { status: number; location: string })[] = [];
+  const script: Response[] = [];
   const waiters: (() => void)[] = [];
   const server = https.createServer({ key: readFileSync(keyFile), cert: ca }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -76,7 +81,9 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
         body: Buffer.concat(chunks).toString('utf8'),
       });
       const next = script.shift() ?? 200;
-      if (typeof next === 'number') res.writeHead(next).end('ok');
+      if (next === 'hang') {
+        // No answer: the caller is left in the middle of its request.
+      } else if (typeof next === 'number') res.writeHead(next).end('ok');
       else res.writeHead(next.status, { location: next.location }).end();
       for (const wake of waiters.splice(0)) wake();
     });
