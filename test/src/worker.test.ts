@@ -78,7 +78,7 @@ describe('worker inside pnpm start', () => {
     api = await startDataServer({
       env: {
         ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
-        NODE_EXTRA_CA_CERTS: receiver.caFile,
+        ODP_GATEWAY_CA_FILE: receiver.caFile,
         ODP_WORKER_POLL_MS: '50',
       },
     });
@@ -211,7 +211,7 @@ describe('without the test allow-list', () => {
   let api: DataApi;
   beforeAll(async () => {
     receiver = await startHttpsReceiver();
-    api = await startDataServer({ env: { NODE_EXTRA_CA_CERTS: receiver.caFile, ODP_WORKER_POLL_MS: '50' } });
+    api = await startDataServer({ env: { ODP_GATEWAY_CA_FILE: receiver.caFile, ODP_WORKER_POLL_MS: '50' } });
   });
   afterAll(async () => {
     await api?.server.stop();
@@ -276,7 +276,7 @@ describe('scale-out: the api and separate worker processes', () => {
     env = {
       ODP_DATA_DIR: dataDir,
       ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
-      NODE_EXTRA_CA_CERTS: receiver.caFile,
+      ODP_GATEWAY_CA_FILE: receiver.caFile,
       ODP_WORKER_POLL_MS: '50',
       ODP_WORKER_LEASE_MS: '3000',
       ODP_WORKER_SWEEP_MS: '500',

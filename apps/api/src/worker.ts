@@ -8,6 +8,7 @@
  * relay left behind. A gateway call whose retries are exhausted writes a `system.logEntry`
  * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Job } from '@odp/core';
@@ -25,7 +26,11 @@ export interface WorkerOptions {
 export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
   const { config, registry, runtimes, log, jobs } = platform;
   const now = options.now ?? (() => new Date());
-  const webhook = new WebhookGateway({ policy: new AddressPolicy(config.worker.allowedNetworks), now });
+  const webhook = new WebhookGateway({
+    policy: new AddressPolicy(config.worker.allowedNetworks),
+    now,
+    ...(config.worker.caFile ? { ca: [readFileSync(config.worker.caFile, 'utf8')] } : {}),
+  });
 
   const writeRetryLogEntry = async (job: Job, error: string) => {
     try {

@@ -28,7 +28,7 @@ describe('loadConfig', () => {
       auth: null,
       secretKey: secret,
       smtpUrl: null,
-      worker: { pollMs: 1000, leaseMs: 120_000, sweepMs: 10_000, allowedNetworks: [] },
+      worker: { pollMs: 1000, leaseMs: 120_000, sweepMs: 10_000, allowedNetworks: [], caFile: null },
     });
   });
 

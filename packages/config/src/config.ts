@@ -44,6 +44,11 @@ export interface WorkerConfig {
    * link-local (`ODP_GATEWAY_ALLOWED_NETWORKS`, comma-separated; empty by default).
    */
   readonly allowedNetworks: readonly string[];
+  /**
+   * A PEM file of certificate authorities gateway calls trust besides the system's (an internal CA
+   * of on-premises receivers; `ODP_GATEWAY_CA_FILE`); null when not set.
+   */
+  readonly caFile: string | null;
 }
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
@@ -163,8 +168,20 @@ export function loadConfig(env: Env = process.env): Config {
       leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 120_000),
       sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
       allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
+      caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
     },
   };
+}
+
+function readableFile(name: string, raw: string | null): string | null {
+  if (raw === null) return null;
+  const file = path.resolve(raw);
+  try {
+    readFileSync(file);
+  } catch {
+    throw new ConfigError(name, `cannot read ${file}`);
+  }
+  return file;
 }
 
 function parseDuration(name: string, raw: string | null, fallback: number): number {
