@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
-import { openJobQueue } from '@odp/store-sqlite';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import { loadModelRepository } from '@odp/model-loader';
+import { openJobQueue, openTenantStore } from '@odp/store-sqlite';
 import type { SqliteJobQueue } from '@odp/store-sqlite';
 import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
 import type { CrmFixture } from './crm.fixture.js';
@@ -166,5 +167,108 @@ describe('MANUAL scripts', () => {
       ForbiddenError,
     );
     expect(await jobs()).toEqual([]);
+  });
+});
+
+describe('CREATE and DELETE triggers', () => {
+  let dir2: string;
+  let data: DataService;
+  let close: () => Promise<void>;
+
+  beforeEach(async () => {
+    // The example CRM with a gateway script on invoice lines for CREATE and DELETE.
+    dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-scripts-model-'));
+    const repo = path.join(dir2, 'crm');
+    fs.cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repo, { recursive: true });
+    const file = path.join(repo, 'classes/crm/invoiceLine.json');
+    const definition = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    definition['scripts'] = [
+      {
+        name: 'lineAudit',
+        type: 'CONSUMER_GATEWAY',
+        gateway: 'Webhook',
+        scope: 'OBJECT',
+        trigger: ['CREATE', 'DELETE'],
+        parameters: [
+          { name: 'url', value: 'https://audit.example.test/' },
+          { name: 'payload_invoice', formula: 'invoice.invoiceNumber' },
+          { name: 'payload_amount', formula: 'amount' },
+        ],
+      },
+    ];
+    fs.writeFileSync(file, JSON.stringify(definition));
+    const { model } = await loadModelRepository(repo);
+    if (!model) throw new Error('model refused');
+    const store = openTenantStore({ file: path.join(dir2, 'documents.sqlite') });
+    await store.applyModel(model);
+    data = new DataService({
+      tenantId: TENANT,
+      model,
+      store,
+      access: unrestrictedPolicy(model),
+      jobs: queue,
+    });
+    close = () => store.close();
+  });
+  afterEach(async () => {
+    await close();
+    fs.rmSync(dir2, { recursive: true, force: true });
+  });
+
+  const parametersOf = async () =>
+    (await jobs())
+      .reverse()
+      .map((job) => [
+        job.payload['trigger'],
+        (job.payload['parameters'] as Record<string, unknown>)['payload_invoice'],
+        (job.payload['parameters'] as Record<string, unknown>)['payload_amount'],
+      ]);
+
+  it('fire on create (relation paths through the pending links) and on delete, cascades included', async () => {
+    const client = idOf(await data.create(SYSTEM, 'companies', { legalName: 'Acme' }));
+    const invoiceId = idOf(
+      await data.create(SYSTEM, 'invoices', {
+        invoiceNumber: 'INV-7',
+        amount: 10,
+        client: href('companies', client),
+      }),
+    );
+    const line = idOf(
+      await data.create(SYSTEM, 'invoiceLines', {
+        description: 'work',
+        quantity: 2,
+        unitPrice: 5,
+        invoice: href('invoices', invoiceId),
+      }),
+    );
+    await data.patch(SYSTEM, 'invoiceLines', line, { quantity: 3 });
+    expect(await parametersOf()).toEqual([['CREATE', 'INV-7', '10']]);
+    await data.remove(SYSTEM, 'invoices', invoiceId);
+    expect(await parametersOf()).toEqual([
+      ['CREATE', 'INV-7', '10'],
+      ['DELETE', 'INV-7', '15'],
+    ]);
+    const [deleted] = await jobs();
+    expect(deleted).toMatchObject({ objectId: line, payload: { href: href('invoiceLines', line) } });
+  });
+
+  it('queue nothing when the delete is refused', async () => {
+    const client = idOf(await data.create(SYSTEM, 'companies', { legalName: 'Acme' }));
+    const invoiceId = idOf(
+      await data.create(SYSTEM, 'invoices', {
+        invoiceNumber: 'INV-8',
+        amount: 10,
+        client: href('companies', client),
+      }),
+    );
+    await data.create(SYSTEM, 'invoiceLines', {
+      description: 'w',
+      unitPrice: 1,
+      invoice: href('invoices', invoiceId),
+    });
+    const before = (await jobs()).length;
+    // The invoice's required relation to the company blocks deleting the company (409).
+    await expect(data.remove(SYSTEM, 'companies', client)).rejects.toBeInstanceOf(ConflictError);
+    expect(await jobs()).toHaveLength(before);
   });
 });

@@ -388,6 +388,8 @@ export class ObjectWriter {
         }
       }
     }
+    // DELETE scripts see every doomed object, and what it links to, as it was before the delete.
+    for (const id of doomed) await this.triggerScripts(account, uow, id, 'DELETE');
     const neighbours = new Set<string>();
     const unlinkedIds = new Set<string>();
     for (const id of doomed) {
@@ -411,7 +413,6 @@ export class ObjectWriter {
       }
       const object = await uow.load(id);
       for (const linked of Object.values(object?.links ?? {}).flat()) neighbours.add(linked);
-      await this.triggerScripts(account, uow, id, 'DELETE');
       uow.delete(id);
       uow.emit({ type: 'delete', objectId: id, classes: object?.classes ?? [] });
     }
