@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startHttpsReceiver } from '@odp/gateways/testing';
@@ -203,6 +203,85 @@ describe('worker inside pnpm start', () => {
       headers: { 'X-API-Key': api.systemKey },
     });
     expect(missing.status).toBe(404);
+  });
+});
+
+describe('secret values', () => {
+  let receiver: HttpsReceiver;
+  let api: DataApi;
+  const TOKEN = 's3cr3t-t0ken-value';
+  const post = (body: unknown, key?: string | null) =>
+    fetch(`${api.server.baseUrl}/system/${api.tenant}/secretValues`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        ...(key === null ? {} : { 'X-API-Key': key ?? api.systemKey }),
+      },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver();
+    api = await startDataServer({
+      env: {
+        ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
+        ODP_GATEWAY_CA_FILE: receiver.caFile,
+        ODP_WORKER_POLL_MS: '50',
+      },
+    });
+  });
+  afterAll(async () => {
+    await api?.server.stop();
+    await receiver?.close();
+  });
+
+  it('stores a secret value: 201, replaced: 200, never returned', async () => {
+    const created = await post({ name: 'accountantWebhookUrl', secretValue: 'https://first.example.test/' });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ name: 'accountantWebhookUrl' });
+    const replaced = await post({
+      name: 'accountantWebhookUrl',
+      secretValue: `${receiver.origin}/hook?token=${TOKEN}`,
+    });
+    expect(replaced.status).toBe(200);
+    const listed = await api.call('GET', '/secretValues');
+    expect(listed.status).toBe(200);
+    const text = await listed.text();
+    expect(text).toContain('accountantWebhookUrl');
+    expect(text).not.toContain(TOKEN);
+  });
+
+  it('refuses bad bodies (400), non-admins (403) and no credential (401), never echoing the value', async () => {
+    const bad = await post({ name: '', secretValue: `x${TOKEN}` });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+    expect(await bad.text()).not.toContain(TOKEN);
+    expect((await post({ name: 'n' })).status).toBe(400);
+    const member = await createProfileKey(
+      api,
+      await createProfile(api, { sub: 'secret-member', role: 'member' }),
+    );
+    expect((await post({ name: 'n', secretValue: 'v' }, member)).status).toBe(403);
+    expect((await post({ name: 'n', secretValue: 'v' }, null)).status).toBe(401);
+  });
+
+  it('resolves systemSetting() in gateway parameters, keeping it out of the job store and the log', async () => {
+    const res = await runScript(api, DEMO.invoice1, 'notifyAccountant');
+    expect(res.status).toBe(202);
+    const { job } = (await res.json()) as { job: { id: string } };
+    expect(await settled(api, job.id)).toMatchObject({ status: 'done' });
+    const [request] = await receiver.waitFor(1);
+    expect(request?.url).toBe(`/hook?token=${TOKEN}`);
+    // The queue is in WAL mode: recent rows are in the -wal file, older ones in the database file.
+    for (const file of ['jobs.sqlite', 'jobs.sqlite-wal']) {
+      const bytes = readFileSync(path.join(api.server.dataDir, file)).toString('latin1');
+      expect(bytes).not.toContain(TOKEN);
+    }
+    expect(readFileSync(path.join(api.server.dataDir, 'jobs.sqlite-wal')).toString('latin1')).toContain(
+      job.id,
+    );
+    expect(api.server.output()).not.toContain(TOKEN);
+    expect(JSON.stringify(await jobsOf(api))).not.toContain(TOKEN);
   });
 });
 

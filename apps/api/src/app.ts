@@ -19,6 +19,7 @@ import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
 import { scriptRoutes } from './routes/scripts.js';
+import { systemRoutes } from './routes/system.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -82,6 +83,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['admin'], adminRebuildRoutes(deps)),
     onBranches(['admin'], adminJobRoutes(deps)),
     onBranches(['scripts'], scriptRoutes(deps)),
+    onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),
     onBranches(['data'], dataRoutes(deps)),
   ];

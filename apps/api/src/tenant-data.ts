@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { JobQueue, Model, TenantRecord } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { ChangeSignal } from '@odp/data';
-import { DataService, SecretCipher, systemSettingReader } from '@odp/data';
+import { DataService, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
@@ -68,6 +68,7 @@ async function compose(
 ): Promise<TenantData> {
   await store.applyModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
+  const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
   const data = new DataService({
     tenantId: tenant.id,
     model,
@@ -75,8 +76,9 @@ async function compose(
     access: accessControl.policy,
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
+    ...(secrets ? { secrets } : {}),
     systemSetting: systemSettingReader(store),
+    secretValue: secretValueReader(store, secrets),
     onChange: () => changes.notify(),
     ...(options.jobs ? { jobs: options.jobs } : {}),
     onRelayError: (error) =>

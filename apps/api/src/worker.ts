@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Job } from '@odp/core';
 import { AddressPolicy, WebhookGateway } from '@odp/gateways';
 import { JobRunner, gatewayHandler } from '@odp/job-runner';
+import { SecretCipher, unsealParameters } from '@odp/data';
 import type { Platform } from './platform.js';
 
 const LOG_ENTRY_CLASS = 'system.logEntry';
@@ -26,6 +27,7 @@ export interface WorkerOptions {
 export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
   const { config, registry, runtimes, log, jobs } = platform;
   const now = options.now ?? (() => new Date());
+  const cipher = new SecretCipher(config.secretKey);
   const webhook = new WebhookGateway({
     policy: new AddressPolicy(config.worker.allowedNetworks),
     now,
@@ -73,6 +75,7 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
       gateway: gatewayHandler({
         webhook,
         secretOf: async (tenantId) => (await registry.getTenant(tenantId))?.webhookSecret ?? null,
+        parametersOf: (payload) => unsealParameters(payload, cipher),
       }),
     },
     onRetriesExhausted: writeRetryLogEntry,

@@ -10,7 +10,7 @@ import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from './secret-cipher.js';
-import { systemSettingReader } from './system-settings.js';
+import { secretValueReader, systemSettingReader } from './system-settings.js';
 import { DataService } from './service.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 
@@ -32,13 +32,15 @@ export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<Crm
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
   const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
   await store.applyModel(model);
+  const secrets = new SecretCipher('test-secret-key-of-at-least-32-characters');
   const data = new DataService({
     tenantId: TENANT,
     model,
     store,
     access: unrestrictedPolicy(model),
-    secrets: new SecretCipher('test-secret-key-of-at-least-32-characters'),
+    secrets,
     systemSetting: systemSettingReader(store),
+    secretValue: secretValueReader(store, secrets),
     ...(jobs ? { jobs } : {}),
     ...(now ? { now } : {}),
   });

@@ -20,8 +20,13 @@ export interface DataServiceDeps {
   /** New object ids; `crypto.randomUUID` when absent. */
   readonly newId?: () => string;
   readonly baseUrl?: string;
-  /** `systemSetting('name')` for formulas. */
+  /** `systemSetting('name')` for formulas: plain `system.systemSetting` values. */
   readonly systemSetting?: (name: string) => Promise<string | null>;
+  /**
+   * The decrypted `system.secretValue` of a name: what `systemSetting()` falls back to in gateway
+   * script parameters only (never in field formulas, whose results are stored and shown).
+   */
+  readonly secretValue?: (name: string) => Promise<string | null>;
   /** Called after every committed write that appended change events (wakes event streams). */
   readonly onChange?: () => void;
   /**

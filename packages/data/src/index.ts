@@ -16,4 +16,5 @@ export { SecretCipher } from './secret-cipher.js';
 export { relayOutbox } from './outbox.js';
 export { GATEWAY_JOB, gatewayScripts } from './scripts.js';
 export type { GatewayJobPayload, GatewayScript } from './scripts.js';
-export { systemSettingReader } from './system-settings.js';
+export { secretValueReader, systemSettingReader } from './system-settings.js';
+export { unsealParameters } from './scripts.js';

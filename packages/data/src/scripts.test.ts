@@ -10,6 +10,9 @@ import type { CrmFixture } from './crm.fixture.js';
 import { DataService } from './service.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 import { relayOutbox } from './outbox.js';
+import { unsealParameters } from './scripts.js';
+import { SecretCipher } from './secret-cipher.js';
+import { systemSettingReader } from './system-settings.js';
 
 let crm: CrmFixture;
 let dir: string;
@@ -270,5 +273,77 @@ describe('CREATE and DELETE triggers', () => {
     // The invoice's required relation to the company blocks deleting the company (409).
     await expect(data.remove(SYSTEM, 'companies', client)).rejects.toBeInstanceOf(ConflictError);
     expect(await jobs()).toHaveLength(before);
+  });
+});
+
+describe('secret values', () => {
+  const SECRET_URL = 'https://accountant.example.test/hook?token=s3cr3t-token';
+
+  it('are stored encrypted, replaced by name, and never rendered', async () => {
+    expect(
+      await crm.data.storeSecretValue({ name: 'accountantWebhookUrl', secretValue: 'first-s3cr3t' }),
+    ).toEqual({
+      name: 'accountantWebhookUrl',
+      created: true,
+    });
+    expect(
+      await crm.data.storeSecretValue({ name: 'accountantWebhookUrl', secretValue: SECRET_URL }),
+    ).toEqual({
+      name: 'accountantWebhookUrl',
+      created: false,
+    });
+    const rows = await crm.store.scan(null, 1000);
+    const secrets = rows.filter((row) => row.basicClass === 'system.secretValue');
+    expect(secrets).toHaveLength(1);
+    expect(String(secrets[0]?.values['secretValue'])).toMatch(/^v1\./);
+    expect(JSON.stringify(rows)).not.toContain('s3cr3t');
+    const page = await crm.data.list(SYSTEM, { typeName: 'secretValues' }, new URLSearchParams());
+    expect(JSON.stringify(page)).not.toContain('s3cr3t');
+    expect(JSON.stringify(page)).toContain('accountantWebhookUrl');
+  });
+
+  it.each([
+    [{ name: '', secretValue: 'x' }, 'name'],
+    [{ name: 'a', secretValue: '' }, 'secretValue'],
+    [{ name: 'a', secretValue: 42 }, 'secretValue'],
+    [{ secretValue: 'hidden-s3cr3t' }, 'name'],
+    ['not an object', 'name'],
+  ])('refuse %j with a 400 that does not repeat the value', async (body, field) => {
+    const error = await crm.data.storeSecretValue(body).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).fieldErrors.map((entry) => entry.field)).toContain(field);
+    expect(JSON.stringify(error) + String(error)).not.toContain('s3cr3t');
+  });
+
+  it('resolve in gateway parameters only, which are then sealed in the job', async () => {
+    await crm.data.storeSecretValue({ name: 'accountantWebhookUrl', secretValue: SECRET_URL });
+    expect(await systemSettingReader(crm.store)('accountantWebhookUrl')).toBeNull();
+    const id = await invoice();
+    await crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
+    const [job] = await jobs();
+    expect(job?.payload['parameters']).toBeUndefined();
+    expect(JSON.stringify(job)).not.toContain('s3cr3t');
+    expect(
+      unsealParameters(job!.payload, new SecretCipher('test-secret-key-of-at-least-32-characters')),
+    ).toMatchObject({
+      url: SECRET_URL,
+      payload_invoice: href('invoices', id),
+    });
+    expect(
+      unsealParameters(job!.payload, new SecretCipher('another-key-of-at-least-32-characters!')),
+    ).toBeNull();
+  });
+
+  it('prefer a plain setting of the same name, and leave parameters plain without a secret', async () => {
+    await crm.data.create(SYSTEM, 'systemSettings', {
+      name: 'accountantWebhookUrl',
+      value: 'https://plain.test/',
+    });
+    await crm.data.storeSecretValue({ name: 'accountantWebhookUrl', secretValue: SECRET_URL });
+    const id = await invoice();
+    await crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
+    const [job] = await jobs();
+    expect(job?.payload['parameters']).toMatchObject({ url: 'https://plain.test/' });
+    expect(job?.payload['sealedParameters']).toBeUndefined();
   });
 });

@@ -12,6 +12,7 @@ import type { Model, NewJob, ScriptDef, ScriptTrigger, StoredObject } from '@odp
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { formulaRecord, objectHref } from './compute.js';
 import { HISTORY_KEY } from './history.js';
+import type { SecretCipher } from './secret-cipher.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 export type GatewayScript = Extract<ScriptDef, { type: 'CONSUMER_GATEWAY' }>;
@@ -28,8 +29,33 @@ export interface GatewayJobPayload {
   readonly trigger: ScriptTrigger;
   /** `/data/{tenant}/{plural}/{id}` of the object. */
   readonly href: string;
-  /** Parameter values by name, as text (null when a formula had no value). */
-  readonly parameters: Readonly<Record<string, string | null>>;
+  /**
+   * Parameter values by name, as text (null when a formula had no value). Absent when a parameter
+   * read a secret value: then `sealedParameters` holds them, encrypted like SECRET fields.
+   */
+  readonly parameters?: Readonly<Record<string, string | null>>;
+  /** The parameters as JSON, encrypted with the deployment's secret key (see `unsealParameters`). */
+  readonly sealedParameters?: string;
+}
+
+/**
+ * The parameters of a gateway job payload: as they are, or decrypted from `sealedParameters` with
+ * `cipher`. Null when sealed parameters cannot be decrypted with it.
+ */
+export function unsealParameters(
+  payload: Readonly<Record<string, unknown>>,
+  cipher: SecretCipher,
+): Record<string, string | null> | null {
+  const source =
+    typeof payload['sealedParameters'] === 'string'
+      ? cipher.decrypt(payload['sealedParameters'])
+      : JSON.stringify(payload['parameters'] ?? {});
+  if (source === null) return null;
+  const parsed = JSON.parse(source) as Record<string, unknown>;
+  const parameters: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(parsed))
+    parameters[name] = typeof value === 'string' ? value : null;
+  return parameters;
 }
 
 /** The gateway scripts of the object's classes that fire on `trigger`, each once, declaration order. */
@@ -81,15 +107,30 @@ function renderTemplate(
  * resolved. `now` stamps the jobs (the unit of work's time).
  */
 export async function gatewayJobs(
-  env: ComputeEnvironment,
+  baseEnv: ComputeEnvironment,
   uow: UnitOfWork,
   object: Draft | StoredObject,
   scripts: readonly GatewayScript[],
   trigger: ScriptTrigger,
+  /** The decrypted `system.secretValue` of a name, which `systemSetting()` falls back to here. */
+  secretValue?: (name: string) => Promise<string | null>,
 ): Promise<NewJob[]> {
+  let readSecret = false;
+  const plain = baseEnv.systemSetting;
+  const env: ComputeEnvironment = {
+    ...baseEnv,
+    systemSetting: async (name) => {
+      const setting = plain ? await plain(name) : null;
+      if (setting !== null || !secretValue) return setting;
+      const secret = await secretValue(name);
+      if (secret !== null) readSecret = true;
+      return secret;
+    },
+  };
   const record = formulaRecord(env, uow, object);
   const jobs: NewJob[] = [];
   for (const script of scripts) {
+    readSecret = false;
     if (script.condition && !(await evaluate(script.condition, { ...env, record }))) continue;
     const parameters: Record<string, string | null> = {};
     for (const parameter of script.parameters) {
@@ -104,13 +145,14 @@ export async function gatewayJobs(
           script.gateway === 'Mail',
         );
     }
+    const sealed = readSecret && env.secrets ? env.secrets.encrypt(JSON.stringify(parameters)) : null;
     const payload: GatewayJobPayload = {
       gateway: script.gateway,
       script: script.name,
       className: object.basicClass,
       trigger,
       href: objectHref(env.model, env.tenantId, object),
-      parameters,
+      ...(sealed === null ? { parameters } : { sealedParameters: sealed }),
     };
     jobs.push({
       id: randomUUID(),

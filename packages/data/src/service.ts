@@ -33,6 +33,10 @@ import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
 import { gatewayScripts } from './scripts.js';
 import { relayOutbox } from './outbox.js';
+import { SECRET_CLASS, namedObject } from './system-settings.js';
+
+const MAX_SECRET_NAME = 200;
+const MAX_SECRET_VALUE = 65_536;
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
 export interface ListPath {
@@ -395,6 +399,40 @@ export class DataService {
 
   async remove(account: Account, typeName: string, id: string): Promise<void> {
     await this.writer.remove(account, await this.resolve(account, typeName, id));
+  }
+
+  /**
+   * `POST /system/{tenant}/secretValues` with `{name, secretValue}`: stores the value encrypted
+   * (a SECRET field) in the tenant's `system.secretValue` of that name, replacing the value of an
+   * existing one. Resolves whether it was created. The value is never returned or put in an error;
+   * `systemSetting(name)` in gateway parameters reads it decrypted. The caller checks the admin role.
+   */
+  async storeSecretValue(body: unknown): Promise<{ name: string; created: boolean }> {
+    const input =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : null;
+    const name = input?.['name'];
+    const secretValue = input?.['secretValue'];
+    const errors: { field: string; message: string }[] = [];
+    if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_SECRET_NAME) {
+      errors.push({ field: 'name', message: `must be a text of 1 to ${MAX_SECRET_NAME} characters` });
+    }
+    if (typeof secretValue !== 'string' || secretValue === '' || secretValue.length > MAX_SECRET_VALUE) {
+      errors.push({ field: 'secretValue', message: `must be a text of 1 to ${MAX_SECRET_VALUE} characters` });
+    }
+    if (errors.length > 0 || typeof name !== 'string')
+      throw new ValidationError('Invalid secret value.', errors);
+    const system: Account = { kind: 'system', tenantId: this.deps.tenantId };
+    const existing = await namedObject(this.deps.store, SECRET_CLASS, name.trim());
+    if (existing) {
+      await this.writer.patch(system, existing, { secretValue });
+      return { name: name.trim(), created: false };
+    }
+    const cls = this.model.classes.get(SECRET_CLASS);
+    if (!cls) throw new NotFoundError('Unknown class.');
+    await this.writer.create(system, cls, { name: name.trim(), secretValue });
+    return { name: name.trim(), created: true };
   }
 
   /**

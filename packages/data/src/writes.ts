@@ -530,7 +530,9 @@ export class ObjectWriter {
     const object = await uow.load(id);
     if (!object) return;
     const scripts = gatewayScripts(this.model, object.classes, trigger);
-    if (scripts.length > 0) uow.enqueue(await gatewayJobs(this.env(account), uow, object, scripts, trigger));
+    if (scripts.length > 0) {
+      uow.enqueue(await gatewayJobs(this.env(account), uow, object, scripts, trigger, this.deps.secretValue));
+    }
   }
 
   /**
@@ -543,7 +545,14 @@ export class ObjectWriter {
     }
     const uow = this.unitOfWork();
     uow.remember(object);
-    const [job] = await gatewayJobs(this.env(account), uow, object, [script], 'MANUAL');
+    const [job] = await gatewayJobs(
+      this.env(account),
+      uow,
+      object,
+      [script],
+      'MANUAL',
+      this.deps.secretValue,
+    );
     if (!job) return null;
     uow.enqueue([job]);
     await this.commit(uow);

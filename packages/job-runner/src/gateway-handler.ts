@@ -13,15 +13,11 @@ export interface GatewayHandlerDeps {
   readonly webhook: WebhookGateway;
   /** The tenant's webhook signing secret; null when the tenant no longer exists. */
   readonly secretOf: (tenantId: string) => Promise<string | null>;
-}
-
-function parametersOf(job: Job): Record<string, string | null> {
-  const raw = job.payload['parameters'];
-  const parameters: Record<string, string | null> = {};
-  if (typeof raw !== 'object' || raw === null) return parameters;
-  for (const [name, value] of Object.entries(raw))
-    parameters[name] = typeof value === 'string' ? value : null;
-  return parameters;
+  /**
+   * The parameters of a job's payload (decrypting them when a secret value sealed them, see
+   * `unsealParameters` of `@odp/data`); null when they cannot be decrypted.
+   */
+  readonly parametersOf: (payload: Job['payload']) => Record<string, string | null> | null;
 }
 
 export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
@@ -32,6 +28,13 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
     }
     const secret = await deps.secretOf(job.tenantId);
     if (secret === null) throw new GatewayError('The tenant no longer exists.', false);
-    await deps.webhook.send({ id: job.id, tenantId: job.tenantId, parameters: parametersOf(job), secret });
+    const parameters = deps.parametersOf(job.payload);
+    if (parameters === null) {
+      throw new GatewayError(
+        'The parameters of the job cannot be decrypted with the current secret key.',
+        false,
+      );
+    }
+    await deps.webhook.send({ id: job.id, tenantId: job.tenantId, parameters, secret });
   };
 }

@@ -53,7 +53,11 @@ function runner(workerId = 'w1'): JobRunner {
       error: (message, fields = {}) => lines.push({ level: 'error', message, fields }),
     },
     handlers: {
-      gateway: gatewayHandler({ webhook, secretOf: async (id) => (id === TENANT ? 'secret' : null) }),
+      gateway: gatewayHandler({
+        webhook,
+        secretOf: async (id) => (id === TENANT ? 'secret' : null),
+        parametersOf: (payload) => payload['parameters'] as Record<string, string | null>,
+      }),
     },
     onRetriesExhausted: async (job, error) => {
       exhausted.push({ job, error });
