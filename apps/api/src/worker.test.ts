@@ -126,7 +126,7 @@ it('relays jobs left in a tenant outbox by a crash between the commit and the re
         tenantId,
         kind: 'gateway',
         objectId: INVOICE,
-        payload: { gateway: 'Mail', script: 's', parameters: {} },
+        payload: { gateway: 'DatastoreReplicator', script: 's', parameters: {} },
         createdAt: clock.toISOString(),
       },
     ],
@@ -138,5 +138,5 @@ it('relays jobs left in a tenant outbox by a crash between the commit and the re
     const job = await platform.jobs.get('left-behind');
     return job?.status === 'failed' ? job : undefined;
   });
-  expect(relayed.lastError).toContain('Mail gateway is not available');
+  expect(relayed.lastError).toContain('DatastoreReplicator gateway is not available');
 });

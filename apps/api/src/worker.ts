@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Job } from '@odp/core';
-import { AddressPolicy, WebhookGateway } from '@odp/gateways';
+import { AddressPolicy, MailGateway, WebhookGateway } from '@odp/gateways';
 import { JobRunner, gatewayHandler } from '@odp/job-runner';
 import { SecretCipher, unsealParameters } from '@odp/data';
 import type { Platform } from './platform.js';
@@ -28,6 +28,7 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
   const { config, registry, runtimes, log, jobs } = platform;
   const now = options.now ?? (() => new Date());
   const cipher = new SecretCipher(config.secretKey);
+  const mail = config.smtpUrl ? new MailGateway({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : null;
   const webhook = new WebhookGateway({
     policy: new AddressPolicy(config.worker.allowedNetworks),
     now,
@@ -74,6 +75,7 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     handlers: {
       gateway: gatewayHandler({
         webhook,
+        mail,
         secretOf: async (tenantId) => (await registry.getTenant(tenantId))?.webhookSecret ?? null,
         parametersOf: (payload) => unsealParameters(payload, cipher),
       }),

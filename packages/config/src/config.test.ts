@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       auth: null,
       secretKey: secret,
       smtpUrl: null,
+      mailFrom: 'no-reply@localhost',
       worker: { pollMs: 1000, leaseMs: 120_000, sweepMs: 10_000, allowedNetworks: [], caFile: null },
     });
   });
@@ -57,6 +58,7 @@ describe('loadConfig', () => {
       ODP_AUTH_AUDIENCE: 'odp',
       ODP_AUTH_JWKS_URL: 'https://login.example.com/jwks',
       ODP_SMTP_URL: 'smtp://127.0.0.1:25',
+      ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_WORKER_POLL_MS: '50',
       ODP_WORKER_LEASE_MS: '3000',
       ODP_WORKER_SWEEP_MS: '200',
@@ -82,6 +84,7 @@ describe('loadConfig', () => {
         jwksUrl: 'https://login.example.com/jwks',
       },
       smtpUrl: 'smtp://127.0.0.1:25',
+      mailFrom: 'ODP <no-reply@odp.example.com>',
       worker: {
         pollMs: 50,
         leaseMs: 3000,
@@ -107,6 +110,7 @@ describe('loadConfig', () => {
       { ODP_WORKER_LEASE_MS: '1s' },
       'ODP_WORKER_LEASE_MS: must be a number of milliseconds from 10 to 86400000 (got "1s")',
     ],
+    [{ ODP_MAIL_FROM: 'nobody' }, 'ODP_MAIL_FROM: must be an e-mail address or "Name <address>"'],
     [
       { ODP_WORKER_POLL_MS: '0' },
       'ODP_WORKER_POLL_MS: must be a number of milliseconds from 10 to 86400000 (got "0")',

@@ -25,6 +25,8 @@ export interface Config {
   readonly secretKey: string;
   /** Mail server for the Mail and UserInvitation gateways; null when not configured. */
   readonly smtpUrl: string | null;
+  /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
+  readonly mailFrom: string;
   readonly worker: WorkerConfig;
 }
 
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
+    mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     worker: {
       pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
       leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 120_000),
@@ -171,6 +174,15 @@ export function loadConfig(env: Env = process.env): Config {
       caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
     },
   };
+}
+
+/** `address@host` or `Name <address@host>`; default `no-reply@<host of the base URL>`. */
+function parseMailFrom(raw: string | null, baseUrl: string): string {
+  if (raw === null) return `no-reply@${new URL(baseUrl).hostname}`;
+  if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw)) {
+    throw new ConfigError('ODP_MAIL_FROM', 'must be an e-mail address or "Name <address>"');
+  }
+  return raw;
 }
 
 function readableFile(name: string, raw: string | null): string | null {

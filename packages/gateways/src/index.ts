@@ -5,3 +5,5 @@ export type { GatewayCall } from './gateway.js';
 export { RETRY_DELAYS_MS, nextAttemptAt } from './retry.js';
 export { WebhookGateway, webhookRequest, webhookSignature } from './webhook.js';
 export type { WebhookCall, WebhookOptions } from './webhook.js';
+export { MailGateway, mailMessage } from './mail.js';
+export type { MailMessage, MailOptions } from './mail.js';

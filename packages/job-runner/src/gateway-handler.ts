@@ -1,16 +1,19 @@
 /**
  * The handler of `gateway` jobs (queued by CONSUMER_GATEWAY scripts, see `@odp/data` scripts.ts):
- * calls the script's gateway with the parameters resolved when the script fired. Gateways this
- * release does not run (Mail, UserInvitation, DatastoreReplicator) fail the job without retry, with
- * a message saying so, so the job list shows why nothing happened.
+ * calls the script's gateway (Webhook, Mail) with the parameters resolved when the script fired.
+ * Gateways this release does not run (UserInvitation, DatastoreReplicator), and Mail without a
+ * configured mail server, fail the job without retry, with a message saying so, so the job list
+ * shows why nothing happened.
  */
 import type { Job } from '@odp/core';
 import { GatewayError } from '@odp/gateways';
-import type { WebhookGateway } from '@odp/gateways';
+import type { MailGateway, WebhookGateway } from '@odp/gateways';
 import type { JobHandler } from './runner.js';
 
 export interface GatewayHandlerDeps {
   readonly webhook: WebhookGateway;
+  /** The Mail gateway; null when no mail server is configured (`ODP_SMTP_URL`). */
+  readonly mail: MailGateway | null;
   /** The tenant's webhook signing secret; null when the tenant no longer exists. */
   readonly secretOf: (tenantId: string) => Promise<string | null>;
   /**
@@ -23,7 +26,7 @@ export interface GatewayHandlerDeps {
 export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
   return async (job) => {
     const gateway = job.payload['gateway'];
-    if (gateway !== 'Webhook') {
+    if (gateway !== 'Webhook' && gateway !== 'Mail') {
       throw new GatewayError(`The ${String(gateway)} gateway is not available in this release.`, false);
     }
     const secret = await deps.secretOf(job.tenantId);
@@ -34,6 +37,11 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
         'The parameters of the job cannot be decrypted with the current secret key.',
         false,
       );
+    }
+    if (gateway === 'Mail') {
+      if (!deps.mail) throw new GatewayError('No mail server is configured (ODP_SMTP_URL).', false);
+      await deps.mail.send({ id: job.id, tenantId: job.tenantId, parameters });
+      return;
     }
     await deps.webhook.send({ id: job.id, tenantId: job.tenantId, parameters, secret });
   };

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from '@odp/core';
-import { AddressPolicy, WebhookGateway } from '@odp/gateways';
-import { startHttpsReceiver } from '@odp/gateways/testing';
+import { AddressPolicy, MailGateway, WebhookGateway } from '@odp/gateways';
+import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
 import { openJobQueue } from '@odp/store-sqlite';
 import type { SqliteJobQueue } from '@odp/store-sqlite';
@@ -19,6 +19,7 @@ let queue: SqliteJobQueue;
 let clock: Date;
 let lines: { level: string; message: string; fields: Record<string, unknown> }[];
 let exhausted: { job: Job; error: string }[];
+let mail: MailGateway | null;
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
@@ -30,6 +31,7 @@ beforeEach(() => {
   clock = T0;
   lines = [];
   exhausted = [];
+  mail = null;
   receiver.requests.splice(0);
 });
 afterEach(async () => {
@@ -55,6 +57,7 @@ function runner(workerId = 'w1'): JobRunner {
     handlers: {
       gateway: gatewayHandler({
         webhook,
+        mail,
         secretOf: async (id) => (id === TENANT ? 'secret' : null),
         parametersOf: (payload) => payload['parameters'] as Record<string, string | null>,
       }),
@@ -147,14 +150,14 @@ it('does not retry a 4xx other than 429, nor write the exhaustion entry', async 
 });
 
 it('fails a gateway this release does not run, and a job of a deleted tenant, without retry', async () => {
-  await enqueue('Mail', TENANT, 'mail');
+  await enqueue('UserInvitation', TENANT, 'invite');
   await enqueue('Webhook', 'c0c0c0c0-0000-4000-8000-00000000dead', 'gone');
   const worker = runner();
   await worker.runOnce();
   await worker.runOnce();
-  expect(await queue.get('mail')).toMatchObject({
+  expect(await queue.get('invite')).toMatchObject({
     status: 'failed',
-    lastError: expect.stringContaining('Mail'),
+    lastError: 'The UserInvitation gateway is not available in this release.',
   });
   expect(await queue.get('gone')).toMatchObject({
     status: 'failed',
@@ -187,4 +190,36 @@ it('runs until stopped, picking up jobs as they come', async () => {
     'done',
     'done',
   ]);
+});
+
+it('sends the e-mail of a Mail job to the SMTP server, and fails it without a configured server', async () => {
+  const smtp = await startSmtpReceiver();
+  try {
+    const parameters = { to: 'ann@example.test', subject: 'Hello', body: 'Invoice sent' };
+    const enqueueMail = (id: string) =>
+      queue.enqueue([
+        {
+          id,
+          tenantId: TENANT,
+          kind: 'gateway',
+          objectId: 'o1',
+          payload: { gateway: 'Mail', script: 'mailClient', parameters },
+          createdAt: T0.toISOString(),
+        },
+      ]);
+    await enqueueMail('unconfigured');
+    expect((await runner().runOnce())?.outcome).toBe('failed');
+    expect(await queue.get('unconfigured')).toMatchObject({
+      lastError: 'No mail server is configured (ODP_SMTP_URL).',
+    });
+    mail = new MailGateway({ smtpUrl: smtp.url, from: 'no-reply@odp.example.test' });
+    await enqueueMail('mail-1');
+    expect((await runner().runOnce())?.outcome).toBe('done');
+    const [message] = await smtp.waitFor(1);
+    expect(message).toMatchObject({ to: ['ann@example.test'], subject: 'Hello' });
+    expect(message?.headers['x-odp-delivery']).toBe('mail-1');
+  } finally {
+    mail?.close();
+    await smtp.close();
+  }
 });
