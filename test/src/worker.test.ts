@@ -8,11 +8,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startHttpsReceiver } from '@odp/gateways/testing';
-import type { HttpsReceiver, ReceivedRequest } from '@odp/gateways/testing';
+import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
+import type { HttpsReceiver, ReceivedRequest, SmtpReceiver } from '@odp/gateways/testing';
 import { DEMO, DataApi, startDataServer } from './data-api.js';
 import type { Json } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
@@ -282,6 +282,89 @@ describe('secret values', () => {
     );
     expect(api.server.output()).not.toContain(TOKEN);
     expect(JSON.stringify(await jobsOf(api))).not.toContain(TOKEN);
+  });
+});
+
+describe('Mail over SMTP', () => {
+  let smtp: SmtpReceiver;
+  let api: DataApi;
+  let modelDir: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    // The example CRM with a MANUAL Mail script on invoices, in a tenant of its own.
+    modelDir = mkdtempSync(path.join(os.tmpdir(), 'odp-mail-model-'));
+    cpSync(path.join(REPO_ROOT, 'examples/models/crm'), modelDir, { recursive: true });
+    const file = path.join(modelDir, 'classes/crm/invoice.json');
+    const invoice = JSON.parse(readFileSync(file, 'utf8')) as { scripts: unknown[] };
+    invoice.scripts.push({
+      name: 'mailContact',
+      type: 'CONSUMER_GATEWAY',
+      gateway: 'Mail',
+      scope: 'OBJECT',
+      trigger: ['MANUAL'],
+      condition: 'contact != null',
+      parameters: [
+        { name: 'to', formula: 'contact.email' },
+        { name: 'subject', formula: "concat('Invoice ', invoiceNumber)" },
+        { name: 'body', templateFile: 'templates/invoice-summary.hbs' },
+        { name: 'ctaHref', formula: "concat(sysInfo('baseUrl'), _href)" },
+        { name: 'ctaName', value: 'Open the invoice' },
+      ],
+    });
+    writeFileSync(file, JSON.stringify(invoice));
+    const server = await startServer({
+      env: {
+        ODP_SMTP_URL: smtp.url,
+        ODP_MAIL_FROM: 'ODP <no-reply@odp.example.test>',
+        ODP_WORKER_POLL_MS: '50',
+      },
+    });
+    const tenant = await server.odp(['tenant', 'create', '--name', 'mail', '--model', modelDir]);
+    const key = await server.odp(['key', 'create', '--tenant', String(tenant['id'])]);
+    api = new DataApi(server, String(tenant['id']), String(key['key']));
+    expect((await api.call('POST', '/loadDefaultData')).status).toBe(200);
+  });
+  afterAll(async () => {
+    await api?.server.stop();
+    await smtp?.close();
+    rmSync(modelDir, { recursive: true, force: true });
+  });
+
+  it('sends the e-mail of a MANUAL Mail script to the contact, rendered from its template', async () => {
+    const res = await fetch(
+      `${api.server.baseUrl}/scripts/${api.tenant}/invoices/${DEMO.invoice1}/mailContact`,
+      {
+        method: 'POST',
+        headers: { 'X-API-Key': api.systemKey },
+      },
+    );
+    expect(res.status).toBe(202);
+    const { job } = (await res.json()) as { job: { id: string } };
+    expect(await settled(api, job.id)).toMatchObject({ status: 'done', gateway: 'Mail', attempts: 1 });
+    const [mail] = await smtp.waitFor(1);
+    expect(mail).toMatchObject({
+      from: 'no-reply@odp.example.test',
+      to: ['ann@acme.example'],
+      subject: 'Invoice 2026-0001',
+    });
+    expect(mail?.text).toMatch(/^Invoice 2026-0001 for .+: 1210 \(status sent\)/);
+    expect(mail?.text).toContain(
+      `Open the invoice: ${api.server.baseUrl}${api.href('invoices', DEMO.invoice1)}`,
+    );
+    expect(mail?.html).toContain(`href="${api.server.baseUrl}${api.href('invoices', DEMO.invoice1)}"`);
+    expect(mail?.headers['x-odp-delivery']).toBe(job.id);
+  });
+
+  it('queues nothing for an invoice without a contact (the condition)', async () => {
+    const res = await fetch(
+      `${api.server.baseUrl}/scripts/${api.tenant}/invoices/${DEMO.invoice2}/mailContact`,
+      {
+        method: 'POST',
+        headers: { 'X-API-Key': api.systemKey },
+      },
+    );
+    expect(await res.json()).toMatchObject({ queued: false });
   });
 });
 

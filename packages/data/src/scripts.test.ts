@@ -198,8 +198,23 @@ describe('CREATE and DELETE triggers', () => {
           { name: 'payload_amount', formula: 'amount' },
         ],
       },
+      {
+        name: 'lineMail',
+        type: 'CONSUMER_GATEWAY',
+        gateway: 'Mail',
+        scope: 'OBJECT',
+        trigger: ['CREATE'],
+        condition: "description == 'A & <B>'",
+        parameters: [
+          { name: 'to', value: 'ann@example.test' },
+          { name: 'subject', templateFile: 'templates/line-subject.hbs' },
+          { name: 'body', templateFile: 'templates/line-body.hbs' },
+        ],
+      },
     ];
     fs.writeFileSync(file, JSON.stringify(definition));
+    fs.writeFileSync(path.join(repo, 'templates/line-subject.hbs'), 'Line {{description}}');
+    fs.writeFileSync(path.join(repo, 'templates/line-body.hbs'), '<p>Line {{description}}</p>');
     const { model } = await loadModelRepository(repo);
     if (!model) throw new Error('model refused');
     const store = openTenantStore({ file: path.join(dir2, 'documents.sqlite') });
@@ -221,6 +236,7 @@ describe('CREATE and DELETE triggers', () => {
   const parametersOf = async () =>
     (await jobs())
       .reverse()
+      .filter((job) => job.payload['script'] === 'lineAudit')
       .map((job) => [
         job.payload['trigger'],
         (job.payload['parameters'] as Record<string, unknown>)['payload_invoice'],
@@ -253,6 +269,28 @@ describe('CREATE and DELETE triggers', () => {
     ]);
     const [deleted] = await jobs();
     expect(deleted).toMatchObject({ objectId: line, payload: { href: href('invoiceLines', line) } });
+  });
+
+  it('render templates as text, HTML-escaping values only in HTML templates of the Mail gateway', async () => {
+    const client = idOf(await data.create(SYSTEM, 'companies', { legalName: 'Acme' }));
+    const invoiceId = idOf(
+      await data.create(SYSTEM, 'invoices', {
+        invoiceNumber: 'I',
+        amount: 1,
+        client: href('companies', client),
+      }),
+    );
+    await data.create(SYSTEM, 'invoiceLines', {
+      description: 'A & <B>',
+      unitPrice: 1,
+      invoice: href('invoices', invoiceId),
+    });
+    const mail = (await jobs()).find((job) => job.payload['script'] === 'lineMail');
+    expect(mail?.payload['parameters']).toEqual({
+      to: 'ann@example.test',
+      subject: 'Line A & <B>',
+      body: '<p>Line A &amp; &lt;B&gt;</p>',
+    });
   });
 
   it('queue nothing when the delete is refused', async () => {

@@ -79,18 +79,23 @@ export function gatewayScripts(
 
 const templates = new Map<string, HandlebarsTemplateDelegate>();
 
+/** Markup in a template or body: the Mail gateway then sends it as HTML (see `@odp/gateways` mail). */
+const MARKUP = /<\/?[a-z][\s\S]*>/i;
+
 /**
  * Renders a `templateFile` parameter with the object's values (and `_href`, `_id`) as context.
- * Values are HTML-escaped only for the Mail gateway, whose body is HTML; other gateways send text.
+ * Values are HTML-escaped only in an HTML template (one with markup) of the Mail gateway, which
+ * sends it as an HTML e-mail; everything else is text and is rendered as is.
  */
 function renderTemplate(
   env: ComputeEnvironment,
   object: Draft | StoredObject,
   file: string,
-  html: boolean,
+  mail: boolean,
 ): string | null {
   const source = env.model.templates.get(file);
   if (source === undefined) return null;
+  const html = mail && MARKUP.test(source);
   const key = `${html}\u0000${source}`;
   let template = templates.get(key);
   if (template === undefined) {
