@@ -5,7 +5,7 @@
  *
  * Besides running jobs it sweeps the tenant outboxes every `ODP_WORKER_SWEEP_MS`: a job is relayed
  * right after its write by the api, and the sweep relays what a crash between the commit and that
- * relay left behind. A gateway call whose retries are exhausted writes a `system.logEntry`
+ * relay left behind, and removes finished jobs older than `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
  * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant.
  */
 import { readFileSync } from 'node:fs';
@@ -55,6 +55,8 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
   };
 
   const sweep = async () => {
+    const pruned = await jobs.prune(new Date(now().getTime() - config.worker.retentionDays * 86_400_000));
+    if (pruned > 0) log.info('jobs pruned', { jobs: pruned });
     for (const tenant of await registry.listTenants()) {
       try {
         const relayed = await (await runtimes.get(tenant.id)).data().relayJobs();

@@ -29,7 +29,14 @@ describe('loadConfig', () => {
       secretKey: secret,
       smtpUrl: null,
       mailFrom: 'no-reply@localhost',
-      worker: { pollMs: 1000, leaseMs: 120_000, sweepMs: 10_000, allowedNetworks: [], caFile: null },
+      worker: {
+        pollMs: 1000,
+        leaseMs: 120_000,
+        sweepMs: 10_000,
+        retentionDays: 30,
+        allowedNetworks: [],
+        caFile: null,
+      },
     });
   });
 
@@ -62,6 +69,7 @@ describe('loadConfig', () => {
       ODP_WORKER_POLL_MS: '50',
       ODP_WORKER_LEASE_MS: '3000',
       ODP_WORKER_SWEEP_MS: '200',
+      ODP_JOB_RETENTION_DAYS: '7',
       ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32, hooks.internal ,fd00::/8,10.1.2.3',
     });
     expect(config).toMatchObject({
@@ -89,6 +97,7 @@ describe('loadConfig', () => {
         pollMs: 50,
         leaseMs: 3000,
         sweepMs: 200,
+        retentionDays: 7,
         allowedNetworks: ['127.0.0.1/32', 'hooks.internal', 'fd00::/8', '10.1.2.3'],
       },
     });
@@ -109,6 +118,10 @@ describe('loadConfig', () => {
     [
       { ODP_WORKER_LEASE_MS: '1s' },
       'ODP_WORKER_LEASE_MS: must be a number of milliseconds from 10 to 86400000 (got "1s")',
+    ],
+    [
+      { ODP_JOB_RETENTION_DAYS: '0' },
+      'ODP_JOB_RETENTION_DAYS: must be a number of days from 1 to 3650 (got "0")',
     ],
     [{ ODP_MAIL_FROM: 'nobody' }, 'ODP_MAIL_FROM: must be an e-mail address or "Name <address>"'],
     [

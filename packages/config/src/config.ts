@@ -41,6 +41,8 @@ export interface WorkerConfig {
   readonly leaseMs: number;
   /** How often the worker relays jobs left in tenant outboxes (`ODP_WORKER_SWEEP_MS`, 10000). */
   readonly sweepMs: number;
+  /** Days a finished (done or failed) job stays listed before the sweep removes it (`ODP_JOB_RETENTION_DAYS`, 30). */
+  readonly retentionDays: number;
   /**
    * Host names and CIDRs outbound gateway calls may reach although they are loopback, private or
    * link-local (`ODP_GATEWAY_ALLOWED_NETWORKS`, comma-separated; empty by default).
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
       leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 120_000),
       sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
+      retentionDays: parseDays(read('ODP_JOB_RETENTION_DAYS')),
       allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
       caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
     },
@@ -194,6 +197,15 @@ function readableFile(name: string, raw: string | null): string | null {
     throw new ConfigError(name, `cannot read ${file}`);
   }
   return file;
+}
+
+function parseDays(raw: string | null): number {
+  if (raw === null) return 30;
+  const days = Number(raw);
+  if (!/^\d+$/.test(raw) || days < 1 || days > 3650) {
+    throw new ConfigError('ODP_JOB_RETENTION_DAYS', `must be a number of days from 1 to 3650 (got "${raw}")`);
+  }
+  return days;
 }
 
 function parseDuration(name: string, raw: string | null, fallback: number): number {

@@ -68,6 +68,8 @@ export interface JobQueue {
    */
   fail(id: string, worker: string, error: string, retryAt: Date | null, now: Date): Promise<boolean>;
   get(id: string): Promise<Job | null>;
+  /** Removes `done` and `failed` jobs last changed before `before`; resolves how many. */
+  prune(before: Date): Promise<number>;
   list(filter: JobListFilter): Promise<Job[]>;
   close(): Promise<void>;
 }

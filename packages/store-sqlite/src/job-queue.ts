@@ -167,6 +167,12 @@ export class SqliteJobQueue implements JobQueue {
     return result.changes === 1;
   }
 
+  async prune(before: Date): Promise<number> {
+    return this.db
+      .prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`)
+      .run(before.getTime()).changes;
+  }
+
   async get(id: string): Promise<Job | null> {
     const row = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
     return row === undefined ? null : jobOf(row);

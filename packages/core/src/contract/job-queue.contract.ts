@@ -114,6 +114,23 @@ export function describeJobQueueContract(name: string, open: (shared?: string) =
       expect(await queue.claim('w', 1000, at(10_000_000))).toBeNull();
     });
 
+    it('prunes finished jobs last changed before a time, never pending or running ones', async () => {
+      await queue.enqueue([job(1), job(2), job(3), job(4)]);
+      await queue.claim('w', 1000, T0);
+      await queue.complete('job-1', 'w', at(10));
+      await queue.claim('w', 1000, T0);
+      await queue.fail('job-2', 'w', 'gone', null, at(20));
+      await queue.claim('w', 1000, T0);
+      await queue.complete('job-3', 'w', at(5_000));
+      expect(await queue.prune(at(1_000))).toBe(2);
+      expect((await queue.list({ tenantId: TENANT, limit: 10 })).map((j) => j.id)).toEqual([
+        'job-4',
+        'job-3',
+      ]);
+      expect(await queue.prune(at(1_000_000))).toBe(1);
+      expect((await queue.list({ tenantId: TENANT, limit: 10 })).map((j) => j.id)).toEqual(['job-4']);
+    });
+
     it('lists the jobs of a tenant or of one object, newest first', async () => {
       await queue.enqueue([job(1), job(2), job(3), job(4, { tenantId: OTHER })]);
       expect((await queue.list({ tenantId: TENANT, limit: 10 })).map((j) => j.id)).toEqual([
