@@ -285,6 +285,77 @@ describe('secret values', () => {
   });
 });
 
+describe('usage records under /system', () => {
+  let api: DataApi;
+  const ids: string[] = [];
+  const get = (route: string, key?: string) =>
+    fetch(`${api.server.baseUrl}/system/${api.tenant}/serviceCallLogs${route}`, {
+      headers: { 'X-API-Key': key ?? api.systemKey },
+    });
+
+  beforeAll(async () => {
+    api = await startDataServer();
+    const record = (service: string, costUnits: number, costLocal: number) => ({
+      service,
+      timestamp: '2026-03-01T10:00:00Z',
+      success: true,
+      costUnits,
+      costUnit: 'tokens',
+      cost: costLocal,
+      costLocal,
+      reference: api.href('invoices', DEMO.invoice1),
+    });
+    ids.push(await api.create('serviceCallLogs', record('ai-model', 1200, 0.5)));
+    ids.push(await api.create('serviceCallLogs', record('ai-model', 800, 0.25)));
+    ids.push(await api.create('serviceCallLogs', record('address-enrichment', 1, 0.07)));
+  });
+  afterAll(async () => {
+    await api?.server.stop();
+  });
+
+  it('lists them with the data filters, sort and paging, linked under /system', async () => {
+    const res = await get('?service=ai-model&sort=costUnits,desc');
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as {
+      _embedded: Record<string, Json[]>;
+      _links: Record<string, { href: string }>;
+    };
+    const rows = Object.values(page._embedded)[0] ?? [];
+    expect(rows.map((row) => row['costUnits'])).toEqual([1200, 800]);
+    const self = (rows[0]?.['_links'] as { _self: { href: string } })._self.href;
+    expect(self).toBe(`/system/${api.tenant}/serviceCallLogs/${ids[0]}`);
+    expect(JSON.stringify(page)).not.toContain(`/data/${api.tenant}/serviceCallLogs`);
+    const paged = (await (await get('?size=1')).json()) as { _embedded: Record<string, Json[]> };
+    expect(Object.values(paged._embedded)[0]).toHaveLength(1);
+  });
+
+  it('reads one record, 404 for an unknown id', async () => {
+    const res = await get(`/${ids[2]}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ service: 'address-enrichment', costUnits: 1, costLocal: 0.07 });
+    expect((await get('/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('aggregates the sum of costUnits and costLocal by default, with filters', async () => {
+    const all = (await (await get('/aggregations')).json()) as { total: number; sum: Record<string, number> };
+    expect(all.total).toBe(3);
+    expect(all.sum['costUnits']).toBe(2001);
+    expect(all.sum['costLocal']).toBeCloseTo(0.82, 10);
+    const ai = (await (await get('/aggregations?service=ai-model&count=costUnits')).json()) as Json;
+    expect(ai).toMatchObject({ total: 2, count: { costUnits: 2 } });
+    expect(ai['sum']).toBeUndefined();
+  });
+
+  it('is for admins only', async () => {
+    const member = await createProfileKey(
+      api,
+      await createProfile(api, { sub: 'usage-member', role: 'member' }),
+    );
+    expect((await get('', member)).status).toBe(403);
+    expect((await api.call('GET', '/serviceCallLogs', { key: member })).status).toBe(404);
+  });
+});
+
 describe('Mail over SMTP', () => {
   let smtp: SmtpReceiver;
   let api: DataApi;
