@@ -84,6 +84,11 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     },
     onRetriesExhausted: writeRetryLogEntry,
   });
-  runner.start({ pollMs: config.worker.pollMs, sweepMs: config.worker.sweepMs, sweep });
+  runner.start({
+    pollMs: config.worker.pollMs,
+    concurrency: config.worker.concurrency,
+    sweepMs: config.worker.sweepMs,
+    sweep,
+  });
   return runner;
 }

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       worker: {
         pollMs: 1000,
         leaseMs: 120_000,
+        concurrency: 4,
         sweepMs: 10_000,
         retentionDays: 30,
         allowedNetworks: [],
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
       ODP_WORKER_POLL_MS: '50',
       ODP_WORKER_LEASE_MS: '3000',
       ODP_WORKER_SWEEP_MS: '200',
+      ODP_WORKER_CONCURRENCY: '2',
       ODP_JOB_RETENTION_DAYS: '7',
       ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32, hooks.internal ,fd00::/8,10.1.2.3',
     });
@@ -96,6 +98,7 @@ describe('loadConfig', () => {
       worker: {
         pollMs: 50,
         leaseMs: 3000,
+        concurrency: 2,
         sweepMs: 200,
         retentionDays: 7,
         allowedNetworks: ['127.0.0.1/32', 'hooks.internal', 'fd00::/8', '10.1.2.3'],
@@ -123,6 +126,7 @@ describe('loadConfig', () => {
       { ODP_JOB_RETENTION_DAYS: '0' },
       'ODP_JOB_RETENTION_DAYS: must be a number of days from 1 to 3650 (got "0")',
     ],
+    [{ ODP_WORKER_CONCURRENCY: '0' }, 'ODP_WORKER_CONCURRENCY: must be an integer from 1 to 64 (got "0")'],
     [{ ODP_MAIL_FROM: 'nobody' }, 'ODP_MAIL_FROM: must be an e-mail address or "Name <address>"'],
     [
       { ODP_WORKER_POLL_MS: '0' },

@@ -39,6 +39,8 @@ export interface WorkerConfig {
    * holding a job delays its re-run by up to this long. Longer than any job runs.
    */
   readonly leaseMs: number;
+  /** Jobs one worker process runs at the same time (`ODP_WORKER_CONCURRENCY`, 4). */
+  readonly concurrency: number;
   /** How often the worker relays jobs left in tenant outboxes (`ODP_WORKER_SWEEP_MS`, 10000). */
   readonly sweepMs: number;
   /** Days a finished (done or failed) job stays listed before the sweep removes it (`ODP_JOB_RETENTION_DAYS`, 30). */
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     worker: {
       pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
       leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 120_000),
+      concurrency: parseConcurrency(read('ODP_WORKER_CONCURRENCY')),
       sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
       retentionDays: parseDays(read('ODP_JOB_RETENTION_DAYS')),
       allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
@@ -197,6 +200,15 @@ function readableFile(name: string, raw: string | null): string | null {
     throw new ConfigError(name, `cannot read ${file}`);
   }
   return file;
+}
+
+function parseConcurrency(raw: string | null): number {
+  if (raw === null) return 4;
+  const count = Number(raw);
+  if (!/^\d+$/.test(raw) || count < 1 || count > 64) {
+    throw new ConfigError('ODP_WORKER_CONCURRENCY', `must be an integer from 1 to 64 (got "${raw}")`);
+  }
+  return count;
 }
 
 function parseDays(raw: string | null): number {

@@ -12,7 +12,7 @@
  * - SSRF-safe: the host is resolved once and checked by the {@link AddressPolicy}; the connection goes
  *   to that address only; each redirect (at most 5, HTTPS only) is checked and pinned again.
  * - Outcome: 2xx succeeds; 429, 5xx, network errors and timeouts are retryable; other statuses and
- *   bad parameters are not.
+ *   bad parameters are not. A request hop waits at most 10 s for data and 30 s in all.
  */
 import { createHmac } from 'node:crypto';
 import https from 'node:https';
@@ -42,8 +42,10 @@ export interface WebhookOptions {
   readonly policy: AddressPolicy;
   /** Extra trusted certificate authorities (PEM), besides the system's. */
   readonly ca?: readonly string[];
-  /** Per request (each redirect hop). Default 10 s. */
+  /** Longest wait for data per request (each redirect hop). Default 10 s. */
   readonly timeoutMs?: number;
+  /** Longest time per request (each redirect hop), however the data trickles. Default 30 s. */
+  readonly deadlineMs?: number;
   readonly now?: () => Date;
 }
 
@@ -193,6 +195,11 @@ export class WebhookGateway {
           );
         },
       );
+      const deadline = setTimeout(
+        () => req.destroy(new Error('took too long')),
+        this.options.deadlineMs ?? 30_000,
+      );
+      req.on('close', () => clearTimeout(deadline));
       req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', (error) =>
         reject(new GatewayError(`The webhook request failed: ${error.message}`, true)),

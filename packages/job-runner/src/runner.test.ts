@@ -39,11 +39,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function runner(workerId = 'w1'): JobRunner {
+function runner(workerId = 'w1', timeoutMs = 10_000): JobRunner {
   const webhook = new WebhookGateway({
     policy: new AddressPolicy(['127.0.0.1/32']),
     ca: [receiver.ca],
     now: () => clock,
+    timeoutMs,
   });
   return new JobRunner({
     queue,
@@ -222,4 +223,26 @@ it('sends the e-mail of a Mail job to the SMTP server, and fails it without a co
     mail?.close();
     await smtp.close();
   }
+});
+
+it('runs several jobs at once: a receiver that does not answer holds up only its own job', async () => {
+  receiver.respondWith('hang');
+  const worker = runner('w1', 1500);
+  worker.start({ pollMs: 20, concurrency: 2 });
+  await enqueue('Webhook', TENANT, 'slow');
+  await receiver.waitFor(1, 5000);
+  await enqueue('Webhook', TENANT, 'fast');
+  worker.poke();
+  await receiver.waitFor(2, 5000);
+  const deadline = Date.now() + 5000;
+  while ((await queue.get('fast'))?.status !== 'done' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(await queue.get('fast')).toMatchObject({ status: 'done' });
+  expect(await queue.get('slow')).toMatchObject({ status: 'running' });
+  await worker.stop();
+  expect(await queue.get('slow')).toMatchObject({
+    status: 'pending',
+    lastError: expect.stringContaining('timed out'),
+  });
 });

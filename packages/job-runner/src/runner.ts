@@ -38,7 +38,8 @@ export type JobOutcome = 'done' | 'retry' | 'failed' | 'lost';
 export class JobRunner {
   private running: Promise<void> | null = null;
   private stopping = false;
-  private wake: (() => void) | null = null;
+  /** Wake-ups of the loops waiting for their next poll. */
+  private readonly waiting = new Set<() => void>();
 
   constructor(private readonly deps: JobRunnerDeps) {}
 
@@ -90,18 +91,24 @@ export class JobRunner {
   }
 
   /**
-   * Runs jobs until `stop`: as long as jobs are due, one after another; otherwise waits `pollMs`
-   * (or until `poke`). `sweep` (the outbox relay) runs every `sweepMs`. Errors of the loop itself
-   * (a store unavailable) are logged and the loop goes on after `pollMs`.
+   * Runs jobs until `stop`: `concurrency` loops (default 1), each claiming one job after another as
+   * long as jobs are due, otherwise waiting `pollMs` (or until `poke`). One of them runs `sweep`
+   * (the outbox relay) every `sweepMs`. Errors of a loop itself (a store unavailable) are logged
+   * and the loop goes on after `pollMs`.
    */
-  start(options: { pollMs: number; sweepMs?: number; sweep?: () => Promise<void> }): void {
+  start(options: {
+    pollMs: number;
+    concurrency?: number;
+    sweepMs?: number;
+    sweep?: () => Promise<void>;
+  }): void {
     if (this.running) return;
     let lastSweep = 0;
-    const loop = async () => {
+    const loop = async (index: number) => {
       while (!this.stopping) {
         let ran = false;
         try {
-          if (options.sweep && Date.now() - lastSweep >= (options.sweepMs ?? 10_000)) {
+          if (index === 0 && options.sweep && Date.now() - lastSweep >= (options.sweepMs ?? 10_000)) {
             lastSweep = Date.now();
             await options.sweep();
           }
@@ -111,28 +118,30 @@ export class JobRunner {
         }
         if (!ran && !this.stopping) {
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, options.pollMs);
-            this.wake = () => {
+            const wake = () => {
               clearTimeout(timer);
+              this.waiting.delete(wake);
               resolve();
             };
+            const timer = setTimeout(wake, options.pollMs);
+            this.waiting.add(wake);
           });
-          this.wake = null;
         }
       }
     };
-    this.running = loop();
+    const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, (_, index) => loop(index));
+    this.running = Promise.all(loops).then(() => undefined);
   }
 
-  /** Wakes a waiting loop at once (a job was just enqueued in this process). */
+  /** Wakes the waiting loops at once (a job was just enqueued in this process). */
   poke(): void {
-    this.wake?.();
+    for (const wake of [...this.waiting]) wake();
   }
 
   /** Stops claiming; resolves when the job in hand (if any) is finished. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.poke();
     await this.running;
     this.running = null;
   }
