@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       mailFrom: 'no-reply@localhost',
       worker: {
         pollMs: 1000,
-        leaseMs: 120_000,
+        leaseMs: 300_000,
         concurrency: 4,
         sweepMs: 10_000,
         retentionDays: 30,

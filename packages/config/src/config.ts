@@ -35,7 +35,7 @@ export interface WorkerConfig {
   /** How long an idle worker waits before looking for due jobs again (`ODP_WORKER_POLL_MS`, 1000). */
   readonly pollMs: number;
   /**
-   * How long a claimed job stays with its worker (`ODP_WORKER_LEASE_MS`, 120000): a worker that dies
+   * How long a claimed job stays with its worker (`ODP_WORKER_LEASE_MS`, 300000): a worker that dies
    * holding a job delays its re-run by up to this long. Longer than any job runs.
    */
   readonly leaseMs: number;
@@ -172,7 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     worker: {
       pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
-      leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 120_000),
+      leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 300_000),
       concurrency: parseConcurrency(read('ODP_WORKER_CONCURRENCY')),
       sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
       retentionDays: parseDays(read('ODP_JOB_RETENTION_DAYS')),
