@@ -50,6 +50,20 @@ async function settled(api: DataApi, id: string, timeoutMs = 20_000): Promise<Jo
   }
 }
 
+/** The server's log line of the job (waits for it: output arrives through a pipe). */
+async function logLine(api: DataApi, jobId: string, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = api.server
+      .output()
+      .split('\n')
+      .find((candidate) => candidate.includes(`"jobId":"${jobId}"`));
+    if (line !== undefined) return line;
+    if (Date.now() > deadline) throw new Error(`no log line for job ${jobId}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function verifySignature(request: ReceivedRequest, secret: string): boolean {
   const timestamp = String(request.headers['x-odp-timestamp']);
   const signed = `${timestamp}\n${request.method}\n${request.url}\n${request.body}`;
@@ -116,8 +130,18 @@ describe('worker inside pnpm start', () => {
     });
     expect(verifySignature(request!, secret)).toBe(true);
     expect(verifySignature(request!, 'another secret')).toBe(false);
-    expect(api.server.output()).toContain(`"message":"job done"`);
-    expect(api.server.output()).toContain(`"jobId":"${job!.id}"`);
+    // The job's log line is written after its status; it reaches the output a moment later.
+    const logged = await logLine(api, job!.id);
+    expect(JSON.parse(logged)).toMatchObject({
+      level: 'info',
+      message: 'job done',
+      jobId: job!.id,
+      gateway: 'Webhook',
+      script: 'notifyAccountant',
+      status: 'done',
+      attempt: 1,
+    });
+    expect(logged).not.toContain(receiver.origin);
   });
 
   it('fires nothing for a write that is refused or does not meet the condition', async () => {
