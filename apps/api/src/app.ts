@@ -1,7 +1,7 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { NotFoundError, RateLimitedError } from '@odp/core';
-import type { PlatformRegistry } from '@odp/core';
+import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
 import type { FileService } from '@odp/files';
@@ -23,6 +23,8 @@ import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 import { healthRoutes } from './routes/health.js';
 import type { ReadinessCheck } from './routes/health.js';
 import { fileRoutes } from './routes/files.js';
+import { adminJobRoutes } from './routes/admin-jobs.js';
+import { scriptRoutes } from './routes/scripts.js';
 import { systemRoutes } from './routes/system.js';
 
 /**
@@ -33,6 +35,8 @@ export interface AppDeps {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly runtimes: TenantRuntimes;
+  /** The background job queue (script gateway calls); its jobs are listed under `/admin/{t}/jobs`. */
+  readonly jobs: JobQueue;
   /** null when no identity provider is configured (every access token is refused). */
   readonly tokens: TokenVerifier | null;
   readonly log: Logger;
@@ -92,6 +96,8 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['admin'], adminModelRoutes(deps)),
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
+    onBranches(['admin'], adminJobRoutes(deps)),
+    onBranches(['scripts'], scriptRoutes(deps)),
     onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),
     onBranches(['data'], dataRoutes(deps)),

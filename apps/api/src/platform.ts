@@ -4,14 +4,14 @@ import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier } from '@odp/auth';
 import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
-import { ConfigError, blobsDir, loadConfig, platformDatabasePath } from '@odp/config';
+import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
 import { FileService } from '@odp/files';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { createLogger } from './log.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
@@ -52,7 +52,8 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   });
   const store = openPlatformStore(platformDatabasePath(config));
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
-  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files });
+  const jobs = openJobQueue(jobsDatabasePath(config));
+  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files, jobs });
   const stopListening = await coordination.invalidations.subscribe((message) => {
     runtimes
       .apply(message)
@@ -66,6 +67,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     registry,
     coordination,
     runtimes,
+    jobs,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
     files,
@@ -82,6 +84,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       clearInterval(sweeper);
       await stopListening();
       await runtimes.closeAll();
+      await jobs.close();
       await registry.close();
       await blobs.close();
       await coordination.close();
@@ -210,7 +213,12 @@ const SHUTDOWN_GRACE_MS = 5000;
  * On SIGTERM or SIGINT: stop accepting connections, let running requests finish (up to the grace
  * period), close the platform, exit 0.
  */
-export function shutdownOnSignal(server: http.Server, platform: Platform): void {
+export function shutdownOnSignal(
+  server: http.Server,
+  platform: Platform,
+  /** Stopped before the platform closes (the in-process worker finishes its job in hand). */
+  worker?: { stop(): Promise<void> },
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -220,6 +228,7 @@ export function shutdownOnSignal(server: http.Server, platform: Platform): void 
     cut.unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    await worker?.stop();
     await platform.close();
     platform.log.flush();
     process.exit(0);

@@ -5,10 +5,10 @@
  * 503 naming the model status).
  */
 import path from 'node:path';
-import type { Model, TenantRecord, UploadClaims } from '@odp/core';
+import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
-import { DataService, SecretCipher } from '@odp/data';
+import { DataService, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
@@ -34,6 +34,8 @@ export interface TenantDataOptions {
   /** The tenant's uploads, claimed and released by FILE and IMAGE values. */
   readonly files?: UploadClaims;
   readonly log: Logger;
+  /** The job queue writes relay the jobs of their scripts to (absent: they wait in the outbox). */
+  readonly jobs?: JobQueue;
 }
 
 /** Opens the tenant's store and composes access control and the object service for `model`. */
@@ -72,6 +74,7 @@ async function compose(
 ): Promise<TenantData> {
   await store.applyModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
+  const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
   const deps: DataServiceDeps = {
     tenantId: tenant.id,
     model,
@@ -79,10 +82,15 @@ async function compose(
     access: accessControl.policy,
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
+    ...(secrets ? { secrets } : {}),
+    systemSetting: systemSettingReader(store),
+    secretValue: secretValueReader(store, secrets),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.files ? { files: options.files } : {}),
     onChange,
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    onRelayError: (error) =>
+      options.log.error('job relay failed', { tenantId: tenant.id, error: String(error) }),
   };
   return {
     model,

@@ -7,7 +7,14 @@ import {
   rebuildRequestKey,
   UnavailableError,
 } from '@odp/core';
-import type { Coordination, Invalidation, PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
+import type {
+  Coordination,
+  Invalidation,
+  JobQueue,
+  PlatformRegistry,
+  ProfileDirectory,
+  TenantRecord,
+} from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import type { FileService } from '@odp/files';
@@ -95,6 +102,8 @@ export interface RuntimeContext {
   /** The platform's files; each tenant's object service claims and releases its uploads through it. */
   readonly files?: FileService;
   readonly coordination: Coordination;
+  /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
+  readonly jobs?: JobQueue;
 }
 
 /** How long a rebuild lease lasts without renewal (an instance that dies frees it after this). */
@@ -119,6 +128,7 @@ export async function openTenantRuntime(
     limits: context.config.dataLimits,
     log,
     ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
+    ...(context.jobs ? { jobs: context.jobs } : {}),
   };
   /** The newest event seq an announcement named: the next search for the head starts there. */
   let knownHead = 0;

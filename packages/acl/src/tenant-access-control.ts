@@ -141,6 +141,8 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     storedAclIds: () => store.storedAclIds(),
     scan: (afterId, limit) => store.scan(afterId, limit),
     eventsAfter: (afterSeq, limit) => store.eventsAfter(afterSeq, limit),
+    outbox: (limit) => store.outbox(limit),
+    removeFromOutbox: (ids) => store.removeFromOutbox(ids),
     close: () => store.close(),
   };
 }

@@ -32,6 +32,16 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
       dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
       tenantExpensiveRequests: 16,
+      mailFrom: 'no-reply@localhost',
+      worker: {
+        pollMs: 1000,
+        leaseMs: 300_000,
+        concurrency: 4,
+        sweepMs: 10_000,
+        retentionDays: 30,
+        allowedNetworks: [],
+        caFile: null,
+      },
     });
   });
 
@@ -69,6 +79,13 @@ describe('loadConfig', () => {
       ODP_MAX_VALUE_BYTES: '4096',
       ODP_MAX_PAGE_BYTES: '65536',
       ODP_TENANT_EXPENSIVE_REQUESTS: '12',
+      ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
+      ODP_WORKER_POLL_MS: '50',
+      ODP_WORKER_LEASE_MS: '3000',
+      ODP_WORKER_SWEEP_MS: '200',
+      ODP_WORKER_CONCURRENCY: '2',
+      ODP_JOB_RETENTION_DAYS: '7',
+      ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32, hooks.internal ,fd00::/8,10.1.2.3',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -94,6 +111,15 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
       dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
       tenantExpensiveRequests: 12,
+      mailFrom: 'ODP <no-reply@odp.example.com>',
+      worker: {
+        pollMs: 50,
+        leaseMs: 3000,
+        concurrency: 2,
+        sweepMs: 200,
+        retentionDays: 7,
+        allowedNetworks: ['127.0.0.1/32', 'hooks.internal', 'fd00::/8', '10.1.2.3'],
+      },
     });
   });
 
@@ -117,6 +143,28 @@ describe('loadConfig', () => {
     [
       { ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: '0' },
       'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: must be a positive integer (got "0")',
+    ],
+    [
+      { ODP_WORKER_LEASE_MS: '1s' },
+      'ODP_WORKER_LEASE_MS: must be a number of milliseconds from 10 to 86400000 (got "1s")',
+    ],
+    [
+      { ODP_JOB_RETENTION_DAYS: '0' },
+      'ODP_JOB_RETENTION_DAYS: must be a number of days from 1 to 3650 (got "0")',
+    ],
+    [{ ODP_WORKER_CONCURRENCY: '0' }, 'ODP_WORKER_CONCURRENCY: must be an integer from 1 to 64 (got "0")'],
+    [{ ODP_MAIL_FROM: 'nobody' }, 'ODP_MAIL_FROM: must be an e-mail address or "Name <address>"'],
+    [
+      { ODP_WORKER_POLL_MS: '0' },
+      'ODP_WORKER_POLL_MS: must be a number of milliseconds from 10 to 86400000 (got "0")',
+    ],
+    [
+      { ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/33' },
+      'ODP_GATEWAY_ALLOWED_NETWORKS: "127.0.0.1/33" is not a host name, address or CIDR',
+    ],
+    [
+      { ODP_GATEWAY_ALLOWED_NETWORKS: 'https://x' },
+      'ODP_GATEWAY_ALLOWED_NETWORKS: "https://x" is not a host name, address or CIDR',
     ],
     [
       { ODP_AUTH_ISSUER: 'https://login.example.com' },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -34,6 +35,9 @@ export interface Config {
    * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
    */
   readonly tenantExpensiveRequests: number;
+  /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
+  readonly mailFrom: string;
+  readonly worker: WorkerConfig;
 }
 
 export interface HttpConfig {
@@ -50,6 +54,33 @@ export interface DataLimitsConfig {
   readonly maxValueBytes: number;
   /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
   readonly maxPageBytes: number;
+}
+
+/** The background worker (docs/worker.md). */
+export interface WorkerConfig {
+  /** How long an idle worker waits before looking for due jobs again (`ODP_WORKER_POLL_MS`, 1000). */
+  readonly pollMs: number;
+  /**
+   * How long a claimed job stays with its worker (`ODP_WORKER_LEASE_MS`, 300000): a worker that dies
+   * holding a job delays its re-run by up to this long. Longer than any job runs.
+   */
+  readonly leaseMs: number;
+  /** Jobs one worker process runs at the same time (`ODP_WORKER_CONCURRENCY`, 4). */
+  readonly concurrency: number;
+  /** How often the worker relays jobs left in tenant outboxes (`ODP_WORKER_SWEEP_MS`, 10000). */
+  readonly sweepMs: number;
+  /** Days a finished (done or failed) job stays listed before the sweep removes it (`ODP_JOB_RETENTION_DAYS`, 30). */
+  readonly retentionDays: number;
+  /**
+   * Host names and CIDRs outbound gateway calls may reach although they are loopback, private or
+   * link-local (`ODP_GATEWAY_ALLOWED_NETWORKS`, comma-separated; empty by default).
+   */
+  readonly allowedNetworks: readonly string[];
+  /**
+   * A PEM file of certificate authorities gateway calls trust besides the system's (an internal CA
+   * of on-premises receivers; `ODP_GATEWAY_CA_FILE`); null when not set.
+   */
+  readonly caFile: string | null;
 }
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
@@ -203,6 +234,16 @@ export function loadConfig(env: Env = process.env): Config {
       read('ODP_TENANT_EXPENSIVE_REQUESTS'),
       DEFAULT_TENANT_EXPENSIVE_REQUESTS,
     ),
+    mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
+    worker: {
+      pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
+      leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 300_000),
+      concurrency: parseConcurrency(read('ODP_WORKER_CONCURRENCY')),
+      sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
+      retentionDays: parseDays(read('ODP_JOB_RETENTION_DAYS')),
+      allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
+      caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
+    },
   };
 }
 
@@ -241,6 +282,76 @@ function parseHttp(read: (name: string) => string | null): HttpConfig {
     );
   }
   return http;
+}
+
+/** `address@host` or `Name <address@host>`; default `no-reply@<host of the base URL>`. */
+function parseMailFrom(raw: string | null, baseUrl: string): string {
+  if (raw === null) return `no-reply@${new URL(baseUrl).hostname}`;
+  if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw)) {
+    throw new ConfigError('ODP_MAIL_FROM', 'must be an e-mail address or "Name <address>"');
+  }
+  return raw;
+}
+
+function readableFile(name: string, raw: string | null): string | null {
+  if (raw === null) return null;
+  const file = path.resolve(raw);
+  try {
+    readFileSync(file);
+  } catch {
+    throw new ConfigError(name, `cannot read ${file}`);
+  }
+  return file;
+}
+
+function parseConcurrency(raw: string | null): number {
+  if (raw === null) return 4;
+  const count = Number(raw);
+  if (!/^\d+$/.test(raw) || count < 1 || count > 64) {
+    throw new ConfigError('ODP_WORKER_CONCURRENCY', `must be an integer from 1 to 64 (got "${raw}")`);
+  }
+  return count;
+}
+
+function parseDays(raw: string | null): number {
+  if (raw === null) return 30;
+  const days = Number(raw);
+  if (!/^\d+$/.test(raw) || days < 1 || days > 3650) {
+    throw new ConfigError('ODP_JOB_RETENTION_DAYS', `must be a number of days from 1 to 3650 (got "${raw}")`);
+  }
+  return days;
+}
+
+function parseDuration(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms < 10 || ms > 86_400_000) {
+    throw new ConfigError(name, `must be a number of milliseconds from 10 to 86400000 (got "${raw}")`);
+  }
+  return ms;
+}
+
+/** Comma-separated host names, addresses and CIDRs (`127.0.0.1/32`, `fd00::/8`, `hooks.internal`). */
+function parseNetworks(raw: string | null): string[] {
+  if (raw === null) return [];
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const valid =
+      extra === undefined &&
+      (family === 0
+        ? bits === undefined && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)
+        : bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
+    if (!valid) {
+      throw new ConfigError('ODP_GATEWAY_ALLOWED_NETWORKS', `"${entry}" is not a host name, address or CIDR`);
+    }
+  }
+  return entries;
 }
 
 function required(read: (name: string) => string | null, name: string, because: string): string {
@@ -356,4 +467,9 @@ export function blobsDir(config: Pick<Config, 'dataDir'>): string {
 /** Path of the platform registry database (tenants, profiles, keys): `<dataDir>/platform.sqlite`. */
 export function platformDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'platform.sqlite');
+}
+
+/** Path of the embedded job queue database (jobs of every tenant): `<dataDir>/jobs.sqlite`. */
+export function jobsDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'jobs.sqlite');
 }

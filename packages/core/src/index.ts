@@ -12,3 +12,4 @@ export * from './coordination.js';
 export { createInProcessCoordination } from './in-process-coordination.js';
 export { sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
+export * from './jobs.js';

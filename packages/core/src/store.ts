@@ -6,6 +6,7 @@
  * fetching. Every write is one atomic {@link WriteBatch}.
  */
 import type { AccessFilter } from './account.js';
+import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
 import type { AggregatePlan, DistinctPlan, ListPlan, Selection } from './query.js';
 
@@ -103,6 +104,12 @@ export interface WriteBatch {
   /** Merge redirects: a GET of `from` answers with `to`. */
   readonly redirects?: readonly { readonly from: string; readonly to: string }[];
   readonly events?: readonly NewChangeEvent[];
+  /**
+   * Background jobs the write triggers (script gateway calls), kept in the tenant's outbox in the
+   * same transaction: a committed write never loses them and a refused one never queues them. A
+   * relay moves them into the JobQueue (`outbox`, `removeFromOutbox`).
+   */
+  readonly jobs?: readonly NewJob[];
 }
 
 export interface DistinctBucket {
@@ -227,6 +234,10 @@ export interface TenantStore {
   storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }>;
   /** Every object, in id order, `limit` at a time after `afterId` (rebuilds, recalculation). */
   scan(afterId: string | null, limit: number): Promise<StoredObject[]>;
+  /** Up to `limit` jobs of the outbox (written by `write`), oldest first. */
+  outbox(limit: number): Promise<NewJob[]>;
+  /** Removes relayed jobs from the outbox; ids not in it are ignored. */
+  removeFromOutbox(ids: readonly string[]): Promise<void>;
   /** Events with `seq` greater than `afterSeq`, oldest first. */
   eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]>;
 

@@ -67,7 +67,12 @@ export function objectHref(
   return `/${cls?.system ? 'system' : 'data'}/${tenantId}/${cls?.plural ?? object.basicClass}/${object.id}`;
 }
 
-function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | StoredObject): FormulaRecord {
+/** The object as formulas see it: values (SECRET ones decrypted), system properties, relation paths. */
+export function formulaRecord(
+  env: ComputeEnvironment,
+  uow: UnitOfWork,
+  object: Draft | StoredObject,
+): FormulaRecord {
   const { model } = env;
   return {
     get(name: string): unknown {
@@ -102,7 +107,7 @@ function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | Stor
           : (await uow.linkersOf(object.id))
               .filter((link) => link.relationKey === end.relation.key)
               .map((link) => link.source);
-      return { multiple: end.multiple, records: linked.map((other) => recordOf(env, uow, other)) };
+      return { multiple: end.multiple, records: linked.map((other) => formulaRecord(env, uow, other)) };
     },
   };
 }
@@ -140,7 +145,7 @@ export async function compute(
   cleared: ReadonlySet<string> = new Set(),
 ): Promise<Draft> {
   const { model } = env;
-  const record = recordOf(env, uow, draft);
+  const record = formulaRecord(env, uow, draft);
   const run = (formula: Formula) => evaluate(formula, { ...env, record });
   const fields = fieldsOf(model, draft.classes);
   const assign = (name: string, value: unknown) => {

@@ -1,4 +1,4 @@
-import type { AccessPolicy, Model, SearchIndex, TenantStore, UploadClaims } from '@odp/core';
+import type { AccessPolicy, JobQueue, Model, SearchIndex, TenantStore, UploadClaims } from '@odp/core';
 import type { ClassReach } from './classes.js';
 import type { SecretCipher } from './secret-cipher.js';
 
@@ -36,10 +36,22 @@ export interface DataServiceDeps {
   /** New object ids; `crypto.randomUUID` when absent. */
   readonly newId?: () => string;
   readonly baseUrl?: string;
-  /** `systemSetting('name')` for formulas. */
+  /** `systemSetting('name')` for formulas: plain `system.systemSetting` values. */
   readonly systemSetting?: (name: string) => Promise<string | null>;
   /** Size limits of values and list pages; absent, neither is limited (unit tests). */
   readonly limits?: DataLimits;
+  /**
+   * The decrypted `system.secretValue` of a name: what `systemSetting()` falls back to in gateway
+   * script parameters only (never in field formulas, whose results are stored and shown).
+   */
+  readonly secretValue?: (name: string) => Promise<string | null>;
   /** Called after every committed write that appended change events (wakes event streams). */
   readonly onChange?: () => void;
+  /**
+   * The job queue the tenant outbox is relayed to right after a write that queued jobs (script
+   * gateway calls). Absent, the jobs wait in the outbox for a worker's sweep.
+   */
+  readonly jobs?: JobQueue;
+  /** A relay right after a write failed (the jobs stay in the outbox); for the log. */
+  readonly onRelayError?: (error: unknown) => void;
 }

@@ -10,6 +10,7 @@ import type {
   ChangeEvent,
   SearchIndex,
   ClassDef,
+  NewJob,
   RelationEnd,
   StoredFile,
   StoredObject,
@@ -35,6 +36,12 @@ import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
 import { withWriteRetries } from './unit-of-work.js';
+import { gatewayScripts } from './scripts.js';
+import { relayOutbox } from './outbox.js';
+import { SECRET_CLASS, namedObject } from './system-settings.js';
+
+const MAX_SECRET_NAME = 200;
+const MAX_SECRET_VALUE = 65_536;
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
 export interface ListPath {
@@ -453,6 +460,71 @@ export class DataService {
       object !== null &&
       filesByField(this.model, object).some(([, files]) => files.some((file) => file.fileId === fileId))
     );
+  }
+
+  /**
+   * `POST /system/{tenant}/secretValues` with `{name, secretValue}`: stores the value encrypted
+   * (a SECRET field) in the tenant's `system.secretValue` of that name, replacing the value of an
+   * existing one. Resolves whether it was created. The value is never returned or put in an error;
+   * `systemSetting(name)` in gateway parameters reads it decrypted. The caller checks the admin role.
+   */
+  async storeSecretValue(body: unknown): Promise<{ name: string; created: boolean; href: string }> {
+    const input =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : null;
+    const name = input?.['name'];
+    const secretValue = input?.['secretValue'];
+    const errors: { field: string; message: string }[] = [];
+    if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_SECRET_NAME) {
+      errors.push({ field: 'name', message: `must be a text of 1 to ${MAX_SECRET_NAME} characters` });
+    }
+    if (typeof secretValue !== 'string' || secretValue === '' || secretValue.length > MAX_SECRET_VALUE) {
+      errors.push({ field: 'secretValue', message: `must be a text of 1 to ${MAX_SECRET_VALUE} characters` });
+    }
+    if (errors.length > 0 || typeof name !== 'string')
+      throw new ValidationError('Invalid secret value.', errors);
+    const system: Account = { kind: 'system', tenantId: this.deps.tenantId };
+    return withWriteRetries(async () => {
+      const existing = await namedObject(this.deps.store, SECRET_CLASS, name.trim());
+      if (existing) {
+        await this.writer.patch(system, existing, { secretValue });
+        return { name: name.trim(), created: false, href: this.renderer.href(existing) };
+      }
+      const cls = this.model.classes.get(SECRET_CLASS);
+      if (!cls) throw new NotFoundError('Unknown class.');
+      const id = await this.writer.create(system, cls, { name: name.trim(), secretValue });
+      return { name: name.trim(), created: true, href: this.renderer.href({ id, basicClass: cls.name }) };
+    });
+  }
+
+  /**
+   * Relays the jobs waiting in the tenant's outbox into the job queue (the worker's sweep, for jobs
+   * whose relay right after their write did not happen: a crash, a queue briefly unavailable).
+   * Resolves the number relayed; 0 without a queue.
+   */
+  async relayJobs(): Promise<number> {
+    return this.deps.jobs ? relayOutbox(this.deps.store, this.deps.jobs) : 0;
+  }
+
+  /**
+   * `POST /scripts/{tenant}/{typeName}/{id}/{scriptName}`: queues the MANUAL gateway script
+   * `scriptName` of the object. 404 when the object is not readable or its classes declare no such
+   * gateway script with trigger MANUAL; 403 without record-level WRITE. Resolves the queued job,
+   * or null when the script's condition is false for the object (nothing is queued).
+   */
+  async runScript(
+    account: Account,
+    typeName: string,
+    id: string,
+    scriptName: string,
+  ): Promise<NewJob | null> {
+    const object = await this.resolve(account, typeName, id);
+    const script = gatewayScripts(this.model, object.classes, 'MANUAL').find(
+      (candidate) => candidate.name === scriptName,
+    );
+    if (!script) throw new NotFoundError('No such script.');
+    return this.writer.runScript(account, object, script);
   }
 
   /** Merge: returns the winner's URI. */

@@ -12,7 +12,14 @@
  * two concurrent writes to one object never lose either change, in one process or across several.
  */
 import { ConflictError, UNRESTRICTED, WriteConflictError } from '@odp/core';
-import type { NewChangeEvent, StoredObject, TenantStore, WriteBatch, WriteExpectation } from '@odp/core';
+import type {
+  NewChangeEvent,
+  NewJob,
+  StoredObject,
+  TenantStore,
+  WriteBatch,
+  WriteExpectation,
+} from '@odp/core';
 
 /** How often a unit of work runs before a persisting conflict is answered with 409. */
 export const WRITE_ATTEMPTS = 10;
@@ -47,6 +54,7 @@ export class UnitOfWork {
   private readonly puts = new Map<string, StoredObject>();
   private readonly deletes = new Set<string>();
   private readonly events: NewChangeEvent[] = [];
+  private readonly jobs: NewJob[] = [];
   readonly redirects: { from: string; to: string }[] = [];
 
   constructor(
@@ -140,6 +148,11 @@ export class UnitOfWork {
     return this.loaded.get(id) ?? null;
   }
 
+  /** Jobs written to the tenant outbox with the batch (script gateway calls). */
+  enqueue(jobs: readonly NewJob[]): void {
+    this.jobs.push(...jobs);
+  }
+
   /** Ids put by this unit of work (created or changed). */
   putIds(): string[] {
     return [...this.puts.keys()];
@@ -161,6 +174,7 @@ export class UnitOfWork {
       delete: [...this.deletes],
       redirects: this.redirects,
       events: this.events,
+      jobs: this.jobs,
     };
   }
 }

@@ -11,6 +11,7 @@ import type {
   FieldDef,
   FieldError,
   FileClaim,
+  NewJob,
   RelationDef,
   RelationEnd,
   StoredFile,
@@ -24,6 +25,9 @@ import type { DataServiceDeps } from './deps.js';
 import { encodeField, fileIdOf, isPlainObject, jsonBytes, sameJson, storedFiles } from './encode.js';
 import { filesByField } from './held-files.js';
 import { recordHistory } from './history.js';
+import { relayOutbox } from './outbox.js';
+import { gatewayJobs, gatewayScripts } from './scripts.js';
+import type { GatewayScript } from './scripts.js';
 import { UnitOfWork } from './unit-of-work.js';
 
 /** The existing object a Create related links the new object to, and the relation as seen from it. */
@@ -112,6 +116,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, undefined, 'CREATE');
     uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, draft.id, undefined, 'all');
+    await this.triggerScripts(account, uow, draft.id, 'CREATE');
     await this.commit(uow);
     return draft.id;
   }
@@ -145,6 +150,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, object, 'UPDATE', cleared);
     uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, draft.id, object, this.changedNames(object, draft));
+    await this.triggerScripts(account, uow, draft.id, 'UPDATE');
     await this.commit(uow);
   }
 
@@ -213,6 +219,7 @@ export class ObjectWriter {
     uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
     await this.planDelete(account, uow, loser.id);
     await this.recalculateNeighbours(account, uow, draft.id, winner, 'all');
+    await this.triggerScripts(account, uow, draft.id, 'UPDATE');
     if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
     await this.commit(uow);
   }
@@ -446,6 +453,8 @@ export class ObjectWriter {
         }
       }
     }
+    // DELETE scripts see every doomed object, and what it links to, as it was before the delete.
+    for (const id of doomed) await this.triggerScripts(account, uow, id, 'DELETE');
     const neighbours = new Set<string>();
     const unlinkedIds = new Set<string>();
     for (const id of doomed) {
@@ -572,17 +581,62 @@ export class ObjectWriter {
   }
 
   /**
+   * Queues the gateway scripts of object `id` (as the pending state has it) that fire on `trigger`
+   * into the unit of work; they are written with it. Only the object the caller saves or deletes
+   * triggers scripts, not neighbours recalculated or unlinked along the way.
+   */
+  private async triggerScripts(
+    account: Account,
+    uow: UnitOfWork,
+    id: string,
+    trigger: 'CREATE' | 'UPDATE' | 'DELETE',
+  ): Promise<void> {
+    const object = await uow.load(id);
+    if (!object) return;
+    const scripts = gatewayScripts(this.model, object.classes, trigger);
+    if (scripts.length > 0) {
+      uow.enqueue(await gatewayJobs(this.env(account), uow, object, scripts, trigger, this.deps.secretValue));
+    }
+  }
+
+  /**
+   * MANUAL run of the gateway script `script` on `object` (`POST /scripts/...`): needs record-level
+   * WRITE on the object. Returns the queued job, or null when the script's condition is false.
+   */
+  async runScript(account: Account, object: StoredObject, script: GatewayScript): Promise<NewJob | null> {
+    if (!(await this.deps.access.mayModify(account, object))) {
+      throw new ForbiddenError('Access control does not allow running scripts on this object.');
+    }
+    const uow = this.unitOfWork();
+    uow.remember(object);
+    const [job] = await gatewayJobs(
+      this.env(account),
+      uow,
+      object,
+      [script],
+      'MANUAL',
+      this.deps.secretValue,
+    );
+    if (!job) return null;
+    uow.enqueue([job]);
+    await this.commit(uow);
+    return job;
+  }
+
+  /**
    * Writes the unit of work. Uploads it stores are claimed before the write and settled after it
    * (see `UploadClaims`), so the bytes of released files are deleted only once the write that
-   * released them is durable.
+   * released them is durable. When the batch queued jobs, the tenant outbox is relayed into the job
+   * queue at once (a failed relay leaves them in the outbox, where the worker's sweep finds them).
    */
   private async commit(uow: UnitOfWork): Promise<void> {
+    const batch = uow.batch();
     const files = this.deps.files;
     const changes = files ? this.fileChanges(uow) : { claims: [], released: [] };
     if (files && changes.claims.length > 0) await files.claim(changes.claims);
     let committed = false;
     try {
-      await this.deps.store.write(uow.batch());
+      await this.deps.store.write(batch);
       committed = true;
     } finally {
       if (files && (changes.claims.length > 0 || changes.released.length > 0)) {
@@ -590,6 +644,11 @@ export class ObjectWriter {
       }
     }
     this.deps.onChange?.();
+    if ((batch.jobs?.length ?? 0) > 0 && this.deps.jobs) {
+      await relayOutbox(this.deps.store, this.deps.jobs).catch((error: unknown) =>
+        this.deps.onRelayError?.(error),
+      );
+    }
   }
 }
 

@@ -24,6 +24,7 @@ import type {
   Holding,
   IncomingRef,
   ListPlan,
+  NewJob,
   Model,
   ObjectRef,
   Selection,
@@ -477,6 +478,18 @@ export class SqliteTenantStore implements TenantStore {
     return this.hydrate(rows);
   }
 
+  async outbox(limit: number): Promise<NewJob[]> {
+    const rows = this.statement('SELECT job FROM outbox ORDER BY seq LIMIT ?').pluck().all(limit) as string[];
+    return rows.map((row) => JSON.parse(row) as NewJob);
+  }
+
+  async removeFromOutbox(ids: readonly string[]): Promise<void> {
+    const remove = this.statement('DELETE FROM outbox WHERE id = ?');
+    this.inTransaction(() => {
+      for (const id of ids) remove.run(id);
+    });
+  }
+
   async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
     const rows = this.statement(
       'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
@@ -555,6 +568,9 @@ export class SqliteTenantStore implements TenantStore {
       this.statement(
         'INSERT INTO events (type, object_id, classes, loser_id, at) VALUES (?, ?, ?, ?, ?)',
       ).run(event.type, event.objectId, JSON.stringify(event.classes), event.loserId ?? null, event.at);
+    }
+    for (const job of batch.jobs ?? []) {
+      this.statement('INSERT OR IGNORE INTO outbox (id, job) VALUES (?, ?)').run(job.id, JSON.stringify(job));
     }
   }
 

@@ -33,6 +33,11 @@ export interface ServerOptions {
    * instance's stop()) and its extra environment, under `env` given here.
    */
   readonly instanceOf?: TestServer;
+  /**
+   * `embedded` (default): `pnpm start`, api and worker in one process, with the demo tenant.
+   * `api`: the api alone (`pnpm --filter @odp/api start`), for scale-out suites that run workers apart.
+   */
+  readonly entry?: 'embedded' | 'api';
 }
 
 export interface OdpResult {
@@ -156,7 +161,11 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
   };
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(REPO_ROOT, 'apps/api/src/embedded.ts')],
+    [
+      '--import',
+      'tsx',
+      path.join(REPO_ROOT, options.entry === 'api' ? 'apps/api/src/main.ts' : 'apps/api/src/embedded.ts'),
+    ],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },

@@ -13,3 +13,4 @@ export { describeWithEngine } from './engines.js';
 export { describeBlobStoreContract } from './blob-store.contract.js';
 export { describeCoordinationContract } from './coordination.contract.js';
 export type { CoordinationContractTarget } from './coordination.contract.js';
+export { describeJobQueueContract } from './job-queue.contract.js';

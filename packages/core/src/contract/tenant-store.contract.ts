@@ -10,6 +10,7 @@ import type { AccessFilter } from '../account.js';
 import type { DataType, Formula } from '../model.js';
 import type { Filter, ListPlan, RelationRef, Selection, Sort } from '../query.js';
 import type { StoredObject, TenantStore, WriteBatch } from '../store.js';
+import type { NewJob } from '../jobs.js';
 import type { ObjectSpec } from './fixture.js';
 import { REL, contractModel, storedObject, uuid } from './fixture.js';
 import { buildModel } from './model-builder.js';
@@ -1055,11 +1056,13 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           events: [
             { type: 'create', objectId: uuid(50), classes: [COMPANY], at: '2024-01-01T00:00:00.000Z' },
           ],
+          jobs: [outboxJob('refused')],
         };
         await expect(store.write(batch)).rejects.toBeInstanceOf(NotFoundError);
         expect(await store.get(uuid(50), ALL)).toBeNull();
         expect(await store.get(uuid(2), ALL)).not.toBeNull();
         expect(await store.eventsAfter(0, 100)).toEqual(before);
+        expect(await store.outbox(10)).toEqual([]);
         await store.write({ put: [storedObject({ n: 50, basicClass: COMPANY, name: 'Fine' })] });
         expect(nums(await list({ className: COMPANY }))).toEqual([1, 2, 3, 4, 5, 9, 50]);
       });
@@ -1096,6 +1099,15 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(await store.redirectOf(uuid(71))).toBe(uuid(72));
       });
 
+      it('keeps the jobs of a batch in the outbox until they are removed', async () => {
+        await store.write({ put: [storedObject({ n: 80, basicClass: COMPANY })], jobs: [outboxJob('a')] });
+        await store.write({ jobs: [outboxJob('b'), outboxJob('c')] });
+        expect(await store.outbox(10)).toEqual([outboxJob('a'), outboxJob('b'), outboxJob('c')]);
+        expect((await store.outbox(2)).map((job) => job.id)).toEqual(['a', 'b']);
+        await store.removeFromOutbox(['a', 'c', 'unknown']);
+        expect(await store.outbox(10)).toEqual([outboxJob('b')]);
+      });
+
       it('appends events with monotonically increasing sequence numbers', async () => {
         const event = (n: number, type: 'create' | 'merge') => ({
           type,
@@ -1117,6 +1129,17 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
       });
     });
   });
+}
+
+function outboxJob(id: string): NewJob {
+  return {
+    id,
+    tenantId: 'contract-tenant',
+    kind: 'gateway',
+    objectId: uuid(80),
+    payload: { script: 'notify', parameters: { url: 'https://example.test/', note: 'ü' } },
+    createdAt: '2024-01-01T00:00:00.000Z',
+  };
 }
 
 function textEquals(field: string, value: string): Filter {
