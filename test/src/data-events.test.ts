@@ -4,8 +4,10 @@
  * persisted log, and per-account filtering with the read rules.
  */
 import { DEMO, startDataServer } from './data-api.js';
-import type { DataApi, Json } from './data-api.js';
+import type { DataApi } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
+import { openEventStream } from './support/event-stream.js';
+import type { EventStreamClient } from './support/event-stream.js';
 
 let api: DataApi;
 beforeAll(async () => {
@@ -15,94 +17,13 @@ afterAll(async () => {
   await api?.server.stop();
 });
 
-interface StreamEvent {
-  readonly id: number;
-  readonly event: string;
-  readonly data: Json;
-}
-
-/** An open event stream: `take(n)` waits for the next n events (comments skipped). */
-class EventStreamClient {
-  private buffer = '';
-  private readonly queue: StreamEvent[] = [];
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-
-  constructor(
-    readonly response: Response,
-    private readonly abort: AbortController,
-  ) {
-    if (!response.body) throw new Error('no body');
-    this.reader = response.body.getReader();
-  }
-
-  private parse(): void {
-    for (let end = this.buffer.indexOf('\n\n'); end >= 0; end = this.buffer.indexOf('\n\n')) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const fields = new Map<string, string>();
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':') || line === '') continue;
-        const colon = line.indexOf(':');
-        fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
-      }
-      const data = fields.get('data');
-      if (data !== undefined) {
-        this.queue.push({
-          id: Number(fields.get('id')),
-          event: fields.get('event') ?? '',
-          data: JSON.parse(data) as Json,
-        });
-      }
-    }
-  }
-
-  async take(count: number, timeoutMs = 5000): Promise<StreamEvent[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.queue.length < count) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`timed out with ${this.queue.length}/${count} events`);
-      const chunk = await Promise.race([
-        this.reader.read(),
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), remaining)),
-      ]);
-      if (chunk === null) continue;
-      if (chunk.done) throw new Error('stream ended');
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
-      this.parse();
-    }
-    return this.queue.splice(0, count);
-  }
-
-  /** Events that arrive within `ms` (for asserting that nothing else came). */
-  async drain(ms: number): Promise<StreamEvent[]> {
-    try {
-      await this.take(Number.MAX_SAFE_INTEGER, ms);
-    } catch {
-      // timed out: whatever arrived is in the queue
-    }
-    return this.queue.splice(0);
-  }
-
-  close(): void {
-    this.abort.abort();
-  }
-}
-
 const streams: EventStreamClient[] = [];
 afterEach(() => {
   for (const stream of streams.splice(0)) stream.close();
 });
 
 async function connect(options: { key?: string; lastEventId?: number } = {}): Promise<EventStreamClient> {
-  const abort = new AbortController();
-  const headers: Record<string, string> = { 'X-API-Key': options.key ?? api.systemKey };
-  if (options.lastEventId !== undefined) headers['Last-Event-ID'] = String(options.lastEventId);
-  const response = await fetch(`${api.server.baseUrl}${api.path('/eventStream')}`, {
-    headers,
-    signal: abort.signal,
-  });
-  const stream = new EventStreamClient(response, abort);
+  const stream = await openEventStream(api, options);
   streams.push(stream);
   return stream;
 }

@@ -261,22 +261,31 @@ describe('Encoding and validation per data type', () => {
     await problem(await api.call('POST', '/companies', { body: { legalName: 'S', apiToken: 5 } }), 400);
   });
 
-  it('IMAGE and FILE: returned as {contentType, fileName, size, href} under the download path', async () => {
-    const fileId = '11111111-2222-4333-8444-555555555555';
-    const descriptor = {
-      href: `/binaries/${fileId}`,
-      fileName: 'logo.png',
-      contentType: 'image/png',
-      size: 42,
-    };
+  it('IMAGE and FILE: an upload descriptor, returned as {contentType, fileName, size, href} under the download path', async () => {
+    const uploadUrl = await api.get<string>('/upload');
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2])]),
+      'logo.png',
+    );
+    const [descriptor] = (await (await fetch(uploadUrl, { method: 'POST', body: form })).json()) as Json[];
+    const fileId = String(descriptor?.['href']).slice(-36);
     const id = await company({ logo: descriptor });
     expect((await api.get(`/companies/${id}`))['logo']).toEqual({
       contentType: 'image/png',
       fileName: 'logo.png',
-      size: 42,
+      size: 10,
       href: `/data/${api.tenant}/download/${id}/${fileId}`,
     });
     await problem(await api.call('POST', '/companies', { body: { legalName: 'F', logo: 'logo.png' } }), 400);
+    const made = {
+      href: '/binaries/11111111-2222-4333-8444-555555555555',
+      fileName: 'x.png',
+      contentType: 'image/png',
+      size: 42,
+    };
+    await problem(await api.call('POST', '/companies', { body: { legalName: 'F', logo: made } }), 400);
   });
 });
 
@@ -295,6 +304,37 @@ async function baseBody(plural: string): Promise<Json> {
       return { subject: 's' };
   }
 }
+
+describe('Concurrent writes to one object (optimistic concurrency)', () => {
+  it('loses no link when create-related requests for one parent run at once', async () => {
+    const parent = await company();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.call('POST', `/companies/${parent}/employees`, {
+          body: { firstName: 'Concurrent', lastName: `Employee ${i}` },
+        }),
+      ),
+    );
+    expect(results.map((res) => res.status)).toEqual(Array(20).fill(201));
+    const created = results.map((res) => (res.headers.get('location') ?? '').slice(-36)).sort();
+    expect((await api.ids(`/companies/${parent}/employees?size=100`)).sort()).toEqual(created);
+  });
+
+  it('keeps every change of concurrent patches to different fields of one object', async () => {
+    const id = await company();
+    const patches: Json[] = [
+      { employeeCount: 7 },
+      { foundedOn: '2001-02-03' },
+      { openingTime: '08:30' },
+      { tags: ['a', 'b'] },
+      { companyType: 'nv' },
+      { lastContactAt: '2024-05-06T07:08:09.000Z' },
+    ];
+    const results = await Promise.all(patches.map((body) => api.call('PATCH', `/companies/${id}`, { body })));
+    expect(results.map((res) => res.status)).toEqual(patches.map(() => 204));
+    expect(await api.get(`/companies/${id}`)).toMatchObject(Object.assign({}, ...patches));
+  });
+});
 
 describe('Create related', () => {
   it('rule 1: creates an object linked to the reference object (inverse side in the path)', async () => {
@@ -588,7 +628,9 @@ describe('Bad input: never a 500, never a partial write', () => {
 
   it.each<[string, string, number]>([
     ['sort by a multi-valued relation (kept in default order)', '/companies?sort=employees', 200],
-    ['sort with an empty name', '/companies?sort=,desc', 200],
+    ['sort with an empty name (unparseable sort)', '/companies?sort=,desc', 400],
+    ['sort with an unknown direction', '/companies?sort=legalName,sideways', 400],
+    ['sort with an unknown name (kept in default order)', '/companies?sort=colour,desc', 200],
     ['distinct on an inverse side', '/companies/distinct?distinct=invoices', 200],
     ['an _href filter that is no URI', '/companies?invoices_href=xyz', 200],
     ['an empty _class', '/companies?_class=,,', 200],

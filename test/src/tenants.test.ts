@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startIdp } from './support/idp.js';
@@ -240,7 +241,80 @@ describe('the odp command', () => {
     expect((await get()).status).toBe(401);
   });
 
+  it('lists the profiles and the keys of a tenant, never a key value or hash', async () => {
+    const created = await server.odp(['tenant', 'create', '--name', 'Listing Co']);
+    const tenant = String(created['id']);
+    const ann = await server.odp([
+      'profile',
+      'create',
+      '--tenant',
+      tenant,
+      '--sub',
+      'ann',
+      '--email',
+      'ann@example.com',
+      '--role',
+      'admin',
+    ]);
+    const cid = await server.odp([
+      'profile',
+      'create',
+      '--tenant',
+      tenant,
+      '--sub',
+      'cid',
+      '--email',
+      'cid@example.com',
+      '--role',
+      'viewer',
+      '--active-until',
+      '2001-01-01',
+    ]);
+    const profiles = await server.odp(['profile', 'list', '--tenant', tenant]);
+    expect(profiles).toEqual({
+      tenant,
+      profiles: [
+        expect.objectContaining({ id: ann['id'], email: 'ann@example.com', role: 'admin', activeNow: true }),
+        expect.objectContaining({
+          id: cid['id'],
+          role: 'viewer',
+          activeUntil: '2001-01-01',
+          activeNow: false,
+        }),
+      ],
+    });
+
+    const system = await server.odp(['key', 'create', '--tenant', tenant]);
+    const bound = await server.odp(['key', 'create', '--tenant', tenant, '--profile', String(ann['id'])]);
+    const lapsed = await server.odp([
+      'key',
+      'create',
+      '--tenant',
+      tenant,
+      '--expires',
+      '2001-01-01T00:00:00Z',
+    ]);
+    await server.odp(['key', 'revoke', '--tenant', tenant, '--id', String(system['id'])]);
+    const raw = await server.odpRaw(['key', 'list', '--tenant', tenant, '--json']);
+    expect(raw.code).toBe(0);
+    for (const secret of [system['key'], bound['key'], lapsed['key']]) {
+      expect(raw.stdout).not.toContain(String(secret));
+      expect(raw.stdout).not.toContain(createHash('sha256').update(String(secret)).digest('hex'));
+    }
+    const keys = JSON.parse(raw.stdout) as { keys: Record<string, unknown>[] };
+    expect(keys.keys.map(({ id, state, profileId }) => ({ id, state, profileId }))).toEqual([
+      { id: system['id'], state: 'revoked', profileId: null },
+      { id: bound['id'], state: 'valid', profileId: ann['id'] },
+      { id: lapsed['id'], state: 'expired', profileId: null },
+    ]);
+    const text = await server.odpRaw(['key', 'list', '--tenant', tenant]);
+    expect(text.stdout.trim().split('\n')).toHaveLength(3);
+    await server.odp(['tenant', 'delete', '--id', tenant]);
+  });
+
   it.each([
+    [['profile', 'list', '--tenant', 'nope'], 1, /No tenant nope/],
+    [['key', 'list'], 2, /--tenant is required/],
     [['tenant', 'create'], 2, /--name is required/],
     [
       ['tenant', 'create', '--name', 'x', '--model', 'no/such/dir'],

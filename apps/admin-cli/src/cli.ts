@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import { isAppError } from '@odp/core';
+import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
+import { isAppError, sharedRegistry } from '@odp/core';
+import type { Coordination, PlatformRegistry } from '@odp/core';
 import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
 import { openPlatformStore } from '@odp/store-sqlite';
 import { COMMANDS, parseArgsOptions, UsageError } from './commands.js';
@@ -49,10 +51,14 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
   const strings = Object.fromEntries(
     Object.entries(values).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
-  let registry;
+  let registry: PlatformRegistry | undefined;
+  let coordination: Coordination | undefined;
   try {
     const config = loadConfig(io.env);
-    registry = openPlatformStore(platformDatabasePath(config));
+    // With ODP_REDIS_URL, changes are announced to the running api instances (sharedRegistry).
+    if (config.redisUrl !== null) coordination = await openRedisCoordination(config.redisUrl);
+    const store = openPlatformStore(platformDatabasePath(config));
+    registry = coordination === undefined ? store : sharedRegistry(store, coordination.invalidations);
     const result = await command.run({ config, registry, now: () => new Date(), cwd: io.cwd }, strings);
     io.stdout(json ? JSON.stringify(result.json) + '\n' : result.text + '\n');
     return 0;
@@ -65,6 +71,10 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
       io.stderr(`odp: configuration error: ${error.message}\n`);
       return 2;
     }
+    if (error instanceof RedisUnreachableError) {
+      io.stderr(`odp: configuration error: ODP_REDIS_URL: ${error.message}\n`);
+      return 2;
+    }
     if (isAppError(error)) {
       io.stderr(`odp: ${error.message}\n`);
       return 1;
@@ -72,5 +82,6 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     throw error;
   } finally {
     await registry?.close();
+    await coordination?.close();
   }
 }

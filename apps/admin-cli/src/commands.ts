@@ -4,7 +4,13 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '@odp/auth';
-import { modelReloadRequestKey, NotFoundError, rebuildRequestKey, TENANT_ROLES } from '@odp/core';
+import {
+  isProfileActive,
+  modelReloadRequestKey,
+  NotFoundError,
+  rebuildRequestKey,
+  TENANT_ROLES,
+} from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import { ConfigError, tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
@@ -180,6 +186,52 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     async run({ registry }, values) {
       const profile = await registry.setProfileActive(need(values, 'tenant'), need(values, 'id'), true);
       return { json: { id: profile.id, active: true }, text: `Activated profile ${profile.id}` };
+    },
+  },
+  'profile list': {
+    usage: 'odp profile list --tenant ID',
+    options: ['tenant'],
+    async run({ registry, now }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const profiles = (await registry.listProfiles(tenant.id)).map((profile) => ({
+        ...profile,
+        activeNow: isProfileActive(profile, now()),
+      }));
+      const line = (p: (typeof profiles)[number]) =>
+        `${p.id}  ${p.role.padEnd(6)}  ${p.activeNow ? 'active   ' : 'inactive '}  ${p.email}` +
+        (p.subject === null ? '' : `  (${p.issuer ?? '-'} ${p.subject})`);
+      return {
+        json: { tenant: tenant.id, profiles },
+        text: profiles.length === 0 ? 'No profiles.' : profiles.map(line).join('\n'),
+      };
+    },
+  },
+  'key list': {
+    usage: 'odp key list --tenant ID',
+    options: ['tenant'],
+    /** Key ids and their state only: a key's value is shown once at creation and its hash never. */
+    async run({ registry, now }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const at = now().toISOString();
+      const keys = (await registry.listApiKeys(tenant.id)).map((key) => ({
+        id: key.id,
+        profileId: key.profileId,
+        createdAt: key.createdAt,
+        expiresAt: key.expiresAt,
+        revokedAt: key.revokedAt,
+        state:
+          key.revokedAt !== null
+            ? 'revoked'
+            : key.expiresAt !== null && key.expiresAt <= at
+              ? 'expired'
+              : 'valid',
+      }));
+      const line = (k: (typeof keys)[number]) =>
+        `${k.id}  ${k.state.padEnd(7)}  ${k.profileId === null ? 'system key' : `profile ${k.profileId}`}`;
+      return {
+        json: { tenant: tenant.id, keys },
+        text: keys.length === 0 ? 'No keys.' : keys.map(line).join('\n'),
+      };
     },
   },
   'key create': {

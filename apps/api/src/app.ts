@@ -1,11 +1,14 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import { AppError, NotFoundError, ValidationError } from '@odp/core';
-import type { PlatformRegistry } from '@odp/core';
+import { NotFoundError, RateLimitedError } from '@odp/core';
+import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { TokenVerifier } from '@odp/auth';
+import type { FileService } from '@odp/files';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
+import { jsonBody } from './json-body.js';
+import { tenantFairShare } from './fair-share.js';
 import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -17,6 +20,12 @@ import { adminModelRoutes, modelWebhookRoutes } from './routes/admin-model.js';
 import { metadataRoutes } from './routes/metadata.js';
 import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
+import { healthRoutes } from './routes/health.js';
+import type { ReadinessCheck } from './routes/health.js';
+import { fileRoutes } from './routes/files.js';
+import { adminJobRoutes } from './routes/admin-jobs.js';
+import { scriptRoutes } from './routes/scripts.js';
+import { systemRoutes } from './routes/system.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -26,20 +35,24 @@ export interface AppDeps {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly runtimes: TenantRuntimes;
+  /** The background job queue (script gateway calls); its jobs are listed under `/admin/{t}/jobs`. */
+  readonly jobs: JobQueue;
   /** null when no identity provider is configured (every access token is refused). */
   readonly tokens: TokenVerifier | null;
   readonly log: Logger;
+  /** Uploads, downloads and the bytes of FILE and IMAGE fields, on the configured blob store. */
+  readonly files: FileService;
   /** Directory of the bundled example models that `POST /tenants {model}` may name. */
   readonly examplesDir: string;
   /** The clock for credential expiry; tests and production use the wall clock. */
   readonly now: () => Date;
+  /** The engines `GET /ready` checks: every one the configuration names. */
+  readonly readiness: readonly ReadinessCheck[];
 }
 
-/** Largest accepted JSON body. Bigger bodies get 413 before they are parsed. */
-export const MAX_JSON_BODY = '10mb';
-
 /**
- * The HTTP edge: CORS -> authentication and role check -> JSON body -> route modules -> 404 ->
+ * The HTTP edge: CORS -> authentication and role check -> the tenant's fair share of expensive
+ * requests -> JSON body (size, charset and nesting limits: json-body.ts) -> route modules -> 404 ->
  * one error handler writing `application/problem+json`.
  * Route modules live in `routes/<name>.ts`, export `(deps: AppDeps) => Router` and declare full paths.
  * `routes` replaces the platform's route modules behind the same edge (the benchmark's framework
@@ -47,14 +60,19 @@ export const MAX_JSON_BODY = '10mb';
  */
 export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = platformRoutes(deps)): Express {
   const app = express();
+  // One routing truth: paths match case-sensitively everywhere (this app, every route module's
+  // Router, `onBranches` and the authentication's `routeShape`), so `/DATA/...` is no route rather
+  // than a data route that authentication took for a platform route.
+  app.set('case sensitive routing', true);
   app.disable('x-powered-by');
   app.use(securityHeaders);
   app.use(requestLog(deps.log));
   app.use(cors());
   app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
+  app.use(tenantFairShare(deps.config.tenantExpensiveRequests));
   // The model push webhook signs the raw body, so it reads the body itself.
   app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
-  app.use(express.json({ limit: MAX_JSON_BODY, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody());
 
   for (const router of routes) app.use(router);
 
@@ -70,27 +88,33 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
  */
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
+    onBranches(['health', 'ready'], healthRoutes(deps)),
     onBranches(['tenants'], tenantRoutes(deps)),
+    onBranches(['data', 'binaries'], fileRoutes(deps)),
     onBranches(['audit', 'admin'], auditRoutes(deps)),
     onBranches(['data'], capabilitiesRoutes(deps)),
     onBranches(['admin'], adminModelRoutes(deps)),
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
+    onBranches(['admin'], adminJobRoutes(deps)),
+    onBranches(['scripts'], scriptRoutes(deps)),
+    onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),
     onBranches(['data'], dataRoutes(deps)),
   ];
 }
 
 /**
- * `handler` for requests whose first path segment is one of `branches` (compared ignoring case, as
- * express matches routes); other requests pass it by at once instead of being matched against each
- * of its routes, which was a tenth of a get-one request's CPU time.
+ * `handler` for requests whose first path segment is one of `branches` (compared case-sensitively,
+ * as every route matches); other requests pass it by at once instead of being matched against each
+ * of its routes, which was a tenth of a get-one request's CPU time. Route modules create their
+ * routers with `routeModule()` (routes/router.ts).
  */
 function onBranches(branches: readonly string[], handler: RequestHandler): RequestHandler {
   const names: ReadonlySet<string> = new Set(branches);
   return (req, res, next) => {
     const end = req.path.indexOf('/', 1);
-    const branch = (end === -1 ? req.path.slice(1) : req.path.slice(1, end)).toLowerCase();
+    const branch = end === -1 ? req.path.slice(1) : req.path.slice(1, end);
     if (names.has(branch)) return handler(req, res, next);
     next();
   };
@@ -121,26 +145,14 @@ function requestLog(log: Logger): RequestHandler {
   };
 }
 
-/** Errors thrown by express's body parser, turned into the platform's own errors. */
-function fromBodyParser(error: unknown): unknown {
-  const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined;
-  if (type === 'entity.too.large') {
-    return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_JSON_BODY}.`);
-  }
-  if (type === 'entity.parse.failed') return new ValidationError('The request body is not valid JSON.');
-  if (typeof type === 'string' && (type.startsWith('charset') || type.startsWith('encoding'))) {
-    return new ValidationError('The request body has an unsupported encoding.');
-  }
-  return error;
-}
-
 function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    const problem = problemOf(fromBodyParser(error));
+    const problem = problemOf(error);
+    if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
     if (problem.status >= 500) {
       log.error('request failed', {
         method: req.method,

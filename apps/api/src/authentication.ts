@@ -16,8 +16,11 @@ const TENANT_BRANCHES: ReadonlySet<string> = new Set([
   'tenants',
 ]);
 
-/** Paths under these first segments carry their own credential (a signed token in the URL). */
-const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries']);
+/**
+ * Paths under these first segments need no credential header: `binaries` carries its own (a signed
+ * token in the URL); `health` and `ready` are the probes of load balancers (routes/health.ts).
+ */
+const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries', 'health', 'ready']);
 /** Routes that authenticate themselves: the model push webhook checks an HMAC signature (routes/admin-model.ts). */
 const SELF_AUTHENTICATED = /^\/admin\/[^/]+\/modelWebhook\/?$/;
 
@@ -26,7 +29,10 @@ interface RouteShape {
   readonly scope: RouteScope;
 }
 
-/** The branch and tenant scope of a path, read from the path alone (no data is consulted). */
+/**
+ * The branch and tenant scope of a path, read from the path alone (no data is consulted). Compared
+ * case-sensitively, as every route matches (app.ts): `/DATA/...` is a platform path and no route.
+ */
 export function routeShape(path: string): RouteShape {
   const [branch = '', second] = path.split('/').slice(1);
   if (TENANT_BRANCHES.has(branch) && second !== undefined && second !== '') {

@@ -29,6 +29,12 @@ export function tenantRequest(res: Response): TenantRequest {
   return { tenantId: authentication.tenantId, account: authentication.account };
 }
 
+/** The tenant of a request authenticated on a tenant route, or null (platform and open routes). */
+export function tenantOf(res: Response): string | null {
+  const authentication = authenticationOf(res);
+  return authentication?.kind === 'tenant' ? authentication.tenantId : null;
+}
+
 /** The signed-in person of a request on a platform route (`/tenants`); API keys never get here. */
 export function signedInPerson(res: Response): Person {
   const authentication = authenticationOf(res);

@@ -1,5 +1,6 @@
 /**
- * `pnpm start`: the whole platform in one process on the embedded defaults. On the first start
+ * `pnpm start`: the whole platform in one process on the embedded defaults (the api and the
+ * background worker). On the first start
  * with an empty data directory it creates the demo tenant, loads its model's default data and
  * prints its id and a system key.
  * Prints one machine-readable line `ODP_READY {...}` when it accepts requests.
@@ -8,14 +9,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { ensureDemoTenant } from './demo-tenant.js';
-import { configOrExit, listen, platformOrExit, shutdownOnSignal } from './platform.js';
+import { configOrExit, listen, openPlatformOrExit, shutdownOnSignal } from './platform.js';
+import { startWorker } from './worker.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
 const config = configOrExit();
-const platform = await platformOrExit(config, examplesDir);
-const server = await listen(createApp(platform), config.port);
+const platform = await openPlatformOrExit(config, examplesDir);
+const server = await listen(createApp(platform), config);
 const demo = await ensureDemoTenant(platform.registry, path.join(examplesDir, 'crm'));
-shutdownOnSignal(server, platform);
+const worker = startWorker(platform);
+shutdownOnSignal(server, platform, worker);
 
 const lines = [`ODP is running at ${config.baseUrl} (data in ${config.dataDir})`];
 if (demo.tenantId !== null) lines.push(`Demo tenant: ${demo.tenantId}`);

@@ -5,3 +5,5 @@ export * from './problem.js';
 export * from './tenant-runtime.js';
 export * from './platform.js';
 export { DOCUMENTS_FILE } from './document-stores.js';
+export { startWorker } from './worker.js';
+export type { WorkerOptions } from './worker.js';

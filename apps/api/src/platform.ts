@@ -1,58 +1,172 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier } from '@odp/auth';
-import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
+import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
+import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
-import { openPlatformStore } from '@odp/store-sqlite';
-import type { PlatformStore } from '@odp/store-sqlite';
+import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
+import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
+import { openFsBlobStore } from '@odp/blobs-fs';
+import { openS3BlobStore } from '@odp/blobs-s3';
+import { FileService } from '@odp/files';
+import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
+import type { TenantRuntimes } from './tenant-runtime.js';
 
 /** The platform-wide services of one process, opened from configuration. */
 export interface Platform extends AppDeps {
-  readonly registry: PlatformStore;
-  /** Closes runtimes, the document stores and the registry. */
+  readonly registry: PlatformRegistry;
+  /** What this process shares with the other instances of the deployment. */
+  readonly coordination: Coordination;
+  /**
+   * Stops the upload sweep, closes runtimes, the document stores, the registry, the blob store and
+   * the coordination.
+   */
   close(): Promise<void>;
 }
 
+/** The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter. */
+function openBlobStore(config: Config): Promise<BlobStore> {
+  return config.blobs.kind === 's3' ? openS3BlobStore(config.blobs) : openFsBlobStore(blobsDir(config));
+}
+
 /**
- * Opens the platform's services. With `ODP_STORE=mongodb` it first connects to the server; one that
- * does not answer rejects with a ConfigError (see `platformOrExit`).
+ * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
+ * through Redis: writes wake event streams on every instance, registry reads are cached under the
+ * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
+ * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
+ * Without it everything stays in this process. Tenant objects live in the document store of
+ * `ODP_STORE` (see document-stores.ts). Throws ConfigError when Redis or the MongoDB server of
+ * `ODP_STORE=mongodb` does not answer.
  */
 export async function openPlatform(config: Config, examplesDir: string): Promise<Platform> {
   const log = createLogger();
   const stores = await openDocumentStores(config);
-  const registry = openPlatformStore(platformDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log, stores });
+  const coordination = await openCoordination(config);
+  const blobs = await openBlobStore(config);
+  const files = new FileService({
+    blobs,
+    secretKey: config.secretKey,
+    baseUrl: config.baseUrl,
+    maxUploadBytes: config.files.maxUploadBytes,
+    unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+  });
+  const store = openPlatformStore(platformDatabasePath(config));
+  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
+  const jobs = openJobQueue(jobsDatabasePath(config));
+  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files, jobs, stores });
+  const stopListening = await coordination.invalidations.subscribe((message) => {
+    runtimes
+      .apply(message)
+      .catch((error: unknown) =>
+        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
+      );
+  });
+  const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
     registry,
+    coordination,
     runtimes,
+    jobs,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
+    files,
     examplesDir,
     now: () => new Date(),
+    readiness: [
+      { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
+      { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },
+      ...(config.redisUrl === null
+        ? []
+        : [{ name: 'redis', check: async () => void (await coordination.invalidations.generation()) }]),
+    ],
     async close() {
+      clearInterval(sweeper);
+      await stopListening();
       await runtimes.closeAll();
       await stores.close();
+      await jobs.close();
       await registry.close();
+      await blobs.close();
+      await coordination.close();
     },
   };
 }
 
 /**
- * Opens the platform for a process entry point. A configuration that cannot run (a document
- * server that does not answer) ends the process like a bad value: one line, exit code 2.
+ * The background sweep of unclaimed uploads, on a timer of the api process (there is no worker
+ * process yet; several api processes sweeping the same store is harmless, deletes are idempotent).
+ * An expired upload whose record names a holder is kept when that object holds it; a tenant that no
+ * longer exists holds nothing; any other failure keeps the file until the next sweep.
  */
-export async function platformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+function startUploadSweep(
+  files: FileService,
+  runtimes: TenantRuntimes,
+  intervalMs: number,
+  log: Platform['log'],
+): NodeJS.Timeout {
+  const holds = async (tenantId: string, objectId: string, fileId: string): Promise<boolean> => {
+    try {
+      return await (await runtimes.get(tenantId)).data().holdsFile(objectId, fileId);
+    } catch (error) {
+      return !(error instanceof NotFoundError);
+    }
+  };
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    files
+      .sweep(holds)
+      .then((deleted) => {
+        if (deleted > 0) log.info('unclaimed uploads deleted', { deleted });
+      })
+      .catch((error: unknown) => log.error('upload sweep failed', { error: String(error) }))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
+ * variable when it does not answer), otherwise in-process.
+ */
+export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
+  if (config.redisUrl === null) return createInProcessCoordination();
+  try {
+    return await openRedisCoordination(config.redisUrl);
+  } catch (error) {
+    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
+    throw error;
+  }
+}
+
+/**
+ * `openPlatform` for a process entry point: an engine that does not answer ends the process like a
+ * bad configuration value, with one line on stderr naming the variable (exit code 2).
+ */
+export async function openPlatformOrExit(config: Config, examplesDir: string): Promise<Platform> {
   try {
     return await openPlatform(config, examplesDir);
   } catch (error) {
-    exitOnConfigError(error);
+    if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;
   }
+}
+
+function exitOnConfigError(error: ConfigError): never {
+  process.stderr.write(`odp: configuration error: ${error.message}\n`);
+  process.exit(2);
 }
 
 /**
@@ -63,23 +177,31 @@ export function configOrExit(): Config {
   try {
     return loadConfig();
   } catch (error) {
-    exitOnConfigError(error);
+    if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;
   }
 }
 
-/** Ends the process with one line on stderr naming the variable (exit code 2) for a ConfigError. */
-function exitOnConfigError(error: unknown): void {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`odp: configuration error: ${error.message}\n`);
-    process.exit(2);
-  }
-}
-
-/** Starts the HTTP server. A port already in use ends the process like a bad PORT value (exit code 2). */
-export function listen(app: Express, port: number): Promise<http.Server> {
+/**
+ * Starts the HTTP server on `config.port` with the configured timeouts: a client that does not send
+ * its headers within `headersTimeoutMs`, or its whole request within `requestTimeoutMs`, gets 408
+ * and a closed connection; an idle keep-alive connection closes after `keepAliveTimeoutMs`. Node
+ * checks the first two on an interval, here a quarter of the header timeout (at most 1 s), so a
+ * connection is cut soon after its deadline. A port already in use ends the process like a bad
+ * PORT value (exit code 2).
+ */
+export function listen(app: Express, config: Pick<Config, 'port' | 'http'>): Promise<http.Server> {
+  const { port, http: timeouts } = config;
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    const server = http.createServer(
+      {
+        headersTimeout: timeouts.headersTimeoutMs,
+        requestTimeout: timeouts.requestTimeoutMs,
+        keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+        connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+      },
+      app,
+    );
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') {
         reject(error);
@@ -99,7 +221,12 @@ const SHUTDOWN_GRACE_MS = 5000;
  * On SIGTERM or SIGINT: stop accepting connections, let running requests finish (up to the grace
  * period), close the platform, exit 0.
  */
-export function shutdownOnSignal(server: http.Server, platform: Platform): void {
+export function shutdownOnSignal(
+  server: http.Server,
+  platform: Platform,
+  /** Stopped before the platform closes (the in-process worker finishes its job in hand). */
+  worker?: { stop(): Promise<void> },
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -109,6 +236,7 @@ export function shutdownOnSignal(server: http.Server, platform: Platform): void 
     cut.unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    await worker?.stop();
     await platform.close();
     platform.log.flush();
     process.exit(0);

@@ -1,6 +1,6 @@
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '@odp/core';
 import type { ErrorCode } from '@odp/core';
-import { problemOf, STATUS_BY_CODE } from './problem.js';
+import { clientErrorOf, problemOf, STATUS_BY_CODE } from './problem.js';
 
 describe('problemOf', () => {
   it.each(Object.entries(STATUS_BY_CODE))('maps %s to status %i', (code, status) => {
@@ -32,5 +32,25 @@ describe('problemOf', () => {
       status: 500,
       detail: 'The request could not be completed because of an internal error.',
     });
+  });
+
+  it('turns client errors of express layers into 400 and 413 problems, and nothing else', () => {
+    const httpError = (status: number, fields: Record<string, unknown>) =>
+      Object.assign(new Error('raw text'), { status, expose: status < 500, ...fields });
+    const decode = Object.assign(new URIError('URI malformed'), { status: 400 });
+    expect(problemOf(decode)).toMatchObject({
+      status: 400,
+      detail: 'A path segment is not valid percent-encoding.',
+    });
+    expect(problemOf(httpError(400, { code: 'Z_DATA_ERROR' }))).toMatchObject({
+      status: 400,
+      detail: 'The request body does not match its Content-Encoding.',
+    });
+    expect(problemOf(httpError(413, { type: 'entity.too.large' })).status).toBe(413);
+    expect(problemOf(httpError(400, { type: 'request.aborted' })).status).toBe(400);
+    expect(problemOf(httpError(415, { type: 'encoding.unsupported' })).status).toBe(400);
+    expect(clientErrorOf(httpError(500, { type: 'stream.not.readable' }))).toBeUndefined();
+    expect(clientErrorOf(Object.assign(new Error('x'), { status: 404 }))).toBeUndefined();
+    expect(problemOf(Object.assign(new Error('x'), { status: 404 })).status).toBe(500);
   });
 });

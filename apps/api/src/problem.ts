@@ -1,4 +1,4 @@
-import { AppError, isAppError } from '@odp/core';
+import { AppError, isAppError, ValidationError } from '@odp/core';
 import type { ErrorCode, FieldError } from '@odp/core';
 
 /** The one place error codes become HTTP statuses. Exhaustive: a new code fails the typecheck here. */
@@ -9,6 +9,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  RANGE_NOT_SATISFIABLE: 416,
   MODEL_REFUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
@@ -22,6 +23,7 @@ const TITLE_BY_CODE: Record<ErrorCode, string> = {
   NOT_FOUND: 'Not found',
   CONFLICT: 'Conflict',
   PAYLOAD_TOO_LARGE: 'Payload too large',
+  RANGE_NOT_SATISFIABLE: 'Range not satisfiable',
   MODEL_REFUSED: 'Model refused',
   RATE_LIMITED: 'Rate limit reached',
   INTERNAL: 'Internal error',
@@ -46,9 +48,56 @@ const INTERNAL_ERROR = new AppError(
   'The request could not be completed because of an internal error.',
 );
 
-/** The problem body for an error; unknown errors become a generic 500. */
+/**
+ * Messages for the client errors that express's own layers raise before a route runs, by their
+ * `type` (set by the body parsers: reading, inflating and parsing a body).
+ */
+const MESSAGE_BY_HTTP_ERROR_TYPE: Readonly<Record<string, string>> = {
+  'entity.parse.failed': 'The request body is not valid JSON.',
+  'encoding.unsupported': 'The request body has an unsupported Content-Encoding (use gzip, deflate or br).',
+  'charset.unsupported': 'The request body has an unsupported charset (use utf-8).',
+  'request.aborted': 'The client aborted the request.',
+  'request.size.invalid': 'The request body does not match its Content-Length.',
+};
+
+/** The message of a decompression failure: the body's bytes are not what its Content-Encoding says. */
+const ENCODING_MISMATCH = 'The request body does not match its Content-Encoding.';
+
+/**
+ * The platform error for an error raised by express's own layers (http-errors objects: the router
+ * decoding a path parameter, the body parsers reading, inflating and parsing a body), so that the
+ * table above stays the only place a status is chosen. Such an error is recognised by a 4xx
+ * `status` together with `expose` (http-errors' mark of a client error) or a URIError (a bad
+ * %-escape). Anything else is not translated (and becomes a 500).
+ */
+export function clientErrorOf(error: unknown): AppError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, expose, type, code } = error as {
+    status?: unknown;
+    expose?: unknown;
+    type?: unknown;
+    code?: unknown;
+  };
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError) {
+    return new ValidationError('A path segment is not valid percent-encoding.');
+  }
+  if (expose !== true) return undefined;
+  if (type === 'entity.too.large')
+    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
+  const message = typeof type === 'string' ? MESSAGE_BY_HTTP_ERROR_TYPE[type] : undefined;
+  if (message !== undefined) return new ValidationError(message);
+  return typeof code === 'string' && type === undefined
+    ? new ValidationError(ENCODING_MISMATCH)
+    : new ValidationError('The request is malformed.');
+}
+
+/**
+ * The problem body for an error: an AppError by its code, a client error of express's layers as
+ * {@link clientErrorOf} translates it; anything else becomes a generic 500.
+ */
 export function problemOf(error: unknown): Problem {
-  const appError = isAppError(error) ? error : INTERNAL_ERROR;
+  const appError = isAppError(error) ? error : (clientErrorOf(error) ?? INTERNAL_ERROR);
   const problem: Problem = {
     ...appError.extra,
     type: `urn:odp:problem:${appError.code.toLowerCase().replaceAll('_', '-')}`,

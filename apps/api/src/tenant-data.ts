@@ -4,10 +4,10 @@
  * object service composed from them. A tenant without a usable model has none of these (its data
  * routes answer 503 naming the model status).
  */
-import type { Model, TenantRecord } from '@odp/core';
+import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
-import type { ChangeSignal } from '@odp/data';
-import { DataService, SecretCipher } from '@odp/data';
+import type { DataLimits, DataServiceDeps } from '@odp/data';
+import { DataService, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import type { DocumentStore, DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
 
@@ -16,6 +16,8 @@ export interface TenantData {
   readonly store: DocumentStore;
   readonly accessControl: TenantAccessControl;
   readonly data: DataService;
+  /** The object service of the `/system/...` routes: the same store, reaching only system classes. */
+  readonly system: DataService;
   close(): Promise<void>;
 }
 
@@ -23,7 +25,13 @@ export interface TenantDataOptions {
   readonly baseUrl?: string;
   /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
+  /** Size limits of stored values and list pages (`ODP_MAX_VALUE_BYTES`, `ODP_MAX_PAGE_BYTES`). */
+  readonly limits?: DataLimits;
+  /** The tenant's uploads, claimed and released by FILE and IMAGE values. */
+  readonly files?: UploadClaims;
   readonly log: Logger;
+  /** The job queue writes relay the jobs of their scripts to (absent: they wait in the outbox). */
+  readonly jobs?: JobQueue;
   /** Where tenant stores are opened (the configured adapter). */
   readonly stores: DocumentStores;
 }
@@ -33,11 +41,11 @@ export async function openTenantData(
   tenant: TenantRecord,
   model: Model,
   dataDir: string,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   const store = await options.stores.open(tenant, dataDir);
-  return compose(tenant, model, store, changes, options);
+  return compose(tenant, model, store, onChange, options);
 }
 
 /**
@@ -49,30 +57,45 @@ export async function withModel(
   current: TenantData,
   tenant: TenantRecord,
   model: Model,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  return compose(tenant, model, current.store, changes, options);
+  return compose(tenant, model, current.store, onChange, options);
 }
 
 async function compose(
   tenant: TenantRecord,
   model: Model,
   store: DocumentStore,
-  changes: ChangeSignal,
+  onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   await store.applyModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
-  const data = new DataService({
+  const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
+  const deps: DataServiceDeps = {
     tenantId: tenant.id,
     model,
     store: accessControlledStore(store, accessControl),
     access: accessControl.policy,
     search: store.search,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
-    onChange: () => changes.notify(),
-  });
-  return { model, store, accessControl, data, close: () => store.close() };
+    ...(secrets ? { secrets } : {}),
+    systemSetting: systemSettingReader(store),
+    secretValue: secretValueReader(store, secrets),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.files ? { files: options.files } : {}),
+    onChange,
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    onRelayError: (error) =>
+      options.log.error('job relay failed', { tenantId: tenant.id, error: String(error) }),
+  };
+  return {
+    model,
+    store,
+    accessControl,
+    data: new DataService(deps),
+    system: new DataService({ ...deps, reach: 'system' }),
+    close: () => store.close(),
+  };
 }

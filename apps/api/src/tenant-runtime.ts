@@ -1,14 +1,23 @@
 import { mkdir } from 'node:fs/promises';
 import {
   ConflictError,
+  keepRenewed,
   modelReloadRequestKey,
   NotFoundError,
   rebuildRequestKey,
   UnavailableError,
 } from '@odp/core';
-import type { PlatformRegistry, ProfileDirectory, TenantRecord } from '@odp/core';
+import type {
+  Coordination,
+  Invalidation,
+  JobQueue,
+  PlatformRegistry,
+  ProfileDirectory,
+  TenantRecord,
+} from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
+import type { FileService } from '@odp/files';
 import { ChangeSignal } from '@odp/data';
 import type { DataService } from '@odp/data';
 import { RebuildTracker } from '@odp/acl';
@@ -39,6 +48,8 @@ export interface TenantRuntime {
    * status) while the tenant has no usable model (model status FAILED).
    */
   data(): DataService;
+  /** The object service of the `/system/...` routes (system classes only); 503 as `data()`. */
+  system(): DataService;
   /**
    * Record-level access control under the current model (decisions, audit, rebuild); throws
    * UnavailableError (503) while the tenant has no usable model. Compose it with the data service
@@ -56,16 +67,29 @@ export interface TenantRuntime {
   reloadModel(): Promise<ModelStatus>;
   /** Reloads when `odp model reload` asked for it since the last check (see `modelReloadRequestKey`). */
   applyRequestedReload(): Promise<void>;
+  /** Reloads because an instance announced a reload (announces nothing; skips this runtime's own). */
+  applyAnnouncedReload(): Promise<void>;
   /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
   readonly rebuilds: RebuildTracker;
   /**
-   * Starts the full rebuild of the tenant's derived data on `rebuilds` (see tenant-rebuild.ts);
-   * ConflictError while a rebuild runs, UnavailableError without a usable model.
+   * Starts the full rebuild of the tenant's derived data on `rebuilds` (see tenant-rebuild.ts) under
+   * the tenant's rebuild lease; ConflictError while a rebuild runs (on any instance), UnavailableError
+   * without a usable model.
    */
-  startRebuild(onError: (error: unknown) => void): RebuildStatus;
+  startRebuild(onError: (error: unknown) => void): Promise<RebuildStatus>;
+  /**
+   * Runs `start` (which starts a job on `rebuilds`) holding the tenant's rebuild lease, so that one
+   * instance of a deployment rebuilds a tenant at a time: ConflictError (409) while another instance
+   * holds it. The lease is renewed while the job runs and released when it ends. The progress of a
+   * job is kept by the instance that runs it (`GET /admin/{tenant}/rebuild` there).
+   */
+  startExclusive(start: () => RebuildStatus): Promise<RebuildStatus>;
   /** Starts the rebuild `odp rebuild` asked for (see `rebuildRequestKey`) once none is running. */
   applyRequestedRebuild(): Promise<void>;
-  /** Wakes the tenant's change event streams after each write (pass `notify` as the service's `onChange`). */
+  /**
+   * Wakes the tenant's change event streams on this instance whenever a write through any instance
+   * appended change events (announced on the coordination's change fan-out).
+   */
   readonly changes: ChangeSignal;
   /** Releases what the runtime holds (open files, timers). */
   close(): Promise<void>;
@@ -76,8 +100,21 @@ export interface RuntimeContext {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly log: Logger;
+  /** The platform's files; each tenant's object service claims and releases its uploads through it. */
+  readonly files?: FileService;
+  readonly coordination: Coordination;
   /** Where the tenants' document stores are opened (see document-stores.ts). */
   readonly stores: DocumentStores;
+  /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
+  readonly jobs?: JobQueue;
+}
+
+/** How long a rebuild lease lasts without renewal (an instance that dies frees it after this). */
+export const REBUILD_LEASE_MS = 30_000;
+
+/** The name of a tenant's rebuild lease (see `TenantRuntime.startExclusive`). */
+export function rebuildLeaseName(tenantId: string): string {
+  return `rebuild:${tenantId}`;
 }
 
 export async function openTenantRuntime(
@@ -87,11 +124,31 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
+  const { coordination, log } = context;
   const options = {
     baseUrl: context.config.baseUrl,
     secretKey: context.config.secretKey,
-    log: context.log,
+    limits: context.config.dataLimits,
+    log,
     stores: context.stores,
+    ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
+    ...(context.jobs ? { jobs: context.jobs } : {}),
+  };
+  /** The newest event seq an announcement named: the next search for the head starts there. */
+  let knownHead = 0;
+  /** After each committed write: tells every instance (this one included) the log's new head. */
+  const announceChange = (): void => {
+    const announced = composed?.data.latestEventSeq(knownHead) ?? Promise.resolve(knownHead);
+    announced
+      .then((head) => {
+        knownHead = Math.max(knownHead, head);
+        return coordination.changes.publish(tenant.id, String(head));
+      })
+      .catch((error: unknown) => {
+        // Streams still poll the log on their heartbeat; the announcement only makes them prompt.
+        changes.notify();
+        log.error('change announcement failed', { tenantId: tenant.id, error: String(error) });
+      });
   };
   const model = await TenantModel.open(tenant.modelSource);
   const logStatus = (status: ModelStatus) => {
@@ -105,7 +162,7 @@ export async function openTenantRuntime(
   };
   logStatus(model.status);
   let composed: TenantData | null = model.model
-    ? await openTenantData(tenant, model.model, dataDir, changes, options)
+    ? await openTenantData(tenant, model.model, dataDir, announceChange, options)
     : null;
   /** The composition for the active model; UnavailableError (503) naming the status without one. */
   const current = (): TenantData => {
@@ -114,8 +171,31 @@ export async function openTenantRuntime(
     return composed;
   };
   let reloads: Promise<unknown> = Promise.resolve();
+  /**
+   * Reload announcements of this runtime not yet delivered back to it: every instance's listeners
+   * hear every announcement, this one's included (once), and this one has already reloaded.
+   */
+  let ownReloadAnnouncements = 0;
+  /** Reloads the model repository, one reload at a time; switches the composition when it changed. */
+  const reload = () => {
+    const run = reloads.then(async () => {
+      const result = await model.reload();
+      logStatus(result.status);
+      const active = model.model;
+      if (result.changed && active) {
+        composed = composed
+          ? await withModel(composed, tenant, active, announceChange, options)
+          : await openTenantData(tenant, active, dataDir, announceChange, options);
+      }
+      return result;
+    });
+    reloads = run.catch(() => undefined);
+    return run;
+  };
   const reloadRequestKey = modelReloadRequestKey(tenant.id);
   let seenReloadRequest = await context.registry.getSetting(reloadRequestKey);
+  // Last before the runtime exists, so that a failed open leaves no subscription behind.
+  const stopChanges = await coordination.changes.subscribe(tenant.id, () => changes.notify());
   const runtime: TenantRuntime = {
     tenant,
     dataDir,
@@ -127,30 +207,62 @@ export async function openTenantRuntime(
       seenReloadRequest = request;
       await runtime.reloadModel();
     },
-    reloadModel() {
-      const run = reloads.then(async () => {
-        const { status, changed } = await model.reload();
-        logStatus(status);
-        const active = model.model;
-        if (changed && active) {
-          composed = composed
-            ? await withModel(composed, tenant, active, changes, options)
-            : await openTenantData(tenant, active, dataDir, changes, options);
+    async reloadModel() {
+      const { status, changed } = await reload();
+      if (changed) {
+        ownReloadAnnouncements += 1;
+        try {
+          await coordination.invalidations.publish({ kind: 'model', tenantId: tenant.id });
+        } catch (error) {
+          ownReloadAnnouncements -= 1;
+          // Reloaded here; the other instances reload on their next `odp model reload` or push.
+          log.error('model reload announcement failed', { tenantId: tenant.id, error: String(error) });
         }
-        return status;
-      });
-      reloads = run.catch(() => undefined);
-      return run;
+      }
+      return status;
+    },
+    async applyAnnouncedReload() {
+      if (ownReloadAnnouncements > 0) {
+        ownReloadAnnouncements -= 1;
+        return;
+      }
+      await reload();
     },
     startRebuild(onError) {
       current();
-      return startTenantRebuild(runtime.rebuilds, current, onError);
+      return runtime.startExclusive(() => startTenantRebuild(runtime.rebuilds, current, onError));
+    },
+    async startExclusive(start) {
+      if (runtime.rebuilds.status().state === 'running')
+        throw new ConflictError('A rebuild is already running.');
+      const lease = await coordination.locks.acquire(rebuildLeaseName(tenant.id), REBUILD_LEASE_MS);
+      if (lease === null) throw new ConflictError('A rebuild of this tenant is running on another instance.');
+      let status: RebuildStatus;
+      try {
+        status = start();
+      } catch (error) {
+        await lease.release();
+        throw error;
+      }
+      const stopRenewing = keepRenewed(lease, REBUILD_LEASE_MS / 3, (error) =>
+        log.error('rebuild lease lost', { tenantId: tenant.id, error: String(error ?? 'taken over') }),
+      );
+      void runtime.rebuilds
+        .settled()
+        .then(async () => {
+          stopRenewing();
+          await lease.release();
+        })
+        .catch((error: unknown) =>
+          log.error('rebuild lease release failed', { tenantId: tenant.id, error: String(error) }),
+        );
+      return status;
     },
     async applyRequestedRebuild() {
       const request = await context.registry.getSetting(rebuildRequestKey(tenant.id));
       if (request === null || request === '') return;
       try {
-        runtime.startRebuild((error) =>
+        await runtime.startRebuild((error) =>
           context.log.error('tenant rebuild failed', { tenantId: tenant.id, error: String(error) }),
         );
       } catch (error) {
@@ -162,10 +274,14 @@ export async function openTenantRuntime(
     },
     generalSearchClasses: () => model.model?.settings.generalSearchClasses ?? [],
     data: () => current().data,
+    system: () => current().system,
     accessControl: () => current().accessControl,
     rebuilds: new RebuildTracker(),
     changes,
-    close: async () => composed?.close(),
+    close: async () => {
+      await stopChanges();
+      await composed?.close();
+    },
   };
   return runtime;
 }
@@ -177,6 +293,11 @@ export interface TenantRuntimes {
   evict(tenantId: string): Promise<void>;
   /** Closes every open runtime (shutdown). */
   closeAll(): Promise<void>;
+  /**
+   * Applies a change announced by any instance to the open runtimes: a tenant deleted (or created
+   * again) is evicted, an announced model reload is performed here too.
+   */
+  apply(message: Invalidation): Promise<void>;
 }
 
 export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
@@ -190,6 +311,11 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
     } catch (error) {
       context.log.error('tenant runtime close failed', { tenantId, error: String(error) });
     }
+  };
+
+  const evict = async (tenantId: string) => {
+    const runtime = open.get(tenantId);
+    if (runtime !== undefined) await closeRuntime(tenantId, runtime);
   };
 
   return {
@@ -209,9 +335,13 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
         return opened;
       });
     },
-    async evict(tenantId) {
-      const runtime = open.get(tenantId);
-      if (runtime !== undefined) await closeRuntime(tenantId, runtime);
+    evict,
+    async apply(message) {
+      if (message.kind === 'tenant') await evict(message.tenantId);
+      if (message.kind === 'model') {
+        const runtime = open.get(message.tenantId);
+        if (runtime !== undefined) await (await runtime).applyAnnouncedReload();
+      }
     },
     async closeAll() {
       await Promise.all([...open].map(([tenantId, runtime]) => closeRuntime(tenantId, runtime)));

@@ -132,6 +132,7 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     linksTo: (id) => store.linksTo(id),
     refsOf: (ids, access) => store.refsOf(ids, access),
     incomingRefs: (ids, access) => store.incomingRefs(ids, access),
+    hiddenDerivedFields: (ids, access) => store.hiddenDerivedFields(ids, access),
     write: (batch) => acl.write(batch),
     redirectOf: (id) => store.redirectOf(id),
     aclRowsOf: (id) => store.aclRowsOf(id),
@@ -140,6 +141,8 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     storedAclIds: () => store.storedAclIds(),
     scan: (afterId, limit) => store.scan(afterId, limit),
     eventsAfter: (afterSeq, limit) => store.eventsAfter(afterSeq, limit),
+    outbox: (limit) => store.outbox(limit),
+    removeFromOutbox: (ids) => store.removeFromOutbox(ids),
     close: () => store.close(),
   };
 }

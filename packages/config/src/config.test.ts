@@ -24,10 +24,24 @@ describe('loadConfig', () => {
       store: { kind: 'sqlite' },
       search: { kind: 'sqlite' },
       blobs: { kind: 'fs' },
+      files: { maxUploadBytes: 104857600, unclaimedUploadTtlSeconds: 86400, sweepIntervalSeconds: 300 },
       redisUrl: null,
       auth: null,
       secretKey: secret,
       smtpUrl: null,
+      http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
+      dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
+      tenantExpensiveRequests: 16,
+      mailFrom: 'no-reply@localhost',
+      worker: {
+        pollMs: 1000,
+        leaseMs: 300_000,
+        concurrency: 4,
+        sweepMs: 10_000,
+        retentionDays: 30,
+        allowedNetworks: [],
+        caFile: null,
+      },
     });
   });
 
@@ -51,11 +65,27 @@ describe('loadConfig', () => {
       ODP_S3_ACCESS_KEY: 'access',
       ODP_S3_SECRET_KEY: 'secret',
       ODP_S3_REGION: 'eu-west-1',
+      ODP_MAX_UPLOAD_BYTES: '1048576',
+      ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: '600',
+      ODP_UPLOAD_SWEEP_INTERVAL_SECONDS: '30',
       ODP_REDIS_URL: 'redis://127.0.0.1:6379',
       ODP_AUTH_ISSUER: 'https://login.example.com',
       ODP_AUTH_AUDIENCE: 'odp',
       ODP_AUTH_JWKS_URL: 'https://login.example.com/jwks',
       ODP_SMTP_URL: 'smtp://127.0.0.1:25',
+      ODP_HTTP_HEADERS_TIMEOUT_MS: '1000',
+      ODP_HTTP_REQUEST_TIMEOUT_MS: '2000',
+      ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '3000',
+      ODP_MAX_VALUE_BYTES: '4096',
+      ODP_MAX_PAGE_BYTES: '65536',
+      ODP_TENANT_EXPENSIVE_REQUESTS: '12',
+      ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
+      ODP_WORKER_POLL_MS: '50',
+      ODP_WORKER_LEASE_MS: '3000',
+      ODP_WORKER_SWEEP_MS: '200',
+      ODP_WORKER_CONCURRENCY: '2',
+      ODP_JOB_RETENTION_DAYS: '7',
+      ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32, hooks.internal ,fd00::/8,10.1.2.3',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -70,6 +100,7 @@ describe('loadConfig', () => {
         secretKey: 'secret',
         region: 'eu-west-1',
       },
+      files: { maxUploadBytes: 1048576, unclaimedUploadTtlSeconds: 600, sweepIntervalSeconds: 30 },
       redisUrl: 'redis://127.0.0.1:6379',
       auth: {
         issuer: 'https://login.example.com',
@@ -77,6 +108,18 @@ describe('loadConfig', () => {
         jwksUrl: 'https://login.example.com/jwks',
       },
       smtpUrl: 'smtp://127.0.0.1:25',
+      http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
+      dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
+      tenantExpensiveRequests: 12,
+      mailFrom: 'ODP <no-reply@odp.example.com>',
+      worker: {
+        pollMs: 50,
+        leaseMs: 3000,
+        concurrency: 2,
+        sweepMs: 200,
+        retentionDays: 7,
+        allowedNetworks: ['127.0.0.1/32', 'hooks.internal', 'fd00::/8', '10.1.2.3'],
+      },
     });
   });
 
@@ -91,7 +134,38 @@ describe('loadConfig', () => {
     [{ ODP_SEARCH: 'solr' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "solr")'],
     [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
     [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
+    [{ ODP_BLOBS: 'gcs' }, 'ODP_BLOBS: must be one of fs, s3 (got "gcs")'],
+    [{ ODP_STORE: 'MongoDB' }, 'ODP_STORE: must be one of sqlite, mongodb (got "MongoDB")'],
+    [{ ODP_SEARCH: 'elastic' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "elastic")'],
+    [{ ODP_REDIS_URL: 'not a url' }, 'ODP_REDIS_URL: is not a valid URL'],
     [{ ODP_REDIS_URL: 'http://x' }, 'ODP_REDIS_URL: must be a redis or rediss URL'],
+    [{ ODP_MAX_UPLOAD_BYTES: '10MB' }, 'ODP_MAX_UPLOAD_BYTES: must be a positive integer (got "10MB")'],
+    [
+      { ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: '0' },
+      'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS: must be a positive integer (got "0")',
+    ],
+    [
+      { ODP_WORKER_LEASE_MS: '1s' },
+      'ODP_WORKER_LEASE_MS: must be a number of milliseconds from 10 to 86400000 (got "1s")',
+    ],
+    [
+      { ODP_JOB_RETENTION_DAYS: '0' },
+      'ODP_JOB_RETENTION_DAYS: must be a number of days from 1 to 3650 (got "0")',
+    ],
+    [{ ODP_WORKER_CONCURRENCY: '0' }, 'ODP_WORKER_CONCURRENCY: must be an integer from 1 to 64 (got "0")'],
+    [{ ODP_MAIL_FROM: 'nobody' }, 'ODP_MAIL_FROM: must be an e-mail address or "Name <address>"'],
+    [
+      { ODP_WORKER_POLL_MS: '0' },
+      'ODP_WORKER_POLL_MS: must be a number of milliseconds from 10 to 86400000 (got "0")',
+    ],
+    [
+      { ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/33' },
+      'ODP_GATEWAY_ALLOWED_NETWORKS: "127.0.0.1/33" is not a host name, address or CIDR',
+    ],
+    [
+      { ODP_GATEWAY_ALLOWED_NETWORKS: 'https://x' },
+      'ODP_GATEWAY_ALLOWED_NETWORKS: "https://x" is not a host name, address or CIDR',
+    ],
     [
       { ODP_AUTH_ISSUER: 'https://login.example.com' },
       'ODP_AUTH_AUDIENCE: is required when ODP_AUTH_ISSUER, ODP_AUTH_AUDIENCE or ODP_AUTH_JWKS_URL is set',
@@ -101,6 +175,24 @@ describe('loadConfig', () => {
       'ODP_AUTH_JWKS_URL: is not a valid URL',
     ],
     [{ ODP_SECRET_KEY: 'short' }, 'ODP_SECRET_KEY: must be at least 32 characters long'],
+    [{ ODP_MAX_VALUE_BYTES: '0' }, 'ODP_MAX_VALUE_BYTES: must be a positive integer (got "0")'],
+    [{ ODP_MAX_PAGE_BYTES: '1e6' }, 'ODP_MAX_PAGE_BYTES: must be a positive integer (got "1e6")'],
+    [
+      { ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' },
+      'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: must be a positive integer (got "-1")',
+    ],
+    [
+      { ODP_HTTP_HEADERS_TIMEOUT_MS: '5000', ODP_HTTP_REQUEST_TIMEOUT_MS: '1000' },
+      'ODP_HTTP_HEADERS_TIMEOUT_MS: must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (1000)',
+    ],
+    [
+      { ODP_TENANT_EXPENSIVE_REQUESTS: '0' },
+      'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { ODP_TENANT_EXPENSIVE_REQUESTS: 'many' },
+      'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "many")',
+    ],
   ])('refuses %j with one line naming the variable', (env, message) => {
     let thrown: unknown;
     try {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -16,6 +17,7 @@ export interface Config {
   readonly store: StoreConfig;
   readonly search: SearchConfig;
   readonly blobs: BlobsConfig;
+  readonly files: FilesConfig;
   /** Redis address for rate limits, event fan-out and locks; null runs them in-process. */
   readonly redisUrl: string | null;
   /** Sign-in through an external identity provider; null when not configured (tokens are refused). */
@@ -24,6 +26,61 @@ export interface Config {
   readonly secretKey: string;
   /** Mail server for the Mail and UserInvitation gateways; null when not configured. */
   readonly smtpUrl: string | null;
+  /** Timeouts of the HTTP server, so slow or idle clients cannot hold connections. */
+  readonly http: HttpConfig;
+  /** What one stored value and one list page may weigh. */
+  readonly dataLimits: DataLimitsConfig;
+  /**
+   * How many expensive requests (lists, search, distinct, values, aggregations, audit; see
+   * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
+   */
+  readonly tenantExpensiveRequests: number;
+  /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
+  readonly mailFrom: string;
+  readonly worker: WorkerConfig;
+}
+
+export interface HttpConfig {
+  /** Time a client has to send the complete request headers (Node's `headersTimeout`). */
+  readonly headersTimeoutMs: number;
+  /** Time a client has to send the complete request, headers and body (`requestTimeout`). */
+  readonly requestTimeoutMs: number;
+  /** Time an idle keep-alive connection stays open for a next request (`keepAliveTimeout`). */
+  readonly keepAliveTimeoutMs: number;
+}
+
+export interface DataLimitsConfig {
+  /** Largest stored form of one field value (UTF-8 bytes of its JSON); larger values get 400. */
+  readonly maxValueBytes: number;
+  /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
+  readonly maxPageBytes: number;
+}
+
+/** The background worker (docs/worker.md). */
+export interface WorkerConfig {
+  /** How long an idle worker waits before looking for due jobs again (`ODP_WORKER_POLL_MS`, 1000). */
+  readonly pollMs: number;
+  /**
+   * How long a claimed job stays with its worker (`ODP_WORKER_LEASE_MS`, 300000): a worker that dies
+   * holding a job delays its re-run by up to this long. Longer than any job runs.
+   */
+  readonly leaseMs: number;
+  /** Jobs one worker process runs at the same time (`ODP_WORKER_CONCURRENCY`, 4). */
+  readonly concurrency: number;
+  /** How often the worker relays jobs left in tenant outboxes (`ODP_WORKER_SWEEP_MS`, 10000). */
+  readonly sweepMs: number;
+  /** Days a finished (done or failed) job stays listed before the sweep removes it (`ODP_JOB_RETENTION_DAYS`, 30). */
+  readonly retentionDays: number;
+  /**
+   * Host names and CIDRs outbound gateway calls may reach although they are loopback, private or
+   * link-local (`ODP_GATEWAY_ALLOWED_NETWORKS`, comma-separated; empty by default).
+   */
+  readonly allowedNetworks: readonly string[];
+  /**
+   * A PEM file of certificate authorities gateway calls trust besides the system's (an internal CA
+   * of on-premises receivers; `ODP_GATEWAY_CA_FILE`); null when not set.
+   */
+  readonly caFile: string | null;
 }
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
@@ -39,6 +96,16 @@ export type BlobsConfig =
       readonly secretKey: string | null;
       readonly region: string;
     };
+
+/** Uploads of FILE and IMAGE fields (docs/files.md). */
+export interface FilesConfig {
+  /** Largest accepted upload in bytes (`ODP_MAX_UPLOAD_BYTES`); larger ones answer 413. */
+  readonly maxUploadBytes: number;
+  /** Unclaimed uploads older than this are deleted (`ODP_UNCLAIMED_UPLOAD_TTL_SECONDS`). */
+  readonly unclaimedUploadTtlSeconds: number;
+  /** How often the api sweeps unclaimed uploads (`ODP_UPLOAD_SWEEP_INTERVAL_SECONDS`). */
+  readonly sweepIntervalSeconds: number;
+}
 
 export interface AuthConfig {
   /** Accepted `iss` claim. */
@@ -124,6 +191,24 @@ export function loadConfig(env: Env = process.env): Config {
         }
       : { kind: 'fs' };
 
+  const files: FilesConfig = {
+    maxUploadBytes: parsePositiveInteger(
+      'ODP_MAX_UPLOAD_BYTES',
+      read('ODP_MAX_UPLOAD_BYTES'),
+      100 * 1024 * 1024,
+    ),
+    unclaimedUploadTtlSeconds: parsePositiveInteger(
+      'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS',
+      read('ODP_UNCLAIMED_UPLOAD_TTL_SECONDS'),
+      24 * 60 * 60,
+    ),
+    sweepIntervalSeconds: parsePositiveInteger(
+      'ODP_UPLOAD_SWEEP_INTERVAL_SECONDS',
+      read('ODP_UPLOAD_SWEEP_INTERVAL_SECONDS'),
+      5 * 60,
+    ),
+  };
+
   const redis = read('ODP_REDIS_URL');
   const smtp = read('ODP_SMTP_URL');
 
@@ -134,11 +219,139 @@ export function loadConfig(env: Env = process.env): Config {
     store,
     search,
     blobs,
+    files,
     redisUrl: redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']),
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
+    http: parseHttp(read),
+    dataLimits: {
+      maxValueBytes: parsePositiveInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
+      maxPageBytes: parsePositiveInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
+    },
+    tenantExpensiveRequests: parseCount(
+      'ODP_TENANT_EXPENSIVE_REQUESTS',
+      read('ODP_TENANT_EXPENSIVE_REQUESTS'),
+      DEFAULT_TENANT_EXPENSIVE_REQUESTS,
+    ),
+    mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
+    worker: {
+      pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
+      leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 300_000),
+      concurrency: parseConcurrency(read('ODP_WORKER_CONCURRENCY')),
+      sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
+      retentionDays: parseDays(read('ODP_JOB_RETENTION_DAYS')),
+      allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
+      caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
+    },
   };
+}
+
+function parsePositiveInteger(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(name, `must be a positive integer (got "${raw}")`);
+  }
+  return value;
+}
+
+/** The server's timeouts; the headers must be due no later than the whole request. */
+function parseHttp(read: (name: string) => string | null): HttpConfig {
+  const http: HttpConfig = {
+    headersTimeoutMs: parsePositiveInteger(
+      'ODP_HTTP_HEADERS_TIMEOUT_MS',
+      read('ODP_HTTP_HEADERS_TIMEOUT_MS'),
+      20_000,
+    ),
+    requestTimeoutMs: parsePositiveInteger(
+      'ODP_HTTP_REQUEST_TIMEOUT_MS',
+      read('ODP_HTTP_REQUEST_TIMEOUT_MS'),
+      60_000,
+    ),
+    keepAliveTimeoutMs: parsePositiveInteger(
+      'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      read('ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS'),
+      5_000,
+    ),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError(
+      'ODP_HTTP_HEADERS_TIMEOUT_MS',
+      `must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
+    );
+  }
+  return http;
+}
+
+/** `address@host` or `Name <address@host>`; default `no-reply@<host of the base URL>`. */
+function parseMailFrom(raw: string | null, baseUrl: string): string {
+  if (raw === null) return `no-reply@${new URL(baseUrl).hostname}`;
+  if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw)) {
+    throw new ConfigError('ODP_MAIL_FROM', 'must be an e-mail address or "Name <address>"');
+  }
+  return raw;
+}
+
+function readableFile(name: string, raw: string | null): string | null {
+  if (raw === null) return null;
+  const file = path.resolve(raw);
+  try {
+    readFileSync(file);
+  } catch {
+    throw new ConfigError(name, `cannot read ${file}`);
+  }
+  return file;
+}
+
+function parseConcurrency(raw: string | null): number {
+  if (raw === null) return 4;
+  const count = Number(raw);
+  if (!/^\d+$/.test(raw) || count < 1 || count > 64) {
+    throw new ConfigError('ODP_WORKER_CONCURRENCY', `must be an integer from 1 to 64 (got "${raw}")`);
+  }
+  return count;
+}
+
+function parseDays(raw: string | null): number {
+  if (raw === null) return 30;
+  const days = Number(raw);
+  if (!/^\d+$/.test(raw) || days < 1 || days > 3650) {
+    throw new ConfigError('ODP_JOB_RETENTION_DAYS', `must be a number of days from 1 to 3650 (got "${raw}")`);
+  }
+  return days;
+}
+
+function parseDuration(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms < 10 || ms > 86_400_000) {
+    throw new ConfigError(name, `must be a number of milliseconds from 10 to 86400000 (got "${raw}")`);
+  }
+  return ms;
+}
+
+/** Comma-separated host names, addresses and CIDRs (`127.0.0.1/32`, `fd00::/8`, `hooks.internal`). */
+function parseNetworks(raw: string | null): string[] {
+  if (raw === null) return [];
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const valid =
+      extra === undefined &&
+      (family === 0
+        ? bits === undefined && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)
+        : bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
+    if (!valid) {
+      throw new ConfigError('ODP_GATEWAY_ALLOWED_NETWORKS', `"${entry}" is not a host name, address or CIDR`);
+    }
+  }
+  return entries;
 }
 
 function required(read: (name: string) => string | null, name: string, because: string): string {
@@ -154,6 +367,20 @@ function parsePort(raw: string | null): number {
     throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got "${raw}")`);
   }
   return port;
+}
+
+/** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
+export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
+const MAX_COUNT = 100_000;
+
+/** A positive integer setting (1 to 100000). */
+function parseCount(name: string, raw: string | null, fallback: number): number {
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > MAX_COUNT) {
+    throw new ConfigError(name, `must be an integer from 1 to ${MAX_COUNT} (got "${raw}")`);
+  }
+  return value;
 }
 
 function parseChoice<T extends string>(
@@ -232,7 +459,17 @@ export function tenantDataDir(config: Pick<Config, 'dataDir'>, tenantId: string)
   return path.join(config.dataDir, 'tenants', tenantId);
 }
 
+/** Root of the embedded blob store (`ODP_BLOBS=fs`): `<dataDir>/blobs`. */
+export function blobsDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'blobs');
+}
+
 /** Path of the platform registry database (tenants, profiles, keys): `<dataDir>/platform.sqlite`. */
 export function platformDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'platform.sqlite');
+}
+
+/** Path of the embedded job queue database (jobs of every tenant): `<dataDir>/jobs.sqlite`. */
+export function jobsDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'jobs.sqlite');
 }

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'RANGE_NOT_SATISFIABLE'
   | 'MODEL_REFUSED'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
@@ -63,6 +64,30 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   constructor(message: string, extra?: Record<string, unknown>) {
     super('CONFLICT', message, [], extra);
+  }
+}
+
+/**
+ * A write's precondition failed: an object the unit of work read changed (or appeared, or went)
+ * before the write was applied, so nothing was written. The object service re-runs the unit of
+ * work on the current state; if that keeps failing, it surfaces as a 409.
+ */
+export class WriteConflictError extends ConflictError {
+  constructor(readonly objectId: string) {
+    super('The object changed while this write was applied; try again.');
+  }
+}
+
+/**
+ * Too many requests right now (HTTP 429); the client should retry after `retryAfterSeconds`,
+ * which the api sends as `Retry-After`.
+ */
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMITED', message, [], { retryAfter: retryAfterSeconds });
   }
 }
 

@@ -7,6 +7,7 @@
 import { NON_INDEXED_TYPES } from './model.js';
 import type { ClassDef, DataType, FieldDef, Model } from './model.js';
 import { fieldValues } from './search.js';
+import { derivedSources } from './derived.js';
 
 /** A value as held in the index: TEXT families as strings, numbers, BOOLEAN as 0/1. */
 export type IndexKey = string | number;
@@ -101,6 +102,8 @@ export function indexSignature(model: Model): string {
           field.history,
           field.hidden,
           field.list ?? '',
+          // Derived fields are left out of the search text.
+          derivedSources(model, classDef.name).has(field.name),
         ])
         .sort(),
     ])

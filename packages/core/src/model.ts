@@ -30,6 +30,13 @@ export type DataType = (typeof DATA_TYPES)[number];
 
 /** Types that are not indexed: never filtered, sorted or aggregated on. */
 export const NON_INDEXED_TYPES: ReadonlySet<DataType> = new Set(['LONGTEXT', 'JSON', 'SECRET', 'ARRAY']);
+
+/**
+ * How deeply arrays and objects may nest in a JSON request body (the body itself being level 1) and
+ * in a stored JSON field value, so recursive serialisation and SQLite's JSON functions (which refuse
+ * 1000 levels) never meet a deeper value (docs/data-api.md, Create and patch).
+ */
+export const MAX_JSON_DEPTH = 64;
 /** Types left out of the full-text index. */
 export const NON_SEARCHABLE_TYPES: ReadonlySet<DataType> = new Set([
   'LONGTEXT',

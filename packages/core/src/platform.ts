@@ -73,6 +73,8 @@ export interface PlatformRegistry {
   findProfileByEmail(tenantId: string, email: string): Promise<UserProfile | null>;
   /** Suspends (false) or re-activates (true) a profile. Throws NotFoundError when it does not exist. */
   setProfileActive(tenantId: string, profileId: string, active: boolean): Promise<UserProfile>;
+  /** Every profile of the tenant, oldest first (active or not). */
+  listProfiles(tenantId: string): Promise<UserProfile[]>;
   /** Profiles of the tenant linked to `objectId`, oldest first (active or not). */
   profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]>;
 
@@ -87,6 +89,8 @@ export interface PlatformRegistry {
     keyHash: string;
   }): Promise<ApiKeyRecord>;
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Every key of the tenant (revoked and expired ones too), oldest first; never a hash or a value. */
+  listApiKeys(tenantId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked (idempotent). Throws NotFoundError when the tenant has no such key. */
   revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord>;
 

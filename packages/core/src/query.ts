@@ -62,6 +62,11 @@ export interface ListPlan extends Selection {
   readonly sort?: Sort;
   readonly page: number;
   readonly size: number;
+  /**
+   * The position of the page's first row; absent: `page * size`. Set by `_offset`, which the `next`
+   * link of a page shortened by its byte budget carries (docs/data-api.md).
+   */
+  readonly offset?: number;
 }
 
 export type DistinctTarget =

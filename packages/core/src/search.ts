@@ -11,6 +11,7 @@ import { ValidationError } from './errors.js';
 import type { AccessFilter } from './account.js';
 import type { Model } from './model.js';
 import { NON_SEARCHABLE_TYPES } from './model.js';
+import { derivedSourcesOf } from './derived.js';
 import type { StoredObject } from './store.js';
 
 /** One object's entry in the index. */
@@ -92,12 +93,14 @@ export function searchTerms(text: string): string[] {
 /**
  * The combined text of an object: its name and the values of every searchable field of its
  * classes (all value fields except LONGTEXT, JSON, SECRET, FILE, IMAGE). Hidden fields are left
- * out, so a search can never reveal a value no response shows; BOOLEAN values are left out (the
- * words true/false would match every object). LIST values contribute their key and label.
+ * out, so a search can never reveal a value no response shows, and so are derived fields (values
+ * computed from other objects, see derived.ts: a hit through one would reveal a value its reader
+ * may not read); BOOLEAN values are left out (the words true/false would match every object).
+ * LIST values contribute their key and label.
  */
 export function searchTextOf(model: Model, object: StoredObject): string {
   const parts: string[] = object.name === null ? [] : [object.name];
-  const seen = new Set<string>();
+  const seen = new Set<string>(derivedSourcesOf(model, object.classes).keys());
   for (const className of object.classes) {
     for (const field of model.classes.get(className)?.fields.values() ?? []) {
       if (seen.has(field.name) || NON_SEARCHABLE_TYPES.has(field.type) || field.type === 'BOOLEAN') continue;

@@ -6,6 +6,7 @@
  * fetching. Every write is one atomic {@link WriteBatch}.
  */
 import type { AccessFilter } from './account.js';
+import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
 import type { AggregatePlan, DistinctPlan, ListPlan, Selection } from './query.js';
 
@@ -73,7 +74,22 @@ export interface Holding {
   readonly stepIds: readonly string[];
 }
 
+/**
+ * A write's precondition on one object: it must still carry `modifiedAt` (the value its writer read),
+ * or not exist when `modifiedAt` is null. Writers keep `modifiedAt` strictly increasing per object,
+ * so the value identifies the version read.
+ */
+export interface WriteExpectation {
+  readonly id: string;
+  readonly modifiedAt: string | null;
+}
+
 export interface WriteBatch {
+  /**
+   * Checked first, atomically with the rest of the batch: when any object no longer is as expected,
+   * nothing is applied and `write` throws WriteConflictError (the writer re-reads and retries).
+   */
+  readonly expect?: readonly WriteExpectation[];
   /** Objects to insert or replace whole (links included). */
   readonly put?: readonly StoredObject[];
   readonly delete?: readonly string[];
@@ -88,6 +104,12 @@ export interface WriteBatch {
   /** Merge redirects: a GET of `from` answers with `to`. */
   readonly redirects?: readonly { readonly from: string; readonly to: string }[];
   readonly events?: readonly NewChangeEvent[];
+  /**
+   * Background jobs the write triggers (script gateway calls), kept in the tenant's outbox in the
+   * same transaction: a committed write never loses them and a refused one never queues them. A
+   * relay moves them into the JobQueue (`outbox`, `removeFromOutbox`).
+   */
+  readonly jobs?: readonly NewJob[];
 }
 
 export interface DistinctBucket {
@@ -177,6 +199,16 @@ export interface TenantStore {
    * gives them.
    */
   incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]>;
+  /**
+   * Per object among `ids`: its derived fields (see `derivedSources`) whose value was computed
+   * from an object `access` hides, i.e. some object along one of the field's source paths is not
+   * visible. Objects with none are absent. Lists, distinct, values, aggregations and filters apply
+   * the same rule inside their queries (such a value counts as empty).
+   */
+  hiddenDerivedFields(
+    ids: readonly string[],
+    access: AccessFilter,
+  ): Promise<ReadonlyMap<string, ReadonlySet<string>>>;
 
   /**
    * Applies the batch atomically: either all of it is durable when the promise resolves, or none.
@@ -185,8 +217,9 @@ export interface TenantStore {
    * holdings and events. Deleting an object also removes the links pointing to it (no link ever
    * dangles), its ACL rows and the redirects leading to it. ACL rows of an object that does not
    * exist after the batch are ignored.
-   * Throws ConflictError when a `unique` field value would be shared within the declaring class
-   * (subclasses included), NotFoundError when a link names an object that does not exist.
+   * Throws WriteConflictError when an expectation fails (before anything is applied), ConflictError
+   * when a `unique` field value would be shared within the declaring class (subclasses included),
+   * NotFoundError when a link names an object that does not exist.
    */
   write(batch: WriteBatch): Promise<void>;
 
@@ -201,6 +234,10 @@ export interface TenantStore {
   storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }>;
   /** Every object, in id order, `limit` at a time after `afterId` (rebuilds, recalculation). */
   scan(afterId: string | null, limit: number): Promise<StoredObject[]>;
+  /** Up to `limit` jobs of the outbox (written by `write`), oldest first. */
+  outbox(limit: number): Promise<NewJob[]>;
+  /** Removes relayed jobs from the outbox; ids not in it are ignored. */
+  removeFromOutbox(ids: readonly string[]): Promise<void>;
   /** Events with `seq` greater than `afterSeq`, oldest first. */
   eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]>;
 

@@ -3,12 +3,25 @@
  * classes, gained role classes, structural eligibility and the resolution of related paths.
  */
 import { NotFoundError, ValidationError } from '@odp/core';
-import type { Account, ClassDef, FieldDef, Model, RelationEnd } from '@odp/core';
+import type { ClassDef, FieldDef, Model, RelationEnd } from '@odp/core';
 
-/** The class a plural REST name denotes. System classes are only reachable by the system account. */
-export function classByPlural(model: Model, plural: string, account: Account): ClassDef {
+/**
+ * The classes a route branch reaches: `data` (`/data/...`, and everything built on the data
+ * service: search, capabilities, audit) the model's own classes, `system` (`/system/...`) the
+ * built-in system classes only. Whatever the credential, a system class is never reachable
+ * through `/data/...`: its plural is an unknown class there (404), as is its objects' id.
+ */
+export type ClassReach = 'data' | 'system';
+
+/** Whether objects of `cls` belong to `reach`. */
+export function inReach(cls: ClassDef | undefined, reach: ClassReach): cls is ClassDef {
+  return cls !== undefined && cls.system === (reach === 'system');
+}
+
+/** The class a plural REST name denotes within `reach`; 404 for every other name. */
+export function classByPlural(model: Model, plural: string, reach: ClassReach): ClassDef {
   const cls = model.byPlural.get(plural);
-  if (!cls || (cls.system && account.kind !== 'system')) throw new NotFoundError('Unknown class.');
+  if (!cls || !inReach(cls, reach)) throw new NotFoundError('Unknown class.');
   return cls;
 }
 

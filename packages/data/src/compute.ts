@@ -24,13 +24,18 @@ export interface Draft {
   modifiedAt: string;
 }
 
+/**
+ * A draft of a stored object. Values are copied shallowly: the write rules replace a field's value
+ * and never change one in place, so the stored object stays as read (and no recursive deep copy
+ * meets a deeply nested value).
+ */
 export function draftOf(object: StoredObject): Draft {
   return {
     id: object.id,
     basicClass: object.basicClass,
     classes: [...object.classes],
     name: object.name,
-    values: structuredClone({ ...object.values }) as Record<string, unknown>,
+    values: { ...object.values },
     links: Object.fromEntries(Object.entries(object.links).map(([key, ids]) => [key, [...ids]])),
     createdAt: object.createdAt,
     modifiedAt: object.modifiedAt,
@@ -52,16 +57,22 @@ export function sealSecret(env: Pick<ComputeEnvironment, 'secrets'>, value: unkn
   return env.secrets && typeof value === 'string' ? env.secrets.encrypt(value) : value;
 }
 
+/** An object's URI: `/data/{tenant}/<plural>/<id>`, under `/system/` for an object of a system class. */
 export function objectHref(
   model: Model,
   tenantId: string,
   object: { id: string; basicClass: string },
 ): string {
-  const plural = model.classes.get(object.basicClass)?.plural ?? object.basicClass;
-  return `/data/${tenantId}/${plural}/${object.id}`;
+  const cls = model.classes.get(object.basicClass);
+  return `/${cls?.system ? 'system' : 'data'}/${tenantId}/${cls?.plural ?? object.basicClass}/${object.id}`;
 }
 
-function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | StoredObject): FormulaRecord {
+/** The object as formulas see it: values (SECRET ones decrypted), system properties, relation paths. */
+export function formulaRecord(
+  env: ComputeEnvironment,
+  uow: UnitOfWork,
+  object: Draft | StoredObject,
+): FormulaRecord {
   const { model } = env;
   return {
     get(name: string): unknown {
@@ -96,7 +107,7 @@ function recordOf(env: ComputeEnvironment, uow: UnitOfWork, object: Draft | Stor
           : (await uow.linkersOf(object.id))
               .filter((link) => link.relationKey === end.relation.key)
               .map((link) => link.source);
-      return { multiple: end.multiple, records: linked.map((other) => recordOf(env, uow, other)) };
+      return { multiple: end.multiple, records: linked.map((other) => formulaRecord(env, uow, other)) };
     },
   };
 }
@@ -134,7 +145,7 @@ export async function compute(
   cleared: ReadonlySet<string> = new Set(),
 ): Promise<Draft> {
   const { model } = env;
-  const record = recordOf(env, uow, draft);
+  const record = formulaRecord(env, uow, draft);
   const run = (formula: Formula) => evaluate(formula, { ...env, record });
   const fields = fieldsOf(model, draft.classes);
   const assign = (name: string, value: unknown) => {

@@ -5,11 +5,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Account, Model } from '@odp/core';
+import type { Account, JobQueue, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from './secret-cipher.js';
+import { secretValueReader, systemSettingReader } from './system-settings.js';
+import type { DataServiceDeps } from './deps.js';
 import { DataService } from './service.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 
@@ -20,29 +22,36 @@ export interface CrmFixture {
   readonly model: Model;
   readonly store: SqliteTenantStore;
   readonly data: DataService;
+  /** The same store through the service of the `/system` routes (system classes only). */
+  readonly system: DataService;
   close(): Promise<void>;
 }
 
 const CRM_DIR = path.resolve(__dirname, '../../../examples/models/crm');
 
-export async function crmFixture(now?: () => Date): Promise<CrmFixture> {
+export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<CrmFixture> {
   const { model, issues } = await loadModelRepository(CRM_DIR);
   if (!model) throw new Error(`the example CRM model was refused: ${JSON.stringify(issues)}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
   const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
   await store.applyModel(model);
-  const data = new DataService({
+  const secrets = new SecretCipher('test-secret-key-of-at-least-32-characters');
+  const deps: DataServiceDeps = {
     tenantId: TENANT,
     model,
     store,
     access: unrestrictedPolicy(model),
-    secrets: new SecretCipher('test-secret-key-of-at-least-32-characters'),
+    secrets,
+    systemSetting: systemSettingReader(store),
+    secretValue: secretValueReader(store, secrets),
+    ...(jobs ? { jobs } : {}),
     ...(now ? { now } : {}),
-  });
+  };
   return {
     model,
     store,
-    data,
+    data: new DataService(deps),
+    system: new DataService({ ...deps, reach: 'system' }),
     close: async () => {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import type { DataType, FieldDef } from '@odp/core';
 import { buildModel, fieldDef } from '@odp/core/contract';
-import { coerceComputed, encodeField } from './encode.js';
+import { coerceComputed, encodeField, nestsDeeperThan, sameJson } from './encode.js';
 
 const model = buildModel([], [{ name: 't.kind', values: [{ key: 'a', label: 'A' }] }]);
 
@@ -16,6 +16,8 @@ const descriptor = {
   size: 3,
 };
 const stored = { fileId: FILE_ID, fileName: 'a.pdf', contentType: 'application/pdf', size: 3 };
+/** The recorded uploads a body may claim. */
+const uploads = new Map([[FILE_ID, stored]]);
 
 describe('encodeField: one row per data type', () => {
   it.each<[DataType, unknown, unknown, unknown]>([
@@ -39,8 +41,12 @@ describe('encodeField: one row per data type', () => {
     ['FILE', descriptor, stored, { href: '/binaries/not-a-file' }],
     ['IMAGE', descriptor, stored, { ...descriptor, size: '3' }],
   ])('%s', (type, valid, storedForm, invalid) => {
-    expect(encodeField(model, field(type), valid, undefined)).toEqual({ ok: true, value: storedForm });
-    if (invalid !== undefined) expect(encodeField(model, field(type), invalid, undefined).ok).toBe(false);
+    expect(encodeField(model, field(type), valid, undefined, uploads)).toEqual({
+      ok: true,
+      value: storedForm,
+    });
+    if (invalid !== undefined)
+      expect(encodeField(model, field(type), invalid, undefined, uploads).ok).toBe(false);
   });
 
   it('requires an array for a multi-valued field and checks each element', () => {
@@ -58,6 +64,33 @@ describe('encodeField: one row per data type', () => {
   });
 });
 
+describe("encodeField: FILE values are the server's", () => {
+  it('refuses a descriptor that matches no recorded upload and no held file', () => {
+    const forged = { ...descriptor, fileName: '..\\..\\x.svg', contentType: 'image/svg+xml' };
+    expect(encodeField(model, field('IMAGE'), forged, undefined)).toEqual({
+      ok: false,
+      message: 'does not match an upload or a file of this field',
+    });
+    expect(encodeField(model, field('FILE'), descriptor, undefined).ok).toBe(false);
+  });
+
+  it.each([
+    ['fileName', 'b.pdf'],
+    ['contentType', 'text/html'],
+    ['size', 4],
+  ])('refuses an upload descriptor whose %s differs from the record', (key, value) => {
+    expect(encodeField(model, field('FILE'), { ...descriptor, [key]: value }, undefined, uploads)).toEqual({
+      ok: false,
+      message: 'does not match the upload (fileName, contentType, size)',
+    });
+  });
+
+  it('refuses one file twice in a multi-valued field', () => {
+    const files = field('FILE', { multiple: true });
+    expect(encodeField(model, files, [descriptor, descriptor.href], undefined, uploads).ok).toBe(false);
+  });
+});
+
 describe('coerceComputed', () => {
   it.each<[DataType, unknown, unknown]>([
     ['INTEGER', 2.6, 3],
@@ -68,5 +101,34 @@ describe('coerceComputed', () => {
     ['BOOLEAN', null, undefined],
   ])('%s from %p', (type, value, expected) => {
     expect(coerceComputed(model, field(type), value)).toEqual(expected);
+  });
+});
+
+describe('deeply nested JSON values', () => {
+  const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
+
+  it('measures nesting without recursion', () => {
+    expect(nestsDeeperThan('x', 0)).toBe(false);
+    expect(nestsDeeperThan(nested(64), 64)).toBe(false);
+    expect(nestsDeeperThan(nested(65), 64)).toBe(true);
+    expect(nestsDeeperThan({ a: [1, { b: nested(62) }] }, 64)).toBe(true);
+    expect(nestsDeeperThan(nested(200_000), 64)).toBe(true);
+  });
+
+  it('refuses a JSON field value deeper than 64 levels', () => {
+    expect(encodeField(model, field('JSON'), nested(64), undefined)).toEqual({ ok: true, value: nested(64) });
+    expect(encodeField(model, field('JSON'), nested(65), undefined)).toEqual({
+      ok: false,
+      message: 'nests arrays and objects deeper than 64 levels',
+    });
+  });
+
+  it('compares values of any depth without recursion, ignoring member order', () => {
+    expect(sameJson(nested(100_000), nested(100_000))).toBe(true);
+    expect(sameJson(nested(100_000), nested(99_999))).toBe(false);
+    expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
   });
 });

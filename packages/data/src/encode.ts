@@ -3,7 +3,8 @@
  * section 3) and their stored form. Every check names what was expected so the 400 can name the
  * field; nothing here throws.
  */
-import type { FieldDef, Model } from '@odp/core';
+import { MAX_JSON_DEPTH } from '@odp/core';
+import type { FieldDef, Model, StoredFile } from '@odp/core';
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -11,13 +12,8 @@ const TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 const FILE_ID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A FILE or IMAGE value as stored: the file id plus the metadata recorded at upload. */
-export interface StoredFile {
-  readonly fileId: string;
-  readonly fileName: string;
-  readonly contentType: string;
-  readonly size: number;
-}
+/** Recorded uploads a body may claim, by file id (see `UploadClaims.upload`). */
+export type Uploads = ReadonlyMap<string, StoredFile>;
 
 export type Encoded = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -35,9 +31,16 @@ function validDate(value: string): boolean {
 
 /**
  * One value of a field (an element, for multi-valued fields) in stored form. `existing` is the
- * field's stored value, so a FILE value sent back as just its href keeps its recorded metadata.
+ * field's stored value, so a FILE value sent back as just its href keeps its recorded metadata;
+ * `uploads` are the recorded uploads a new FILE value may claim.
  */
-function encodeOne(model: Model, field: FieldDef, value: unknown, existing: readonly StoredFile[]): Encoded {
+function encodeOne(
+  model: Model,
+  field: FieldDef,
+  value: unknown,
+  existing: readonly StoredFile[],
+  uploads: Uploads,
+): Encoded {
   switch (field.type) {
     case 'TEXT':
     case 'TEXTBLOCK':
@@ -77,7 +80,9 @@ function encodeOne(model: Model, field: FieldDef, value: unknown, existing: read
         : fail(`must be a key of the list ${field.list ?? ''}`.trim());
     }
     case 'JSON':
-      return ok(value);
+      return nestsDeeperThan(value, MAX_JSON_DEPTH)
+        ? fail(`nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`)
+        : ok(value);
     case 'ARRAY':
       return Array.isArray(value) &&
         value.every((item) => typeof item === 'string' || typeof item === 'number')
@@ -85,13 +90,23 @@ function encodeOne(model: Model, field: FieldDef, value: unknown, existing: read
         : fail('must be an array of strings or numbers');
     case 'FILE':
     case 'IMAGE':
-      return encodeFile(value, existing);
+      return encodeFile(value, existing, uploads);
   }
 }
 
-function encodeFile(value: unknown, existing: readonly StoredFile[]): Encoded {
+/** The file id a FILE value names: the UUID ending its href (`/binaries/<id>` or a download href). */
+export function fileIdOf(value: unknown): string | undefined {
   const href = typeof value === 'string' ? value : isPlainObject(value) ? value['href'] : undefined;
-  const fileId = typeof href === 'string' ? FILE_ID_PATTERN.exec(href)?.[0]?.toLowerCase() : undefined;
+  return typeof href === 'string' ? FILE_ID_PATTERN.exec(href)?.[0]?.toLowerCase() : undefined;
+}
+
+/**
+ * A FILE value: a file the field already holds (its href alone, or its descriptor unchanged), or
+ * the descriptor of a recorded upload, unchanged. Anything else, a client-made descriptor included,
+ * is refused: the metadata of a file is always the server's.
+ */
+function encodeFile(value: unknown, existing: readonly StoredFile[], uploads: Uploads): Encoded {
+  const fileId = fileIdOf(value);
   if (!fileId) return fail('must be an upload descriptor {href, fileName, contentType, size}');
   const kept = existing.find((file) => file.fileId === fileId);
   if (typeof value === 'string')
@@ -106,24 +121,98 @@ function encodeFile(value: unknown, existing: readonly StoredFile[]): Encoded {
   ) {
     return fail('must be an upload descriptor {href, fileName, contentType, size}');
   }
-  if (kept && (kept.fileName !== fileName || kept.contentType !== contentType || kept.size !== size)) {
-    return fail('does not match the stored file');
+  const recorded = kept ?? uploads.get(fileId);
+  if (!recorded) return fail('does not match an upload or a file of this field');
+  if (recorded.fileName !== fileName || recorded.contentType !== contentType || recorded.size !== size) {
+    return fail(
+      kept ? 'does not match the stored file' : 'does not match the upload (fileName, contentType, size)',
+    );
   }
-  return ok({ fileId, fileName, contentType, size } satisfies StoredFile);
+  return ok({
+    fileId,
+    fileName: recorded.fileName,
+    contentType: recorded.contentType,
+    size: recorded.size,
+  } satisfies StoredFile);
 }
 
-/** A field's value from a body: the stored form (an array for multi-valued fields), or a message. */
-export function encodeField(model: Model, field: FieldDef, value: unknown, stored: unknown): Encoded {
+/**
+ * A field's value from a body: the stored form (an array for multi-valued fields), or a message.
+ * `stored` is the field's current value; `uploads` the recorded uploads a FILE value may claim.
+ */
+export function encodeField(
+  model: Model,
+  field: FieldDef,
+  value: unknown,
+  stored: unknown,
+  uploads: Uploads = new Map(),
+): Encoded {
   const existing = storedFiles(stored);
-  if (!field.multiple || field.type === 'ARRAY') return encodeOne(model, field, value, existing);
+  if (!field.multiple || field.type === 'ARRAY') return encodeOne(model, field, value, existing, uploads);
   if (!Array.isArray(value)) return fail('must be an array');
   const values: unknown[] = [];
+  const files = new Set<string>();
   for (const item of value) {
-    const encoded = encodeOne(model, field, item, existing);
+    const encoded = encodeOne(model, field, item, existing, uploads);
     if (!encoded.ok) return encoded;
+    const fileId = (field.type === 'FILE' || field.type === 'IMAGE') && fileIdOf(item);
+    if (fileId && files.has(fileId)) return fail('holds the same file twice');
+    if (fileId) files.add(fileId);
     values.push(encoded.value);
   }
   return ok(values);
+}
+
+/**
+ * Whether two JSON values are equal (object member order ignored, so a re-sent value compares
+ * equal to the stored one). Iterative, with its own stack: a value nested too deep for recursion
+ * (stored before bodies were limited in depth) compares without exhausting the call stack.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const pending: [unknown, unknown][] = [[a, b]];
+  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
+    const [left, right] = pair;
+    if (left === right) continue;
+    if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
+      return false;
+    if (Array.isArray(left)) {
+      if (!Array.isArray(right) || left.length !== right.length) return false;
+      for (let i = 0; i < left.length; i++) pending.push([left[i], right[i]]);
+      continue;
+    }
+    if (Array.isArray(right)) return false;
+    const leftObject = left as Record<string, unknown>;
+    const rightObject = right as Record<string, unknown>;
+    const keys = Object.keys(leftObject).filter((key) => leftObject[key] !== undefined);
+    if (keys.length !== Object.keys(rightObject).filter((key) => rightObject[key] !== undefined).length)
+      return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(rightObject, key)) return false;
+      pending.push([leftObject[key], rightObject[key]]);
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether arrays and objects nest in `value` deeper than `limit` levels (a scalar is level 0).
+ * Iterative, so any depth is measured without exhausting the call stack. Every write path (HTTP,
+ * default data, formulas) stores JSON values through it, so no stored value is deeper.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const [current, depth] = entry;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const member of Object.values(current)) pending.push([member, depth + 1]);
+  }
+  return false;
+}
+
+/** The size of a value's JSON text in UTF-8 bytes (what the store and a response carry). */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
 export function storedFiles(stored: unknown): StoredFile[] {

@@ -4,6 +4,7 @@
  * values key {@link HISTORY_KEY} (model names never start with `_`), newest first.
  */
 import type { FieldDef } from '@odp/core';
+import { sameJson } from './encode.js';
 
 export const HISTORY_KEY = '_history';
 
@@ -35,8 +36,7 @@ export function recordHistory(
     if (!field.history) continue;
     const previous = before?.[field.name] ?? null;
     const current = after[field.name] ?? null;
-    if (before !== undefined ? JSON.stringify(previous) === JSON.stringify(current) : current === null)
-      continue;
+    if (before !== undefined ? sameJson(previous, current) : current === null) continue;
     history[field.name] = [{ value: current, validFrom, modifiedBy }, ...(history[field.name] ?? [])];
     changed = true;
   }

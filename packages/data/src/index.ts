@@ -9,7 +9,12 @@ export type {
 } from './service.js';
 export type { DataObject } from './render.js';
 export type { GlobalSearchPage } from './search.js';
-export type { DataServiceDeps } from './deps.js';
+export type { DataLimits, DataServiceDeps } from './deps.js';
 export { unrestrictedPolicy } from './unrestricted-policy.js';
 export { ChangeSignal } from './change-signal.js';
 export { SecretCipher } from './secret-cipher.js';
+export { relayOutbox } from './outbox.js';
+export { GATEWAY_JOB, gatewayScripts } from './scripts.js';
+export type { GatewayJobPayload, GatewayScript } from './scripts.js';
+export { secretValueReader, systemSettingReader } from './system-settings.js';
+export { unsealParameters } from './scripts.js';

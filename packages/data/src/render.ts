@@ -3,7 +3,8 @@
  * with values (hidden and SECRET fields omitted, history fields as `{current, history}`, FILE and
  * IMAGE as file objects), and `_links` with the object's own links, single relations as
  * `{href, name}` and multi-valued relations and inverse sides as `{href, values?}`. Linked objects
- * the account may not read are left out, as if the link did not exist.
+ * the account may not read are left out, as if the link did not exist, and so are the derived
+ * values computed from them (`TenantStore.hiddenDerivedFields`).
  */
 import type {
   AccessFilter,
@@ -59,20 +60,19 @@ export class Renderer {
    */
   async render(
     objects: readonly StoredObject[],
-    store: Pick<TenantStore, 'refsOf' | 'incomingRefs'>,
+    store: Pick<TenantStore, 'refsOf' | 'incomingRefs' | 'hiddenDerivedFields'>,
     access: AccessFilter,
   ): Promise<DataObject[]> {
     if (objects.length === 0) return [];
+    const ids = objects.map((object) => object.id);
     const forward = new Set<string>();
     for (const object of objects) {
       for (const linked of Object.values(object.links)) for (const id of linked) forward.add(id);
     }
-    const [incoming, targets] = await Promise.all([
-      store.incomingRefs(
-        objects.map((object) => object.id),
-        access,
-      ),
+    const [incoming, targets, hidden] = await Promise.all([
+      store.incomingRefs(ids, access),
       forward.size > 0 ? store.refsOf([...forward], access) : Promise.resolve([]),
+      store.hiddenDerivedFields(ids, access),
     ]);
     const visible = new Map<string, LinkedRef>();
     const linkedRef = (ref: ObjectRef): LinkedRef => {
@@ -99,7 +99,9 @@ export class Renderer {
       }
       refs.push(linkedRef(ref));
     }
-    return objects.map((object) => this.renderOne(object, visible, inverse.get(object.id)));
+    return objects.map((object) =>
+      this.renderOne(object, visible, inverse.get(object.id), hidden.get(object.id)),
+    );
   }
 
   private shapeOf(classes: readonly string[]): ClassesShape {
@@ -125,6 +127,8 @@ export class Renderer {
     object: StoredObject,
     visible: ReadonlyMap<string, LinkedRef>,
     inverse: ReadonlyMap<string, readonly LinkedRef[]> | undefined,
+    /** Derived fields computed from objects the reader may not read: left out as if empty. */
+    hidden: ReadonlySet<string> | undefined,
   ): DataObject {
     const self = this.href(object);
     const { plurals, classesQuery, fields, ends } = this.shapeOf(object.classes);
@@ -157,7 +161,7 @@ export class Renderer {
     const history = historyOf(object.values);
     for (const field of fields) {
       const value = object.values[field.name];
-      if (value === undefined || value === null) continue;
+      if (value === undefined || value === null || hidden?.has(field.name)) continue;
       const rendered = this.renderValue(object.id, field, value);
       body[field.name] = field.history
         ? {

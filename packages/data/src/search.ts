@@ -8,6 +8,7 @@ import { UnavailableError, ValidationError } from '@odp/core';
 import type { Account, ClassDef, SearchIndex, StoredObject } from '@odp/core';
 import { cursorLinks, pageSizeOf } from '@odp/query-engine';
 import type { PageLinks } from '@odp/query-engine';
+import { inReach } from './classes.js';
 import type { DataServiceDeps } from './deps.js';
 import type { DataObject } from './render.js';
 import type { Renderer } from './render.js';
@@ -74,7 +75,7 @@ export class ObjectSearch {
     if (text === null) {
       throw new ValidationError('q is required.', [{ field: 'q', message: 'is required' }]);
     }
-    const scope = this.scope(account, params.get('classes'), defaultScope);
+    const scope = this.scope(params.get('classes'), defaultScope);
     const size = pageSizeOf(params);
     const hits = await this.hits(account, index, {
       text,
@@ -95,17 +96,18 @@ export class ObjectSearch {
 
   /**
    * The classes searched: those named in `classes` (comma-separated, blanks ignored; 400 naming the
-   * unknown ones, system classes count as unknown except for the system account), else the default
+   * unknown ones; classes outside the service's reach, such as system classes, count as unknown for
+   * every account), else the default
    * scope; 400 when that is empty too.
    */
-  private scope(account: Account, classes: string | null, defaultScope: readonly string[]): ClassDef[] {
+  private scope(classes: string | null, defaultScope: readonly string[]): ClassDef[] {
     const named = (classes ?? '')
       .split(',')
       .map((name) => name.trim())
       .filter((name) => name !== '');
     const usable = (plural: string): ClassDef | undefined => {
       const cls = this.deps.model.byPlural.get(plural);
-      return cls && (!cls.system || account.kind === 'system') ? cls : undefined;
+      return inReach(cls, this.deps.reach ?? 'data') ? cls : undefined;
     };
     if (named.length > 0) {
       const unknown = named.filter((name) => usable(name) === undefined);

@@ -155,6 +155,15 @@ describe('event log', () => {
     const events = await crm.store.eventsAfter(0, 1000);
     expect(await crm.data.latestEventSeq()).toBe(events.at(-1)?.seq ?? 0);
   });
+
+  it.each([1, 3, 16])('finds the newest seq from a known earlier one, %i events later', async (count) => {
+    await company('Known');
+    const known = await crm.data.latestEventSeq();
+    for (let index = 0; index < count; index += 1) await company(`L${index}`);
+    const events = await crm.store.eventsAfter(0, 1000);
+    expect(await crm.data.latestEventSeq(known)).toBe(events.at(-1)!.seq);
+    expect(await crm.data.latestEventSeq(events.at(-1)!.seq)).toBe(events.at(-1)!.seq);
+  });
 });
 
 describe('atomic writes with their events', () => {

@@ -3,14 +3,16 @@
  * Reads pass the account's access filter into the store; writes go through {@link ObjectWriter}.
  * Paths are plural REST names as the HTTP layer received them; results are response bodies.
  */
-import { ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import { ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError } from '@odp/core';
 import type {
   AccessFilter,
   Account,
   ChangeEvent,
   SearchIndex,
   ClassDef,
+  NewJob,
   RelationEnd,
+  StoredFile,
   StoredObject,
 } from '@odp/core';
 import {
@@ -24,12 +26,22 @@ import {
   relationRef,
 } from '@odp/query-engine';
 import type { PageLinks, RelatedScope } from '@odp/query-engine';
-import { classByPlural, isConcrete, isEligible, relatedEnd } from './classes.js';
+import { classByPlural, inReach, isConcrete, isEligible, relatedEnd } from './classes.js';
+import type { ClassReach } from './classes.js';
+import { jsonBytes } from './encode.js';
 import type { DataServiceDeps } from './deps.js';
+import { filesByField } from './held-files.js';
 import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
 import { ObjectWriter } from './writes.js';
+import { withWriteRetries } from './unit-of-work.js';
+import { gatewayScripts } from './scripts.js';
+import { relayOutbox } from './outbox.js';
+import { SECRET_CLASS, namedObject } from './system-settings.js';
+
+const MAX_SECRET_NAME = 200;
+const MAX_SECRET_VALUE = 65_536;
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
 export interface ListPath {
@@ -90,8 +102,13 @@ export class DataService {
     return this.deps.model;
   }
 
+  /** The classes this service's routes reach (see {@link ClassReach}). */
+  private get reach(): ClassReach {
+    return this.deps.reach ?? 'data';
+  }
+
   private base(): string {
-    return `/data/${this.deps.tenantId}`;
+    return `/${this.reach}/${this.deps.tenantId}`;
   }
 
   private async render(account: Account, objects: readonly StoredObject[]): Promise<DataObject[]> {
@@ -100,10 +117,12 @@ export class DataService {
 
   /**
    * The object `id` as addressed under `typeName` (`items` addresses any object): 404 when the id is
-   * malformed, the object missing or invisible, or its BASIC class could never hold the type.
+   * malformed, the object missing or invisible, its BASIC class could never hold the type, or the
+   * object is of a class outside this service's reach (a system object under `/data`, whatever the
+   * account).
    */
   private async resolve(account: Account, typeName: string, id: string): Promise<StoredObject> {
-    const cls = typeName === 'items' ? undefined : classByPlural(this.model, typeName, account);
+    const cls = typeName === 'items' ? undefined : classByPlural(this.model, typeName, this.reach);
     const object = isUuid(id)
       ? await this.deps.store.get(id.toLowerCase(), await this.deps.access.accessFilter(account))
       : null;
@@ -113,8 +132,7 @@ export class DataService {
     ) {
       throw new NotFoundError();
     }
-    if (account.kind !== 'system' && this.model.classes.get(object.basicClass)?.system)
-      throw new NotFoundError();
+    if (!inReach(this.model.classes.get(object.basicClass), this.reach)) throw new NotFoundError();
     return object;
   }
 
@@ -135,7 +153,7 @@ export class DataService {
 
   /** Get own: the object the account's profile links to, when it has class `typeName`. */
   async getOwn(account: Account, typeName: string): Promise<DataObject> {
-    const cls = classByPlural(this.model, typeName, account);
+    const cls = classByPlural(this.model, typeName, this.reach);
     if (account.kind !== 'user' || !account.objectId) throw new NotFoundError();
     const object = await this.deps.store.get(account.objectId, await this.deps.access.accessFilter(account));
     if (!object || !object.classes.includes(cls.name)) throw new NotFoundError();
@@ -145,13 +163,17 @@ export class DataService {
 
   private async relatedTarget(account: Account, path: ListPath): Promise<RelatedTarget | undefined> {
     if (!path.related) return undefined;
-    const refCls = classByPlural(this.model, path.related.typeName, account);
+    const refCls = classByPlural(this.model, path.related.typeName, this.reach);
     const anchor = await this.resolve(account, path.related.typeName, path.related.id);
+    const listed = this.model.byPlural.get(path.typeName);
+    if (listed && !inReach(listed, this.reach) && !refCls.relations.has(path.typeName)) {
+      throw new NotFoundError('Unknown class.');
+    }
     const end = relatedEnd(this.model, refCls, path.typeName);
     const named = this.model.byPlural.get(path.typeName);
     const cls =
       named && !refCls.relations.has(path.typeName) ? named : this.model.classes.get(end.otherClass);
-    if (!cls) throw new NotFoundError('Unknown class.');
+    if (!inReach(cls, this.reach)) throw new NotFoundError('Unknown class.');
     return { anchor, end, cls, scope: { anchorId: anchor.id, relation: relationRef(end) } };
   }
 
@@ -162,7 +184,7 @@ export class DataService {
     const related = await this.relatedTarget(account, path);
     return related
       ? { cls: related.cls, related }
-      : { cls: classByPlural(this.model, path.typeName, account) };
+      : { cls: classByPlural(this.model, path.typeName, this.reach) };
   }
 
   private pathOf(path: ListPath, prefix = ''): string {
@@ -185,7 +207,7 @@ export class DataService {
       return this.searchList(account, path, cls, search, q, plan.size, params);
     }
     const rows = await this.deps.store.list(plan, await this.deps.access.accessFilter(account));
-    const objects = await this.render(account, rows.slice(0, plan.size));
+    const objects = this.withinBudget(await this.render(account, rows.slice(0, plan.size)));
     return {
       _embedded: { [cls.plural]: objects },
       _links: pageLinks({
@@ -194,9 +216,26 @@ export class DataService {
         params,
         page: plan.page,
         size: plan.size,
-        hasNext: rows.length > plan.size,
+        hasNext: rows.length > objects.length,
+        ...(plan.offset !== undefined ? { offset: plan.offset } : {}),
+        returned: objects.length,
       }),
     };
+  }
+
+  /**
+   * The leading objects of a page whose JSON fits the page byte budget (at least one, so paging
+   * always advances); the `next` link then starts right after the last one kept.
+   */
+  private withinBudget(objects: DataObject[]): DataObject[] {
+    const budget = this.deps.limits?.maxPageBytes;
+    if (budget === undefined) return objects;
+    let used = 0;
+    for (let kept = 0; kept < objects.length; kept++) {
+      used += jsonBytes(objects[kept]);
+      if (used > budget && kept > 0) return objects.slice(0, kept);
+    }
+    return objects;
   }
 
   private async searchList(
@@ -300,7 +339,7 @@ export class DataService {
 
   /** The concrete class to create for `typeName` with an optional `?class=` plural. */
   private creatable(account: Account, base: ClassDef, classParam: string | undefined): ClassDef {
-    const cls = classParam ? classByPlural(this.model, classParam, account) : base;
+    const cls = classParam ? classByPlural(this.model, classParam, this.reach) : base;
     if (
       cls !== base &&
       !base.descendants.includes(cls.name) &&
@@ -347,7 +386,7 @@ export class DataService {
     classParam?: string,
   ): Promise<{ mayCreate: boolean; allowedClasses: string[] }> {
     const related = await this.relatedTarget(account, path);
-    const base = related ? related.cls : classByPlural(this.model, path.typeName, account);
+    const base = related ? related.cls : classByPlural(this.model, path.typeName, this.reach);
     const parent = related ? { object: related.anchor, relation: related.end } : undefined;
     const candidates = classParam
       ? [this.creatable(account, base, classParam)]
@@ -364,8 +403,8 @@ export class DataService {
 
   /** Create: returns the new object's URI. */
   async create(account: Account, typeName: string, body: unknown, classParam?: string): Promise<string> {
-    const cls = this.creatable(account, classByPlural(this.model, typeName, account), classParam);
-    const id = await this.writer.create(account, cls, body);
+    const cls = this.creatable(account, classByPlural(this.model, typeName, this.reach), classParam);
+    const id = await withWriteRetries(() => this.writer.create(account, cls, body));
     return this.renderer.href({ id, basicClass: cls.name });
   }
 
@@ -376,29 +415,125 @@ export class DataService {
     body: unknown,
     classParam?: string,
   ): Promise<string> {
-    const related = await this.relatedTarget(account, path);
-    if (!related) throw new NotFoundError();
-    const cls = this.creatable(account, related.cls, classParam);
-    const id = await this.writer.create(account, cls, body, { object: related.anchor, end: related.end });
-    return this.renderer.href({ id, basicClass: cls.name });
+    return withWriteRetries(async () => {
+      const related = await this.relatedTarget(account, path);
+      if (!related) throw new NotFoundError();
+      const cls = this.creatable(account, related.cls, classParam);
+      const parent = { object: related.anchor, end: related.end };
+      const id = await this.writer.create(account, cls, body, parent);
+      return this.renderer.href({ id, basicClass: cls.name });
+    });
   }
 
   /** Patch: returns the object's URI. */
   async patch(account: Account, typeName: string, id: string, body: unknown): Promise<string> {
-    const object = await this.resolve(account, typeName, id);
-    await this.writer.patch(account, object, body);
-    return this.renderer.href(object);
+    return withWriteRetries(async () => {
+      const object = await this.resolve(account, typeName, id);
+      await this.writer.patch(account, object, body);
+      return this.renderer.href(object);
+    });
   }
 
   async remove(account: Account, typeName: string, id: string): Promise<void> {
-    await this.writer.remove(account, await this.resolve(account, typeName, id));
+    await withWriteRetries(async () =>
+      this.writer.remove(account, await this.resolve(account, typeName, id)),
+    );
+  }
+
+  /**
+   * The file `fileId` as held in a readable FILE or IMAGE field of object `objectId` (any class);
+   * NotFoundError, as if absent, when the object is missing or unreadable or no such field holds it.
+   */
+  async heldFile(account: Account, objectId: string, fileId: string): Promise<StoredFile> {
+    const object = await this.resolve(account, 'items', objectId);
+    for (const [field, files] of filesByField(this.model, object)) {
+      const file = field.hidden ? undefined : files.find((held) => held.fileId === fileId.toLowerCase());
+      if (file) return file;
+    }
+    throw new NotFoundError();
+  }
+
+  /** Whether object `objectId` holds file `fileId` in a FILE or IMAGE field, regardless of access (sweeps). */
+  async holdsFile(objectId: string, fileId: string): Promise<boolean> {
+    const object = isUuid(objectId) ? await this.deps.store.get(objectId, UNRESTRICTED) : null;
+    return (
+      object !== null &&
+      filesByField(this.model, object).some(([, files]) => files.some((file) => file.fileId === fileId))
+    );
+  }
+
+  /**
+   * `POST /system/{tenant}/secretValues` with `{name, secretValue}`: stores the value encrypted
+   * (a SECRET field) in the tenant's `system.secretValue` of that name, replacing the value of an
+   * existing one. Resolves whether it was created. The value is never returned or put in an error;
+   * `systemSetting(name)` in gateway parameters reads it decrypted. The caller checks the admin role.
+   */
+  async storeSecretValue(body: unknown): Promise<{ name: string; created: boolean; href: string }> {
+    const input =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : null;
+    const name = input?.['name'];
+    const secretValue = input?.['secretValue'];
+    const errors: { field: string; message: string }[] = [];
+    if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_SECRET_NAME) {
+      errors.push({ field: 'name', message: `must be a text of 1 to ${MAX_SECRET_NAME} characters` });
+    }
+    if (typeof secretValue !== 'string' || secretValue === '' || secretValue.length > MAX_SECRET_VALUE) {
+      errors.push({ field: 'secretValue', message: `must be a text of 1 to ${MAX_SECRET_VALUE} characters` });
+    }
+    if (errors.length > 0 || typeof name !== 'string')
+      throw new ValidationError('Invalid secret value.', errors);
+    const system: Account = { kind: 'system', tenantId: this.deps.tenantId };
+    return withWriteRetries(async () => {
+      const existing = await namedObject(this.deps.store, SECRET_CLASS, name.trim());
+      if (existing) {
+        await this.writer.patch(system, existing, { secretValue });
+        return { name: name.trim(), created: false, href: this.renderer.href(existing) };
+      }
+      const cls = this.model.classes.get(SECRET_CLASS);
+      if (!cls) throw new NotFoundError('Unknown class.');
+      const id = await this.writer.create(system, cls, { name: name.trim(), secretValue });
+      return { name: name.trim(), created: true, href: this.renderer.href({ id, basicClass: cls.name }) };
+    });
+  }
+
+  /**
+   * Relays the jobs waiting in the tenant's outbox into the job queue (the worker's sweep, for jobs
+   * whose relay right after their write did not happen: a crash, a queue briefly unavailable).
+   * Resolves the number relayed; 0 without a queue.
+   */
+  async relayJobs(): Promise<number> {
+    return this.deps.jobs ? relayOutbox(this.deps.store, this.deps.jobs) : 0;
+  }
+
+  /**
+   * `POST /scripts/{tenant}/{typeName}/{id}/{scriptName}`: queues the MANUAL gateway script
+   * `scriptName` of the object. 404 when the object is not readable or its classes declare no such
+   * gateway script with trigger MANUAL; 403 without record-level WRITE. Resolves the queued job,
+   * or null when the script's condition is false for the object (nothing is queued).
+   */
+  async runScript(
+    account: Account,
+    typeName: string,
+    id: string,
+    scriptName: string,
+  ): Promise<NewJob | null> {
+    const object = await this.resolve(account, typeName, id);
+    const script = gatewayScripts(this.model, object.classes, 'MANUAL').find(
+      (candidate) => candidate.name === scriptName,
+    );
+    if (!script) throw new NotFoundError('No such script.');
+    return this.writer.runScript(account, object, script);
   }
 
   /** Merge: returns the winner's URI. */
   async merge(account: Account, typeName: string, id: string, body: unknown): Promise<string> {
-    const winner = await this.resolve(account, typeName, id);
-    await this.writer.merge(account, winner, body);
-    return this.renderer.href(winner);
+    return withWriteRetries(async () => {
+      const winner = await this.resolve(account, typeName, id);
+      await this.writer.merge(account, winner, body);
+      return this.renderer.href(winner);
+    });
   }
 
   /**
@@ -429,13 +564,8 @@ export class DataService {
           JSON.stringify(entry.body).replaceAll('{tenant}', this.deps.tenantId),
         ) as unknown;
         try {
-          await this.writer.create(
-            system,
-            classByPlural(this.model, entry.plural, system),
-            body,
-            undefined,
-            entry.id,
-          );
+          const cls = classByPlural(this.model, entry.plural, this.reach);
+          await withWriteRetries(() => this.writer.create(system, cls, body, undefined, entry.id));
           created += 1;
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error;
@@ -451,7 +581,8 @@ export class DataService {
 
   /**
    * Change events after `afterSeq` that the account may see: all for the system account; for a
-   * user, events of non-system objects that its read filter lets through (deleted objects count
+   * user, those its read filter lets through; never events of objects outside this service's reach
+   * (system objects on `/data`, whatever the account). Deleted objects count
    * as readable only when none of their classes is protected).
    */
   async eventsAfter(
@@ -471,17 +602,20 @@ export class DataService {
   /**
    * The seq of the newest event in the log (0 when empty): where a new event stream starts. Found
    * by galloping and bisection over `eventsAfter(x, 1)` (non-empty exactly when the newest seq is
-   * above x), so a long log costs a few dozen indexed lookups, not a scan.
+   * above x), so a long log costs a few dozen indexed lookups, not a scan. `atLeast`, a seq already
+   * in the log, is where the search starts: a caller that tracks the head across writes pays a few
+   * lookups per write.
    */
-  async latestEventSeq(): Promise<number> {
+  async latestEventSeq(atLeast = 0): Promise<number> {
     const above = async (seq: number) => (await this.deps.store.eventsAfter(seq, 1)).length > 0;
-    if (!(await above(0))) return 0;
-    let low = 0;
-    let high = 1;
-    while (await above(high)) {
-      low = high;
-      high *= 2;
+    if (!(await above(atLeast))) return atLeast;
+    let low = atLeast;
+    let step = 1;
+    while (await above(low + step)) {
+      low += step;
+      step *= 2;
     }
+    let high = low + step;
     while (high - low > 1) {
       const middle = Math.floor((low + high) / 2);
       if (await above(middle)) low = middle;
@@ -491,8 +625,8 @@ export class DataService {
   }
 
   private async mayReadEvent(account: Account, filter: AccessFilter, event: ChangeEvent): Promise<boolean> {
+    if (event.classes.some((name) => !inReach(this.model.classes.get(name), this.reach))) return false;
     if (account.kind === 'system') return true;
-    if (event.classes.some((name) => this.model.classes.get(name)?.system)) return false;
     if (filter.kind === 'all') return true;
     if (!event.classes.some((name) => filter.protectedClasses.includes(name))) return true;
     return event.type !== 'delete' && (await this.deps.store.get(event.objectId, filter)) !== null;

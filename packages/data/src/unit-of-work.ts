@@ -3,9 +3,49 @@
  * whole graph), the versions to put, the ids to delete and the events to append. Reads go through
  * the pending state, so later rules (delete after repointing, recalculation of linkers) see earlier
  * effects. `batch()` turns it into one atomic {@link WriteBatch}.
+ *
+ * Optimistic concurrency: every object the unit puts or deletes after reading it is expected, in
+ * the batch, to still carry the `modifiedAt` it was read with, and every put of such an object
+ * moves `modifiedAt` strictly forward (by a millisecond when the clock has not), so the value
+ * identifies a version. When another writer got there first, the store refuses the whole batch
+ * (WriteConflictError) and {@link withWriteRetries} runs the unit of work again on the new state:
+ * two concurrent writes to one object never lose either change, in one process or across several.
  */
-import { UNRESTRICTED } from '@odp/core';
-import type { NewChangeEvent, StoredObject, TenantStore, WriteBatch } from '@odp/core';
+import { ConflictError, UNRESTRICTED, WriteConflictError } from '@odp/core';
+import type {
+  NewChangeEvent,
+  NewJob,
+  StoredObject,
+  TenantStore,
+  WriteBatch,
+  WriteExpectation,
+} from '@odp/core';
+
+/** How often a unit of work runs before a persisting conflict is answered with 409. */
+export const WRITE_ATTEMPTS = 10;
+
+/**
+ * Runs `unit` (one whole read-decide-write unit of work) until its write is not refused by a
+ * concurrent change, waiting a little longer (with jitter) before each new attempt.
+ */
+export async function withWriteRetries<T>(unit: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await unit();
+    } catch (error) {
+      if (!(error instanceof WriteConflictError)) throw error;
+      if (attempt >= WRITE_ATTEMPTS) {
+        throw new ConflictError('The object kept changing while this write was applied; try again.');
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+    }
+  }
+}
+
+/** The ISO timestamp one millisecond after `iso`. */
+function after(iso: string): string {
+  return new Date(Date.parse(iso) + 1).toISOString();
+}
 
 export class UnitOfWork {
   private readonly loaded = new Map<string, StoredObject | null>();
@@ -14,6 +54,7 @@ export class UnitOfWork {
   private readonly puts = new Map<string, StoredObject>();
   private readonly deletes = new Set<string>();
   private readonly events: NewChangeEvent[] = [];
+  private readonly jobs: NewJob[] = [];
   readonly redirects: { from: string; to: string }[] = [];
 
   constructor(
@@ -88,7 +129,9 @@ export class UnitOfWork {
   }
 
   put(object: StoredObject): void {
-    this.puts.set(object.id, object);
+    const read = this.loaded.get(object.id);
+    const forward = read && object.modifiedAt <= read.modifiedAt;
+    this.puts.set(object.id, forward ? { ...object, modifiedAt: after(read.modifiedAt) } : object);
   }
 
   delete(id: string): void {
@@ -100,17 +143,38 @@ export class UnitOfWork {
     this.events.push({ ...event, at: this.now });
   }
 
+  /** The version of `id` as first read from the store (null when new or never read). */
+  original(id: string): StoredObject | null {
+    return this.loaded.get(id) ?? null;
+  }
+
+  /** Jobs written to the tenant outbox with the batch (script gateway calls). */
+  enqueue(jobs: readonly NewJob[]): void {
+    this.jobs.push(...jobs);
+  }
+
   /** Ids put by this unit of work (created or changed). */
   putIds(): string[] {
     return [...this.puts.keys()];
   }
 
+  /** The precondition of the write: each object put or deleted after being read is as it was read. */
+  private expectations(): WriteExpectation[] {
+    const expect: WriteExpectation[] = [];
+    for (const id of [...this.puts.keys(), ...this.deletes]) {
+      if (this.loaded.has(id)) expect.push({ id, modifiedAt: this.loaded.get(id)?.modifiedAt ?? null });
+    }
+    return expect;
+  }
+
   batch(): WriteBatch {
     return {
+      expect: this.expectations(),
       put: [...this.puts.values()],
       delete: [...this.deletes],
       redirects: this.redirects,
       events: this.events,
+      jobs: this.jobs,
     };
   }
 }

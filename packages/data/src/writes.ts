@@ -5,14 +5,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
-import type { Account, ClassDef, FieldError, RelationDef, RelationEnd, StoredObject } from '@odp/core';
+import type {
+  Account,
+  ClassDef,
+  FieldDef,
+  FieldError,
+  FileClaim,
+  NewJob,
+  RelationDef,
+  RelationEnd,
+  StoredFile,
+  StoredObject,
+} from '@odp/core';
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf, withAncestors } from './classes.js';
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret } from './compute.js';
 import type { DataServiceDeps } from './deps.js';
-import { encodeField, isPlainObject } from './encode.js';
+import { encodeField, fileIdOf, isPlainObject, jsonBytes, sameJson, storedFiles } from './encode.js';
+import { filesByField } from './held-files.js';
 import { recordHistory } from './history.js';
+import { relayOutbox } from './outbox.js';
+import { gatewayJobs, gatewayScripts } from './scripts.js';
+import type { GatewayScript } from './scripts.js';
 import { UnitOfWork } from './unit-of-work.js';
 
 /** The existing object a Create related links the new object to, and the relation as seen from it. */
@@ -101,12 +116,14 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, undefined, 'CREATE');
     uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, draft.id, undefined, 'all');
+    await this.triggerScripts(account, uow, draft.id, 'CREATE');
     await this.commit(uow);
     return draft.id;
   }
 
   /** Links the new object to the parent of a related path; returns the body key the path supplies. */
   private linkParent(uow: UnitOfWork, draft: Draft, { object, end }: CreateParentRef): string {
+    uow.remember(object);
     const key = end.relation.key;
     if (end.direction === 'inverse') {
       draft.links[key] = [object.id];
@@ -133,6 +150,7 @@ export class ObjectWriter {
     await this.finish(account, uow, draft, object, 'UPDATE', cleared);
     uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
     await this.recalculateNeighbours(account, uow, draft.id, object, this.changedNames(object, draft));
+    await this.triggerScripts(account, uow, draft.id, 'UPDATE');
     await this.commit(uow);
   }
 
@@ -201,6 +219,7 @@ export class ObjectWriter {
     uow.emit({ type: 'merge', objectId: draft.id, classes: draft.classes, loserId: loser.id });
     await this.planDelete(account, uow, loser.id);
     await this.recalculateNeighbours(account, uow, draft.id, winner, 'all');
+    await this.triggerScripts(account, uow, draft.id, 'UPDATE');
     if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
     await this.commit(uow);
   }
@@ -287,6 +306,7 @@ export class ObjectWriter {
     const errors: FieldError[] = [];
     const cleared = new Set<string>();
     const references: { end: RelationEnd; refs: unknown[] }[] = [];
+    const uploads = await this.uploadsIn(body, fields, draft);
     for (const key of Object.keys(body)) {
       const value = body[key];
       const field = fields.get(key);
@@ -296,10 +316,13 @@ export class ObjectWriter {
           if (mode === 'patch') cleared.add(key);
           continue;
         }
-        const encoded = encodeField(this.model, field, value, draft.values[key]);
-        if (encoded.ok)
+        const encoded = encodeField(this.model, field, value, draft.values[key], uploads);
+        const maxBytes = this.deps.limits?.maxValueBytes;
+        if (!encoded.ok) errors.push({ field: key, message: encoded.message });
+        else if (maxBytes !== undefined && jsonBytes(encoded.value) > maxBytes)
+          errors.push({ field: key, message: `is larger than ${maxBytes} bytes` });
+        else
           draft.values[key] = field.type === 'SECRET' ? sealSecret(this.deps, encoded.value) : encoded.value;
-        else errors.push({ field: key, message: encoded.message });
         continue;
       }
       const end = ends.get(key);
@@ -319,6 +342,13 @@ export class ObjectWriter {
     for (const { end, refs } of references) {
       for (const ref of refs)
         if (typeof ref !== 'string') errors.push({ field: end.name, message: 'must be an array of URIs' });
+    }
+    const held = new Set<string>();
+    for (const [field, files] of filesByField(this.model, draft)) {
+      for (const { fileId } of files) {
+        if (held.has(fileId)) errors.push({ field: field.name, message: 'holds a file another field holds' });
+        held.add(fileId);
+      }
     }
     if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
     const filter = await this.deps.access.accessFilter(account);
@@ -344,6 +374,55 @@ export class ObjectWriter {
     }
     if (errors.length > 0) throw new ValidationError('Invalid values.', dedupe(errors));
     return cleared;
+  }
+
+  /**
+   * The recorded uploads the FILE and IMAGE values of `body` name (descriptors whose file the field
+   * does not hold yet), looked up once before the body is encoded.
+   */
+  private async uploadsIn(
+    body: Body,
+    fields: ReadonlyMap<string, FieldDef>,
+    draft: Draft,
+  ): Promise<Map<string, StoredFile>> {
+    const uploads = new Map<string, StoredFile>();
+    const files = this.deps.files;
+    if (!files) return uploads;
+    for (const [key, value] of Object.entries(body)) {
+      const field = fields.get(key);
+      if (!field || (field.type !== 'FILE' && field.type !== 'IMAGE')) continue;
+      const held = new Set(storedFiles(draft.values[key]).map((file) => file.fileId));
+      for (const item of Array.isArray(value) ? value : [value]) {
+        const fileId = isPlainObject(item) ? fileIdOf(item) : undefined;
+        if (!fileId || held.has(fileId) || uploads.has(fileId)) continue;
+        const upload = await files.upload(fileId);
+        if (upload) uploads.set(fileId, upload);
+      }
+    }
+    return uploads;
+  }
+
+  private fileIds(object: StoredObject | null): Set<string> {
+    if (!object) return new Set();
+    return new Set(filesByField(this.model, object).flatMap(([, files]) => files.map((file) => file.fileId)));
+  }
+
+  /**
+   * What a unit of work does to files: uploads newly held by a put object (claims), and files that
+   * a put object no longer holds or that a deleted object held (released).
+   */
+  private fileChanges(uow: UnitOfWork): { claims: FileClaim[]; released: string[] } {
+    const claims: FileClaim[] = [];
+    const released: string[] = [];
+    const batch = uow.batch();
+    for (const object of batch.put ?? []) {
+      const before = this.fileIds(uow.original(object.id));
+      const after = this.fileIds(object);
+      for (const fileId of after) if (!before.has(fileId)) claims.push({ objectId: object.id, fileId });
+      for (const fileId of before) if (!after.has(fileId)) released.push(fileId);
+    }
+    for (const id of batch.delete ?? []) released.push(...this.fileIds(uow.original(id)));
+    return { claims, released };
   }
 
   /** The object id of a relation value: a bare UUID, or a URI of this tenant ending in one. */
@@ -374,6 +453,8 @@ export class ObjectWriter {
         }
       }
     }
+    // DELETE scripts see every doomed object, and what it links to, as it was before the delete.
+    for (const id of doomed) await this.triggerScripts(account, uow, id, 'DELETE');
     const neighbours = new Set<string>();
     const unlinkedIds = new Set<string>();
     for (const id of doomed) {
@@ -443,11 +524,11 @@ export class ObjectWriter {
   private changedNames(before: StoredObject, after: Draft): Set<string> {
     const names = new Set<string>();
     for (const name of new Set([...Object.keys(before.values), ...Object.keys(after.values)])) {
-      if (JSON.stringify(before.values[name]) !== JSON.stringify(after.values[name])) names.add(name);
+      if (!sameJson(before.values[name], after.values[name])) names.add(name);
     }
     for (const key of new Set([...Object.keys(before.links), ...Object.keys(after.links)])) {
       const relation = this.relations.get(key);
-      if (relation && JSON.stringify(before.links[key] ?? []) !== JSON.stringify(after.links[key] ?? [])) {
+      if (relation && !sameJson(before.links[key] ?? [], after.links[key] ?? [])) {
         names.add(relation.name);
       }
     }
@@ -489,8 +570,7 @@ export class ObjectWriter {
         continue;
       }
       const draft = await compute(this.env(account), uow, draftOf(object), null);
-      const differs =
-        draft.name !== object.name || JSON.stringify(draft.values) !== JSON.stringify(object.values);
+      const differs = draft.name !== object.name || !sameJson(draft.values, object.values);
       if (!differs && !changed.has(object.id)) continue;
       if (differs) {
         draft.modifiedAt = uow.timestamp;
@@ -500,9 +580,75 @@ export class ObjectWriter {
     }
   }
 
+  /**
+   * Queues the gateway scripts of object `id` (as the pending state has it) that fire on `trigger`
+   * into the unit of work; they are written with it. Only the object the caller saves or deletes
+   * triggers scripts, not neighbours recalculated or unlinked along the way.
+   */
+  private async triggerScripts(
+    account: Account,
+    uow: UnitOfWork,
+    id: string,
+    trigger: 'CREATE' | 'UPDATE' | 'DELETE',
+  ): Promise<void> {
+    const object = await uow.load(id);
+    if (!object) return;
+    const scripts = gatewayScripts(this.model, object.classes, trigger);
+    if (scripts.length > 0) {
+      uow.enqueue(await gatewayJobs(this.env(account), uow, object, scripts, trigger, this.deps.secretValue));
+    }
+  }
+
+  /**
+   * MANUAL run of the gateway script `script` on `object` (`POST /scripts/...`): needs record-level
+   * WRITE on the object. Returns the queued job, or null when the script's condition is false.
+   */
+  async runScript(account: Account, object: StoredObject, script: GatewayScript): Promise<NewJob | null> {
+    if (!(await this.deps.access.mayModify(account, object))) {
+      throw new ForbiddenError('Access control does not allow running scripts on this object.');
+    }
+    const uow = this.unitOfWork();
+    uow.remember(object);
+    const [job] = await gatewayJobs(
+      this.env(account),
+      uow,
+      object,
+      [script],
+      'MANUAL',
+      this.deps.secretValue,
+    );
+    if (!job) return null;
+    uow.enqueue([job]);
+    await this.commit(uow);
+    return job;
+  }
+
+  /**
+   * Writes the unit of work. Uploads it stores are claimed before the write and settled after it
+   * (see `UploadClaims`), so the bytes of released files are deleted only once the write that
+   * released them is durable. When the batch queued jobs, the tenant outbox is relayed into the job
+   * queue at once (a failed relay leaves them in the outbox, where the worker's sweep finds them).
+   */
   private async commit(uow: UnitOfWork): Promise<void> {
-    await this.deps.store.write(uow.batch());
+    const batch = uow.batch();
+    const files = this.deps.files;
+    const changes = files ? this.fileChanges(uow) : { claims: [], released: [] };
+    if (files && changes.claims.length > 0) await files.claim(changes.claims);
+    let committed = false;
+    try {
+      await this.deps.store.write(batch);
+      committed = true;
+    } finally {
+      if (files && (changes.claims.length > 0 || changes.released.length > 0)) {
+        await files.settle(committed, changes.claims, committed ? changes.released : []);
+      }
+    }
     this.deps.onChange?.();
+    if ((batch.jobs?.length ?? 0) > 0 && this.deps.jobs) {
+      await relayOutbox(this.deps.store, this.deps.jobs).catch((error: unknown) =>
+        this.deps.onRelayError?.(error),
+      );
+    }
   }
 }
 

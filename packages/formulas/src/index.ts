@@ -6,3 +6,4 @@ export type { FormulaContext, FormulaLink, FormulaRecord } from './evaluate.js';
 export { FUNCTIONS, SYS_INFO_KEYS, DATE_DIFF_UNITS } from './functions.js';
 export type { FormulaBaseType, FormulaEnvironment, FormulaType } from './functions.js';
 export type { FormulaJson, FormulaValue } from './values.js';
+export { toText } from './values.js';

@@ -10,7 +10,7 @@ import type {
   ScriptDef,
   ScriptParameter,
 } from '@odp/core';
-import { NON_INDEXED_TYPES, NUMERIC_TYPES } from '@odp/core';
+import { NON_INDEXED_TYPES, NUMERIC_TYPES, formulaSourcePaths } from '@odp/core';
 import { checkFormula, FormulaSyntaxError, parseFormula } from '@odp/formulas';
 import type { ClassFile, FieldFile, ScriptFile, Sourced } from './files.js';
 import type { IssueList } from './issues.js';
@@ -294,6 +294,18 @@ export function buildClasses(
 
   for (const { file, path, formula, className } of pending) {
     for (const message of checkFormula(formula, classes, className).errors) issues.error(file, path, message);
+  }
+  for (const [name, cls] of classes) {
+    if (cls.nameFormula === undefined || cls.system) continue;
+    const paths = formulaSourcePaths(classes, cls, cls.nameFormula);
+    if (paths.length === 0) continue;
+    const through = [...new Set(paths.map((steps) => steps.map((end) => end.name).join('.')))].join(', ');
+    issues.warning(
+      fileOf.get(name) as string,
+      '/nameFormula',
+      `The name formula reads through relations (${through}): a name is shown wherever the object is ` +
+        'linked, also to readers who may not read those related objects; compute it from own fields',
+    );
   }
   for (const [name, cls] of classes) {
     const file = fileOf.get(name) as string;

@@ -22,8 +22,15 @@ export { TenantModel } from './status.js';
 export type { ModelState, ModelStatus, TenantModelOptions } from './status.js';
 export { upgradeModelRepository, UPGRADE_REPORT_FILE } from './upgrade.js';
 export type { ModelUpgrade } from './upgrade.js';
-export { classCombination, describeDataObject, describeForm, describeRelatedDataObject } from './metadata.js';
+export {
+  classCombination,
+  describeClasses,
+  describeDataObject,
+  describeForm,
+  describeRelatedDataObject,
+} from './metadata.js';
 export type {
+  ClassDescription,
   DataObjectDescription,
   FieldDescription,
   FormDescription,

@@ -203,3 +203,35 @@ export function describeRelatedDataObject(
     })),
   };
 }
+
+export interface ClassDescription {
+  /** Plural REST name: the `{typeName}` of data routes. */
+  readonly name: string;
+  /** Qualified name (`<package>.<name>`). */
+  readonly qualifiedName: string;
+  /** Plurals of the direct parents. */
+  readonly extends: readonly string[];
+  readonly abstract: boolean;
+  /** Role classes are gained through relations, never created: the plurals they attach to. */
+  readonly attachableTo: readonly string[] | null;
+  /** Whether `POST /data/{tenant}/{name}` can create an object of this very class. */
+  readonly creatable: boolean;
+}
+
+/**
+ * Body of `GET /metadata/{tenant}/classes`: every class of the model a data route serves (built-in
+ * system classes are reached under `/system` only), sorted by plural name.
+ */
+export function describeClasses(model: Model): ClassDescription[] {
+  return [...model.classes.values()]
+    .filter((cls) => !cls.system)
+    .map((cls) => ({
+      name: cls.plural,
+      qualifiedName: cls.name,
+      extends: cls.extends.map((parent) => pluralOf(model, parent)),
+      abstract: cls.abstract,
+      attachableTo: cls.attachableTo?.map((target) => pluralOf(model, target)) ?? null,
+      creatable: !cls.abstract && cls.attachableTo === null,
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}

@@ -51,6 +51,39 @@ describe('pageLinks', () => {
     });
     expect(new URL(links.next?.href ?? '', 'http://x').searchParams.get('size')).toBe('1000');
   });
+
+  const query = (href: string | undefined) =>
+    Object.fromEntries(new URL(href ?? '', 'http://x').searchParams);
+
+  it('follows a page shortened by its byte budget by position, right after its last row', () => {
+    const links = pageLinks({
+      path,
+      params: new URLSearchParams('page=2&size=10&sort=legalName'),
+      page: 2,
+      size: 10,
+      hasNext: true,
+      returned: 4,
+    });
+    expect(query(links.self.href)).toEqual({ sort: 'legalName', page: '2', size: '10' });
+    expect(query(links.prev?.href)).toEqual({ sort: 'legalName', page: '1', size: '10' });
+    expect(query(links.next?.href)).toEqual({ sort: 'legalName', _offset: '24', size: '10' });
+  });
+
+  it('links a page requested by position by position', () => {
+    const links = pageLinks({
+      path,
+      params: new URLSearchParams('_offset=24&page=7&size=10'),
+      page: 7,
+      size: 10,
+      offset: 24,
+      hasNext: true,
+      returned: 10,
+    });
+    expect(query(links.self.href)).toEqual({ _offset: '24', size: '10' });
+    expect(query(links.first?.href)).toEqual({ page: '0', size: '10' });
+    expect(query(links.prev?.href)).toEqual({ _offset: '14', size: '10' });
+    expect(query(links.next?.href)).toEqual({ _offset: '34', size: '10' });
+  });
 });
 
 describe('cursorLinks', () => {

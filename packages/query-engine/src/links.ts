@@ -21,8 +21,12 @@ export interface PageLinkInput {
   /** Effective (clamped) page and size of the plan. */
   readonly page: number;
   readonly size: number;
-  /** Whether the store returned `size + 1` rows. */
+  /** Whether a row follows the page's last row. */
   readonly hasNext: boolean;
+  /** The plan's `_offset`, when the page was requested by position instead of by number. */
+  readonly offset?: number;
+  /** Rows on the page, when a byte budget may have shortened it below `size`; `size` when absent. */
+  readonly returned?: number;
 }
 
 /**
@@ -34,17 +38,32 @@ export function pageLinks(input: PageLinkInput): PageLinks {
   const kept = new URLSearchParams(input.params);
   kept.delete('page');
   kept.delete('size');
-  const at = (page: number): Href => {
+  kept.delete('_offset');
+  const link = (name: 'page' | '_offset', value: number): Href => {
     const query = new URLSearchParams(kept);
-    query.set('page', String(page));
+    query.set(name, String(value));
     query.set('size', String(input.size));
     return { href: `${input.path}?${query.toString()}` };
   };
+  const at = (page: number): Href => link('page', page);
+  const start = input.offset ?? input.page * input.size;
+  const returned = input.returned ?? input.size;
+  // A page requested by position, or shortened by its byte budget, is followed by position: the
+  // next page starts right after the last row returned.
+  const byPosition = input.offset !== undefined || returned < input.size;
   const excelQuery = kept.toString();
   return {
-    self: at(input.page),
-    ...(input.page > 0 ? { first: at(0), prev: at(input.page - 1) } : {}),
-    ...(input.hasNext ? { next: at(input.page + 1) } : {}),
+    self: input.offset === undefined ? at(input.page) : link('_offset', input.offset),
+    ...(start > 0
+      ? {
+          first: at(0),
+          prev:
+            input.offset === undefined
+              ? at(input.page - 1)
+              : link('_offset', Math.max(0, start - input.size)),
+        }
+      : {}),
+    ...(input.hasNext ? { next: byPosition ? link('_offset', start + returned) : at(input.page + 1) } : {}),
     ...(input.excelPath
       ? { excel: { href: excelQuery ? `${input.excelPath}?${excelQuery}` : input.excelPath } }
       : {}),

@@ -193,8 +193,31 @@ describe('parseListQuery: sort, page and size', () => {
       { key: { kind: 'relationName', relation: employer }, direction: 'desc' },
     ],
     ['unknown name keeps the default order', 'sort=colour', undefined],
+    [
+      'with an explicit ascending direction in any case',
+      'sort=lastName,ASC',
+      { key: { kind: 'field', field: 'lastName', type: 'TEXT' }, direction: 'asc' },
+    ],
   ])('sorts %s', (_name, query, expected) => {
     expect(plan(query).sort).toEqual(expected);
+  });
+
+  it.each([
+    ['an unknown direction', 'sort=lastName,sideways'],
+    ['a direction without a name', 'sort=,desc'],
+    ['more than two parts', 'sort=lastName,desc,asc'],
+    ['a direction spelled as a name', 'sort=desc,lastName'],
+    ['a minus sign for descending (use ,desc)', 'sort=-lastName'],
+  ])('refuses %s with a ValidationError naming sort', (_name, query) => {
+    try {
+      plan(query);
+      throw new Error('accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).fieldErrors).toEqual([
+        { field: 'sort', message: 'expected name, name,asc or name,desc' },
+      ]);
+    }
   });
 
   it.each<[string, string, number, number]>([

@@ -18,6 +18,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
 /** Larger `page` values are clamped to this; such a page is simply empty. */
 export const MAX_PAGE = 1_000_000;
+/** Larger `_offset` values are clamped to this; such a page is simply empty. */
+export const MAX_OFFSET = MAX_PAGE * MAX_PAGE_SIZE;
 
 /** For related lists: the anchor object and the relation seen from it. */
 export type RelatedScope = NonNullable<Selection['related']>;
@@ -26,7 +28,8 @@ export type RelatedScope = NonNullable<Selection['related']>;
  * The plan of a list or related list request (`GET /data/{tenant}/{typeName}`). Bad `page` and
  * `size` values are clamped, never rejected: a non-integer or negative page is 0, a page beyond
  * {@link MAX_PAGE} is {@link MAX_PAGE}; a non-integer size is the default, a size below 1 is 1 and
- * one above {@link MAX_PAGE_SIZE} is the maximum.
+ * one above {@link MAX_PAGE_SIZE} is the maximum. `_offset` (the row a page starts at, which the
+ * `next` link of a shortened page carries) overrides `page` and is clamped like it.
  */
 export function parseListQuery(
   model: Model,
@@ -43,6 +46,7 @@ export function parseListQuery(
     ...(sort ? { sort } : {}),
     page: clampInteger(params.get('page'), 0, 0, MAX_PAGE),
     size: pageSizeOf(params),
+    ...(params.has('_offset') ? { offset: clampInteger(params.get('_offset'), 0, 0, MAX_OFFSET) } : {}),
   };
 }
 
@@ -144,13 +148,24 @@ export function parseAggregateQuery(
 }
 
 /**
- * `sort=name` or `sort=name,desc`: an orderable, indexed value field or a single-valued relation
- * (ordered by the related object's name). Anything else keeps the default order.
+ * `sort=name`, `sort=name,asc` or `sort=name,desc` (direction in any case): an orderable, indexed
+ * value field or a single-valued relation (ordered by the related object's name). An unknown or
+ * unsortable name keeps the default order, as unknown filter names are ignored; a value of another
+ * shape (no name, a `-name`/`+name` sign, which other APIs use for the direction, an unknown
+ * direction, more parts) is a ValidationError naming `sort`.
  */
 function parseSort(cls: ClassDef, raw: string | null): Sort | undefined {
   if (!raw) return undefined;
-  const [name = '', direction = 'asc'] = raw.split(',').map((part) => part.trim());
-  const order = direction.toLowerCase() === 'desc' ? 'desc' : 'asc';
+  const parts = raw.split(',').map((part) => part.trim());
+  const [name = '', direction = 'asc'] = parts;
+  const order = direction.toLowerCase();
+  const signed = name.startsWith('-') || name.startsWith('+');
+  if (name === '' || signed || parts.length > 2 || (order !== 'asc' && order !== 'desc')) {
+    throw new ValidationError(
+      'sort must be a field or relation name, optionally followed by ,asc or ,desc.',
+      [{ field: 'sort', message: 'expected name, name,asc or name,desc' }],
+    );
+  }
   const field = indexedField(cls, name);
   if (field) {
     return ORDERABLE_TYPES.has(field.type) || field.type === 'BOOLEAN'

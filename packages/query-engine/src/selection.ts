@@ -2,8 +2,11 @@ import { NON_INDEXED_TYPES, NotFoundError } from '@odp/core';
 import type { ClassDef, FieldDef, Filter, Model, RelationEnd, RelationRef } from '@odp/core';
 import { ORDERABLE_TYPES, PREFIX_TYPES, parseOperand } from './operand.js';
 
-/** Parameters that are never filters on any endpoint (`q` and its `cursor` are served by the search index). */
-export const LIST_RESERVED: ReadonlySet<string> = new Set(['page', 'size', 'sort', 'q', 'cursor']);
+/**
+ * Parameters that are never filters on any endpoint (`q` and its `cursor` are served by the search
+ * index; `_offset` is the start of a page that follows a shortened one).
+ */
+export const LIST_RESERVED: ReadonlySet<string> = new Set(['page', 'size', 'sort', 'q', 'cursor', '_offset']);
 
 const SUFFIXES = ['_from', '_to', '_startswith', '_notempty', '_href'] as const;
 type Suffix = (typeof SUFFIXES)[number];

@@ -2,3 +2,4 @@ export * from './platform-migrations.js';
 export * from './platform-store.js';
 export * from './tenant-store.js';
 export * from './search-sqlite.js';
+export * from './job-queue.js';

@@ -185,6 +185,13 @@ class SqlitePlatformStore implements PlatformStore {
     return profile;
   }
 
+  async listProfiles(tenantId: string): Promise<UserProfile[]> {
+    const rows = this.statement(
+      `SELECT ${PROFILE_COLUMNS} FROM profiles WHERE tenant_id = ? ORDER BY created_at, rowid`,
+    ).all(tenantId) as ProfileRow[];
+    return rows.map(toProfile);
+  }
+
   async profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]> {
     const rows = this.statement(
       `SELECT id, role, extra_roles FROM profiles WHERE tenant_id = ? AND object_id = ? ORDER BY created_at, rowid`,
@@ -229,6 +236,13 @@ class SqlitePlatformStore implements PlatformStore {
         ApiKeyRow | undefined;
       return row === undefined ? null : toApiKey(row);
     });
+  }
+
+  async listApiKeys(tenantId: string): Promise<ApiKeyRecord[]> {
+    const rows = this.statement(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, rowid`,
+    ).all(tenantId) as ApiKeyRow[];
+    return rows.map(toApiKey);
   }
 
   async revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord> {

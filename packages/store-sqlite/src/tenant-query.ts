@@ -9,7 +9,17 @@
  * membership rows (in creation order). The access filter is always one of the conditions, so
  * paging, distinct values and aggregates all see exactly the visible set.
  */
-import type { AccessFilter, FieldDef, Filter, Model, RelationRef, Selection, Sort } from '@odp/core';
+import { derivedSources } from '@odp/core';
+import type {
+  AccessFilter,
+  FieldDef,
+  Filter,
+  Model,
+  RelationRef,
+  Selection,
+  Sort,
+  SourcePath,
+} from '@odp/core';
 import { indexKey, indexedField } from './tenant-index.js';
 import type { IndexKey } from './tenant-index.js';
 
@@ -107,11 +117,21 @@ export function compileSelection(
   for (const filter of selection.filters) {
     const compiled = compileFilter(model, keys, selection.className, c, filter, access);
     if (compiled === null) continue;
+    // A derived value the reader may not see counts as empty (see hiddenSource).
+    const hidden =
+      'field' in filter ? hiddenSource(model, keys, selection.className, filter.field, access) : null;
+    if (hidden !== null && filter.kind === 'empty') {
+      // No index driver: its range holds only the truly empty values.
+      conditions.push((n) => joined(compiled.condition(n), 'OR', hidden(n)));
+      continue;
+    }
     conditions.push(compiled.condition);
     if (compiled.driver !== undefined) {
       const covers = compiled.driver.coversClass ? [0, conditions.length - 1] : [conditions.length - 1];
       candidates.push({ ...compiled.driver, covers });
     }
+    // Checked on every row, whatever drives the query.
+    if (hidden !== null) conditions.push((n) => negated(hidden(n)));
   }
 
   const accessCondition = compileAccess(keys, access);
@@ -160,6 +180,79 @@ function heldGrantsDriver(
 interface CompiledFilter {
   readonly condition: Condition;
   readonly driver?: Omit<Driver, 'covers'> & { readonly coversClass: boolean };
+}
+
+function joined(left: Sql, operator: 'AND' | 'OR', right: Sql): Sql {
+  return { text: `(${left.text} ${operator} ${right.text})`, params: [...left.params, ...right.params] };
+}
+
+function negated(condition: Sql): Sql {
+  return { text: `NOT ${condition.text}`, params: condition.params };
+}
+
+/**
+ * The condition "the value of derived field `field` on the object was computed from an object the
+ * access filter hides" (some object along one of its source paths is not visible), or null when no
+ * value of it can be hidden: the field is not derived, or the account reads everything.
+ */
+export function hiddenSource(
+  model: Model,
+  keys: KeyLookup,
+  className: string,
+  field: string,
+  access: AccessFilter,
+): Condition | null {
+  const paths = derivedSources(model, className).get(field);
+  return paths === undefined ? null : hiddenAlongAny(keys, paths, access);
+}
+
+/** {@link hiddenSource} for given source paths. */
+export function hiddenAlongAny(
+  keys: KeyLookup,
+  paths: readonly SourcePath[],
+  access: AccessFilter,
+): Condition | null {
+  const visible = compileAccess(keys, access);
+  if (visible === null) return null;
+  return (n) => {
+    const parts = paths
+      .map((path) => hiddenAlong(keys, path, visible, n, 0))
+      .filter((part): part is Sql => part !== null);
+    return parts.length === 0
+      ? { text: '0', params: [] }
+      : {
+          text: `(${parts.map((part) => part.text).join(' OR ')})`,
+          params: parts.flatMap((part) => part.params),
+        };
+  };
+}
+
+/**
+ * Whether, walking `path` from `n`, some object reached is not visible. A relation never linked
+ * (no interned key) reaches nothing: null.
+ */
+function hiddenAlong(
+  keys: KeyLookup,
+  path: SourcePath,
+  visible: Condition,
+  n: string,
+  depth: number,
+): Sql | null {
+  const [end, ...rest] = path;
+  if (end === undefined) return null;
+  const rel = keys.key(`r:${end.relation.key}`);
+  if (rel === null) return null;
+  const side = linkSide({ key: end.relation.key, direction: end.direction });
+  const link = `hs${depth}`;
+  const reached = `${link}.${side.other}`;
+  const shown = visible(reached);
+  const deeper = rest.length > 0 ? hiddenAlong(keys, rest, visible, reached, depth + 1) : null;
+  return {
+    text:
+      `EXISTS (SELECT 1 FROM links ${link} WHERE ${link}.${side.anchor} = ${n} AND ${link}.rel = ? ` +
+      `AND (NOT ${shown.text}${deeper === null ? '' : ` OR ${deeper.text}`}))`,
+    params: [rel, ...shown.params, ...(deeper?.params ?? [])],
+  };
 }
 
 /**
@@ -394,6 +487,22 @@ export function compileSort(
   const f = field === undefined ? null : keys.key(`f:${field.name}`);
   if (field === undefined || f === null || c === null) {
     return { orderBy: (driver) => ({ text: `${driver.n}`, params: [] }) };
+  }
+  const hidden = hiddenSource(model, keys, className, field.name, access);
+  if (hidden !== null) {
+    // A derived value the reader may not see sorts as empty; the index range (in value order) cannot
+    // serve such an order.
+    return {
+      orderBy: (driver) => {
+        const mask = hidden(driver.n);
+        return {
+          text:
+            `(CASE WHEN ${mask.text} THEN ${EMPTY_KEY} ELSE (SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} ` +
+            `FROM ix s WHERE s.n = ${driver.n} AND s.f = ? AND s.c = ?) END) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+          params: [...mask.params, f, c],
+        };
+      },
+    };
   }
   const sortDriver: Driver | undefined = field.multiple
     ? undefined

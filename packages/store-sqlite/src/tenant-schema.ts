@@ -163,6 +163,15 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   INSERT OR IGNORE INTO acl_cls (ac, c, n) SELECT a.ac, m.c, a.n FROM acl a JOIN cls m ON m.n = a.n;
   `,
   },
+  {
+    version: 6,
+    name: 'job outbox',
+    up: `
+  -- Jobs a write triggered (script gateway calls), written in the write's transaction and removed
+  -- once relayed into the platform's job queue. job is the NewJob as JSON.
+  CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, job TEXT NOT NULL);
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

@@ -5,7 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { ConflictError, NUMERIC_TYPES, NotFoundError, searchTextOf } from '@odp/core';
+import {
+  ConflictError,
+  NUMERIC_TYPES,
+  NotFoundError,
+  derivedSourcesOf,
+  searchTextOf,
+  WriteConflictError,
+} from '@odp/core';
 import type {
   AccessFilter,
   AclRow,
@@ -17,6 +24,7 @@ import type {
   Holding,
   IncomingRef,
   ListPlan,
+  NewJob,
   Model,
   ObjectRef,
   Selection,
@@ -31,6 +39,8 @@ import {
   compileAccess,
   compileSelection,
   compileSort,
+  hiddenAlongAny,
+  hiddenSource,
   visibleLinked,
   whereClause,
 } from './tenant-query.js';
@@ -186,7 +196,7 @@ export class SqliteTenantStore implements TenantStore {
     if (!selection.satisfiable) return null;
     const sort = compileSort(this.model, this.keys, plan.className, plan.sort, access);
     const limit = plan.size + 1;
-    const offset = plan.page * plan.size;
+    const offset = plan.offset ?? plan.page * plan.size;
     const selective = this.smallestCandidate(selection, this.driverLimit);
     const rangeOfSortField =
       sort.field === undefined
@@ -227,7 +237,7 @@ export class SqliteTenantStore implements TenantStore {
     if (plan.target.kind === 'field') {
       const field = indexedField(this.model, plan.className, plan.target.field);
       if (field === undefined) return [];
-      const rows = this.fieldValueRows(selection, plan.className, field.name);
+      const rows = this.fieldValueRows(selection, plan.className, field.name, access);
       if (rows === null) return [];
       const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
       const buckets = this.statement(
@@ -282,11 +292,17 @@ export class SqliteTenantStore implements TenantStore {
     const driver = this.smallestCandidate(compiled, this.driverLimit) ?? compiled.classDriver;
     const where = whereClause(compiled, driver);
     const path = `$.${JSON.stringify(field)}`;
+    const hidden = hiddenSource(this.model, this.keys, selection.className, field, access)?.('o.n');
     const rows = this.statement(
       `SELECT o.id AS id, o.basic AS basic, o.vals -> ? AS value FROM ${driver.from}
        JOIN objects o ON o.n = ${driver.n}
-       WHERE ${where.text} AND o.vals -> ? IS NOT NULL ORDER BY o.n`,
-    ).all(path, ...where.params, path) as { id: string; basic: string; value: string }[];
+       WHERE ${where.text} AND o.vals -> ? IS NOT NULL${hidden === undefined ? '' : ` AND NOT ${hidden.text}`}
+       ORDER BY o.n`,
+    ).all(path, ...where.params, path, ...(hidden?.params ?? [])) as {
+      id: string;
+      basic: string;
+      value: string;
+    }[];
     return rows.map((row) => ({
       value: JSON.parse(row.value) as unknown,
       objectId: row.id,
@@ -314,7 +330,7 @@ export class SqliteTenantStore implements TenantStore {
     for (const name of new Set([...plan.sum, ...plan.avg, ...plan.count])) {
       const field = indexedField(this.model, plan.className, name);
       if (field === undefined || !NUMERIC_TYPES.has(field.type)) continue;
-      const rows = this.fieldValueRows(selection, plan.className, field.name, selective);
+      const rows = this.fieldValueRows(selection, plan.className, field.name, access, selective);
       stats.set(
         name,
         rows === null
@@ -363,6 +379,43 @@ export class SqliteTenantStore implements TenantStore {
    * holdings, events. Throws NotFoundError when a link names an object that does not exist after
    * the batch, ConflictError when a `unique` value would be shared; nothing is applied then.
    */
+  async hiddenDerivedFields(
+    ids: readonly string[],
+    access: AccessFilter,
+  ): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
+    const hidden = new Map<string, Set<string>>();
+    if (ids.length === 0 || access.kind === 'all') return hidden;
+    this.requireModel();
+    const rows = this.statement(
+      'SELECT o.n AS n, o.id AS id, o.classes AS classes FROM objects o WHERE o.id IN (SELECT value FROM json_each(?))',
+    ).all(JSON.stringify(ids)) as { n: number; id: string; classes: string }[];
+    /** Objects of one class combination share their derived fields: one query per field and combination. */
+    const byClasses = new Map<string, { n: number; id: string }[]>();
+    for (const row of rows) {
+      const group = byClasses.get(row.classes) ?? [];
+      group.push(row);
+      byClasses.set(row.classes, group);
+    }
+    for (const [classes, objects] of byClasses) {
+      const derived = derivedSourcesOf(this.model, JSON.parse(classes) as string[]);
+      for (const [field, paths] of derived) {
+        const condition = hiddenAlongAny(this.keys, paths, access)?.('j.value');
+        if (condition === undefined) continue;
+        const keys = this.statement(`SELECT j.value FROM json_each(?) j WHERE ${condition.text}`)
+          .pluck()
+          .all(JSON.stringify(objects.map((object) => object.n)), ...condition.params) as number[];
+        for (const key of keys) {
+          const id = objects.find((object) => object.n === key)?.id;
+          if (id === undefined) continue;
+          const fields = hidden.get(id) ?? new Set<string>();
+          fields.add(field);
+          hidden.set(id, fields);
+        }
+      }
+    }
+    return hidden;
+  }
+
   async write(batch: WriteBatch): Promise<void> {
     this.requireModel();
     this.inTransaction(() => this.applyBatch(batch));
@@ -425,6 +478,18 @@ export class SqliteTenantStore implements TenantStore {
     return this.hydrate(rows);
   }
 
+  async outbox(limit: number): Promise<NewJob[]> {
+    const rows = this.statement('SELECT job FROM outbox ORDER BY seq LIMIT ?').pluck().all(limit) as string[];
+    return rows.map((row) => JSON.parse(row) as NewJob);
+  }
+
+  async removeFromOutbox(ids: readonly string[]): Promise<void> {
+    const remove = this.statement('DELETE FROM outbox WHERE id = ?');
+    this.inTransaction(() => {
+      for (const id of ids) remove.run(id);
+    });
+  }
+
   async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
     const rows = this.statement(
       'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
@@ -460,6 +525,11 @@ export class SqliteTenantStore implements TenantStore {
   // ---- writes -------------------------------------------------------------------------------
 
   private applyBatch(batch: WriteBatch): void {
+    for (const { id, modifiedAt } of batch.expect ?? []) {
+      const current = this.statement('SELECT modified FROM objects WHERE id = ?').pluck().get(id) as
+        string | undefined;
+      if ((current ?? null) !== modifiedAt) throw new WriteConflictError(id);
+    }
     const keysOfPuts = new Map<string, number>();
     for (const object of batch.put ?? []) keysOfPuts.set(object.id, this.putObject(object));
     for (const object of batch.put ?? []) this.putLinks(object, keysOfPuts.get(object.id) ?? -1);
@@ -498,6 +568,9 @@ export class SqliteTenantStore implements TenantStore {
       this.statement(
         'INSERT INTO events (type, object_id, classes, loser_id, at) VALUES (?, ?, ?, ?, ?)',
       ).run(event.type, event.objectId, JSON.stringify(event.classes), event.loserId ?? null, event.at);
+    }
+    for (const job of batch.jobs ?? []) {
+      this.statement('INSERT OR IGNORE INTO outbox (id, job) VALUES (?, ?)').run(job.id, JSON.stringify(job));
     }
   }
 
@@ -748,18 +821,23 @@ export class SqliteTenantStore implements TenantStore {
   /**
    * `FROM ... WHERE ...` yielding the non-empty index values `s.v` (with object key `s.n`) of one
    * field over a selection: walked from a selective filter's range when there is one (probing each
-   * candidate's value), else from the field's own index range. Null when the field was never stored.
+   * candidate's value), else from the field's own index range. A derived value computed from an
+   * object `access` hides counts as empty (left out). Null when the field was never stored.
    */
   private fieldValueRows(
     selection: CompiledSelection,
     className: string,
     fieldName: string,
+    access: AccessFilter,
     selective = this.smallestCandidate(selection, this.driverLimit),
   ): Sql | null {
     const c = this.lookupKey(`c:${className}`);
     const f = this.lookupKey(`f:${fieldName}`);
     if (c === null || f === null) return null;
     const nonEmpty = `s.c = ? AND s.f = ? AND s.v > ${EMPTY_KEY}`;
+    const hidden = hiddenSource(this.model, this.keys, className, fieldName, access)?.('s.n');
+    const unhidden = hidden === undefined ? '' : ` AND NOT ${hidden.text}`;
+    const unhiddenParams = hidden?.params ?? [];
     if (selective === undefined) {
       const own: Driver = {
         from: 'ix s',
@@ -769,12 +847,15 @@ export class SqliteTenantStore implements TenantStore {
         orderedByN: false,
       };
       const where = whereClause(selection, own);
-      return { text: `FROM ix s WHERE ${where.text}`, params: where.params };
+      return {
+        text: `FROM ix s WHERE ${where.text}${unhidden}`,
+        params: [...where.params, ...unhiddenParams],
+      };
     }
     const where = whereClause(selection, selective);
     return {
-      text: `FROM ${selective.from} JOIN ix s ON s.n = ${selective.n} AND ${nonEmpty} WHERE ${where.text}`,
-      params: [c, f, ...where.params],
+      text: `FROM ${selective.from} JOIN ix s ON s.n = ${selective.n} AND ${nonEmpty} WHERE ${where.text}${unhidden}`,
+      params: [c, f, ...where.params, ...unhiddenParams],
     };
   }
 

@@ -5,6 +5,10 @@
  *   const server = await startServer({ env: idp.env });
  *   const res = await fetch(`${server.baseUrl}/tenants/${server.tenantId}`, { headers: { 'X-API-Key': server.systemKey } });
  *   await server.stop();   // always, in afterAll
+ *
+ * A second api instance of the same deployment (scale-out suites): `startServer({ instanceOf: server })`
+ * runs on its own port over the first one's data directory with the first one's extra environment;
+ * stop it before the first, which removes the directory.
  */
 import { execFile, spawn } from 'node:child_process';
 import { runCli } from '@odp/admin-cli';
@@ -24,6 +28,16 @@ export interface ServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Reuse a data directory (a restart); it is then not removed by stop(). */
   readonly dataDir?: string;
+  /**
+   * Start another instance of this server's deployment: its data directory (not removed by this
+   * instance's stop()) and its extra environment, under `env` given here.
+   */
+  readonly instanceOf?: TestServer;
+  /**
+   * `embedded` (default): `pnpm start`, api and worker in one process, with the demo tenant.
+   * `api`: the api alone (`pnpm --filter @odp/api start`), for scale-out suites that run workers apart.
+   */
+  readonly entry?: 'embedded' | 'api';
 }
 
 export interface OdpResult {
@@ -41,6 +55,8 @@ export interface TestServer {
   readonly systemKey: string | null;
   /** The environment the server runs with; `odp` uses the same. */
   readonly env: Readonly<Record<string, string>>;
+  /** The extra environment it was started with (`ServerOptions.env`), shared by its other instances. */
+  readonly extraEnv: Readonly<Record<string, string>>;
   /** Everything the server wrote to stdout and stderr so far. */
   output(): string;
   /**
@@ -55,6 +71,11 @@ export interface TestServer {
    * Resolves the exit code (0 for a graceful shutdown; null when it had to be killed).
    */
   stop(): Promise<number | null>;
+  /**
+   * SIGKILL at once (no shutdown, no flush, no close: a crash), resolving when the process is gone.
+   * The data directory is kept for a restart with `startServer({dataDir})`.
+   */
+  kill(): Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -126,18 +147,25 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 }
 
 async function startOnce(options: ServerOptions): Promise<TestServer> {
-  const ownDataDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
+  const shared = options.instanceOf;
+  const extraEnv = { ...shared?.extraEnv, ...options.env };
+  const reused = options.dataDir ?? shared?.dataDir;
+  const ownDataDir = reused === undefined;
+  const dataDir = reused ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
   const port = await freePort();
   const env: Record<string, string> = {
     PORT: String(port),
     ODP_BASE_URL: `http://127.0.0.1:${port}`,
     ODP_DATA_DIR: dataDir,
-    ...options.env,
+    ...extraEnv,
   };
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(REPO_ROOT, 'apps/api/src/embedded.ts')],
+    [
+      '--import',
+      'tsx',
+      path.join(REPO_ROOT, options.entry === 'api' ? 'apps/api/src/main.ts' : 'apps/api/src/embedded.ts'),
+    ],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
@@ -191,8 +219,13 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     tenantId: ready.tenantId,
     systemKey: ready.systemKey,
     env,
+    extraEnv,
     output: () => output,
     odpRaw,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
     async odp(args) {
       const result = await odpRaw([...args, '--json']);
       if (result.code !== 0)

@@ -6,11 +6,11 @@
  */
 import { Router } from 'express';
 import { generateApiKey } from '@odp/auth';
-import { createApp, configOrExit, listen, platformOrExit } from '@odp/api';
+import { createApp, configOrExit, listen, openPlatformOrExit } from '@odp/api';
 
 const body = process.env.BENCH_BODY ?? '{}';
 const config = configOrExit();
-const platform = await platformOrExit(config, '');
+const platform = await openPlatformOrExit(config, '');
 const tenant = await platform.registry.createTenant({ name: 'Framework ceiling', modelSource: null });
 const { key, hash } = generateApiKey();
 await platform.registry.createApiKey({
@@ -23,6 +23,6 @@ const path = `/data/${tenant.id}/ceiling`;
 const fixed = Router().get(path, (_req, res) => {
   res.type('application/json').send(body);
 });
-const server = await listen(createApp(platform, [fixed]), config.port);
+const server = await listen(createApp(platform, [fixed]), config);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 process.stdout.write(`CEILING_READY ${JSON.stringify({ path, key })}\n`);

@@ -1,5 +1,6 @@
 /**
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
+ * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -8,7 +9,7 @@
  * `--quick` (N = 10k, 1 s per operation) is the smoke run CI makes: it asserts that the run
  * completed with no failed request, never a speed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,16 +24,20 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
+import { measureNoisyNeighbour } from './noisy-neighbour.js';
 import { operations } from './operations.js';
 import type { Caller } from './operations.js';
 import { REPO_ROOT, startChild } from './processes.js';
 import { machineFacts, markdownTable, writeRun } from './report.js';
 import type { BenchRun, Ceilings, OperationResult } from './report.js';
 import { seedPlatform } from './seed.js';
+import { filesTable, measureFiles } from './files.js';
+import type { FileBench } from './files.js';
 
 const { values: flags } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    files: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -88,6 +93,8 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
   try {
     log(`Seeding ${objects.toLocaleString('en')} objects into ${dataDir}`);
     const fixture = await seedPlatform({ dataDir, objects, modelDir, log });
+    // The neighbour of the two-tenant case: a second tenant of the same model, at most 10k objects.
+    const neighbour = await seedPlatform({ dataDir, objects: Math.min(objects, 10_000), modelDir });
     log(
       `  objects in ${fixture.seconds.objects.toFixed(1)} s, access control in ${fixture.seconds.accessControl.toFixed(1)} s`,
     );
@@ -146,6 +153,22 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
             : {}),
         });
       }
+      log('  two tenants: B alone, then B while A floods');
+      results.push(
+        ...(await measureNoisyNeighbour({
+          baseUrl: api.baseUrl,
+          a: { tenantId: fixture.tenantId, key: fixture.systemKey },
+          b: {
+            tenantId: neighbour.tenantId,
+            key: neighbour.systemKey,
+            invoiceId: neighbour.invoiceId,
+            invoices: neighbour.counts.invoices,
+          },
+          objects,
+          durationSeconds,
+          connections,
+        })),
+      );
     } finally {
       await api.stop();
       await store.close();
@@ -173,6 +196,42 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
   }
 }
 
+/** The files benchmark on the filesystem blob store, and on MinIO when tooling/engines started it. */
+async function measureFileStores(): Promise<FileBench[]> {
+  const benches = [await measureFiles({ quick: flags.quick, log })];
+  const endpoint = process.env['ODP_TEST_S3_ENDPOINT'];
+  if (endpoint) {
+    benches.push(
+      await measureFiles({
+        quick: flags.quick,
+        log,
+        s3: {
+          endpoint,
+          accessKey: process.env['ODP_TEST_S3_ACCESS_KEY'] ?? '',
+          secretKey: process.env['ODP_TEST_S3_SECRET_KEY'] ?? '',
+        },
+      }),
+    );
+  }
+  return benches;
+}
+
+if (flags.files) {
+  const benches = await measureFileStores();
+  const table = benches.map(filesTable).join('\n\n');
+  process.stdout.write(table + '\n');
+  const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
+  mkdirSync(dir, { recursive: true });
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-files`;
+  writeFileSync(
+    path.join(dir, `${stamp}.json`),
+    JSON.stringify({ machine: machineFacts(), files: benches }, null, 2) + '\n',
+  );
+  writeFileSync(path.join(dir, `${stamp}.md`), table + '\n');
+  log(`Results written to ${path.relative(process.cwd(), path.join(dir, stamp))}.json and .md`);
+  process.exit(benches.every((bench) => bench.memory.target.met) ? 0 : 1);
+}
+
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
@@ -184,6 +243,7 @@ for (const size of sizes) run.operations.push(...(await measureSize(size, run.ce
 for (const { name, figures } of await measureModelLoads(modelDir, durationSeconds)) {
   run.operations.push({ name, objects: 0, engine: figures });
 }
+run.files = await measureFileStores();
 
 process.stdout.write(markdownTable(run) + '\n');
 const file = writeRun(run, flags.quick ? path.join(flags.out, 'tmp') : flags.out);

@@ -13,6 +13,8 @@ export interface Child {
   readonly baseUrl: string;
   /** The rest of the ready line, after its prefix. */
   readonly ready: string;
+  /** The process id (memory sampling). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startChild(
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     ready,
+    pid: child.pid ?? 0,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

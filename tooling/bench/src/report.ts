@@ -5,6 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import type { FileBench } from './files.js';
+import { filesTable } from './files.js';
 import type { LoadFigures } from './load.js';
 
 /** The engine ceiling: the same operation on the raw store, without HTTP, in one process. */
@@ -40,6 +42,8 @@ export interface BenchRun {
   };
   readonly ceilings: Ceilings;
   readonly operations: OperationResult[];
+  /** The files benchmark, per blob store measured (files.ts). */
+  files?: FileBench[];
 }
 
 export function machineFacts(): BenchRun['machine'] {
@@ -89,6 +93,7 @@ export function markdownTable(run: BenchRun): string {
         .concat(' |'),
     );
   }
+  for (const bench of run.files ?? []) lines.push('', filesTable(bench));
   return lines.join('\n');
 }
 

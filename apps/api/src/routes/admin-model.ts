@@ -11,8 +11,8 @@
  *   signature with the tenant's webhook secret (`modelWebhookRoutes`, mounted before body parsing).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import express, { Router } from 'express';
-import type { Response } from 'express';
+import express from 'express';
+import type { Response, Router } from 'express';
 import JSZip from 'jszip';
 import { AppError, isAppError, UnauthenticatedError } from '@odp/core';
 import type { ModelStatus } from '@odp/model-loader';
@@ -20,6 +20,7 @@ import { UPGRADE_REPORT_FILE, upgradeModelRepository } from '@odp/model-loader';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 import type { TenantRuntime } from '../tenant-runtime.js';
+import { routeModule } from './router.js';
 
 /** The signature header of the webhook, in GitHub's format: `sha256=<hex HMAC-SHA256 of the body>`. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-hub-signature-256';
@@ -43,7 +44,7 @@ function sendReload(res: Response, status: ModelStatus): void {
 }
 
 export function adminModelRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
   const runtimeOf = async (res: Response): Promise<TenantRuntime> =>
     deps.runtimes.get(tenantRequest(res).tenantId);
 
@@ -101,7 +102,7 @@ export function validWebhookSignature(secret: string, body: Buffer, signature: s
  * `reloadModel` (200 / 422). Mount before any body parser: the signature covers the raw bytes.
  */
 export function modelWebhookRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
   router.post(
     '/admin/:tenant/modelWebhook',
     express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY }),

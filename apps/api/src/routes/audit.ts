@@ -5,14 +5,15 @@
  * - `GET /audit/{tenant}/{typePluralName}/{id}/access`: the per-record report; the object must be
  *   readable by the caller exactly as Get one reads it (same 404; the admin role does not lift it).
  * - `GET /audit/{tenant}/access-control`: the definition resolution report, from the stored ACL.
- * - `POST /admin/{tenant}/rebuildAccessControl`: 202 with the job status; 409 while a rebuild runs.
+ * - `POST /admin/{tenant}/rebuildAccessControl`: 202 with the job status; 409 while a rebuild runs
+ *   (on any instance: the job holds the tenant's rebuild lease).
  * - `GET /admin/{tenant}/rebuild`: the status of the tenant's current or last rebuild job.
  */
-import { Router } from 'express';
 import { NotFoundError } from '@odp/core';
-import type { Request } from 'express';
+import type { Request, Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 function param(req: Request, name: string): string {
   const value = req.params[name];
@@ -20,7 +21,7 @@ function param(req: Request, name: string): string {
 }
 
 export function auditRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
 
   router.get('/audit/:tenant/access-control', async (_req, res) => {
     const { tenantId } = tenantRequest(res);
@@ -39,11 +40,12 @@ export function auditRoutes(deps: AppDeps): Router {
   router.post('/admin/:tenant/rebuildAccessControl', async (_req, res) => {
     const { tenantId } = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenantId);
-    const status = runtime
-      .accessControl()
-      .startRebuild(runtime.rebuilds, (error) =>
+    const acl = runtime.accessControl();
+    const status = await runtime.startExclusive(() =>
+      acl.startRebuild(runtime.rebuilds, (error) =>
         deps.log.error('access-control rebuild failed', { tenantId, error: String(error) }),
-      );
+      ),
+    );
     res.status(202).location(`/admin/${tenantId}/rebuild`).json(status);
   });
 

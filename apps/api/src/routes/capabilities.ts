@@ -5,12 +5,12 @@
  * then 400 for a related path that names no relation; a `viewer` gets false and no classes.
  * Mounted before the data routes, whose `/{typeName}/{id}` shape would otherwise take these paths.
  */
-import { Router } from 'express';
-import type { Request, Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { Account } from '@odp/core';
 import type { ListPath } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 function param(req: Request, name: string): string {
   const value = req.params[name];
@@ -26,7 +26,7 @@ function classParam(req: Request): string | undefined {
 const isViewer = (account: Account): boolean => account.kind === 'user' && account.role === 'viewer';
 
 export function capabilitiesRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
 
   const createCapabilities = async (req: Request, res: Response, path: ListPath): Promise<void> => {
     const { tenantId, account } = tenantRequest(res);

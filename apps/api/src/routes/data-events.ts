@@ -2,9 +2,10 @@
  * `GET /data/{tenant}/eventStream`: Server-Sent Events of the tenant's change log (docs/events.md).
  * Each event is `id: <seq>`, `event: <type>`, `data: {type, href, classes, at, loser?}`. A
  * reconnecting client sends `Last-Event-ID` and resumes from the persisted log after that seq; a
- * new client gets the events from its connection on. Writes wake the stream through the tenant's
- * ChangeSignal; a heartbeat comment every {@link HEARTBEAT_MS} keeps proxies from closing it and
- * also polls the log (writes of other processes).
+ * new client gets the events from its connection on. Writes through any api instance wake the
+ * stream through the tenant's ChangeSignal (fed by the coordination's change fan-out, see
+ * tenant-runtime.ts); a heartbeat comment every {@link HEARTBEAT_MS} keeps proxies from closing it
+ * and also polls the log (a missed announcement, writes of processes outside the fan-out).
  */
 import type { Request, Response } from 'express';
 import type { Account } from '@odp/core';

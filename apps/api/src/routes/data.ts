@@ -5,13 +5,13 @@
  * Paths that belong to other route modules (search, upload, download, excel, import, capabilities,
  * reports) are passed on untouched.
  */
-import { Router } from 'express';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { DataService, ListPath } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 import type { TenantRequest } from '../context.js';
 import { eventStream } from './data-events.js';
+import { routeModule } from './router.js';
 
 /** First path segments after `/data/{tenant}/` that other route modules own. */
 const FOREIGN_SEGMENTS: ReadonlySet<string> = new Set([
@@ -55,7 +55,7 @@ function listPath(req: Request): ListPath {
 }
 
 export function dataRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
 
   const handle =
     (handler: DataHandler): RequestHandler =>

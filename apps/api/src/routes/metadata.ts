@@ -1,6 +1,10 @@
 /**
  * The metadata branch (bodies documented in docs/model-format.md, "Metadata"):
  *
+ * - `GET /metadata/{tenant}/classes`: the model's classes, each with the addresses of its list and
+ *   its metadata, so a client discovers the API from the API.
+ * - `GET /metadata/{tenant}/openapi.json`: the tenant's REST API as an OpenAPI 3.1 document generated
+ *   from its model (`@odp/openapi`).
  * - `GET /metadata/{tenant}/dataObject?classes=a,b`: fields and relations of that class combination
  *   with types, lists, and read-only / write-only / hidden flags.
  * - `GET /metadata/{tenant}/relatedDataObject?classes=a,b`: its related lists and their columns.
@@ -10,22 +14,24 @@
  *
  * All need a usable model: a FAILED tenant answers 503 naming the model status.
  */
-import { Router } from 'express';
-import type { Request, Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { ClassDef, Model } from '@odp/core';
 import { NotFoundError } from '@odp/core';
 import {
   classCombination,
+  describeClasses,
   describeDataObject,
   describeForm,
   describeRelatedDataObject,
 } from '@odp/model-loader';
 import { migrationDefinitionSchema } from '@odp/migration-schema';
+import { tenantOpenApi } from '@odp/openapi';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 export function metadataRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
   const modelOf = async (res: Response): Promise<Model> =>
     (await deps.runtimes.get(tenantRequest(res).tenantId)).model.requireModel();
 
@@ -35,6 +41,29 @@ export function metadataRoutes(deps: AppDeps): Router {
       const model = await modelOf(res);
       res.json(build(model, classCombination(model, req.query['classes'])));
     };
+  router.get('/metadata/:tenant/classes', async (_req, res) => {
+    const model = await modelOf(res);
+    const { tenantId } = tenantRequest(res);
+    const classes = describeClasses(model).map((cls) => ({
+      ...cls,
+      _links: {
+        list: { href: `/data/${tenantId}/${cls.name}` },
+        metadata: { href: `/metadata/${tenantId}/dataObject?classes=${cls.name}` },
+      },
+    }));
+    res.json({ classes, _links: { openapi: { href: `/metadata/${tenantId}/openapi.json` } } });
+  });
+
+  router.get('/metadata/:tenant/openapi.json', async (_req, res) => {
+    const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
+    const document = tenantOpenApi(runtime.model.requireModel(), {
+      tenantId: runtime.tenant.id,
+      tenantName: runtime.tenant.name,
+      baseUrl: deps.config.baseUrl,
+    });
+    res.type('application/vnd.oai.openapi+json').send(JSON.stringify(document));
+  });
+
   router.get('/metadata/:tenant/dataObject', describe(describeDataObject));
   router.get('/metadata/:tenant/relatedDataObject', describe(describeRelatedDataObject));
   router.get('/metadata/:tenant/form', describe(describeForm));

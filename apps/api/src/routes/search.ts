@@ -4,12 +4,13 @@
  * in the tenant's `generalSearchClasses`, under the caller's access filter, paged by cursor.
  * Mounted before the data routes, which pass the `search` segment on.
  */
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
 
 export function searchRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
   router.get('/data/:tenant/search', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenantId);

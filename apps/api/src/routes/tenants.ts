@@ -1,11 +1,12 @@
+import type { Router } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Router } from 'express';
 import { ValidationError } from '@odp/core';
 import type { FieldError } from '@odp/core';
 import type { AppDeps } from '../app.js';
 import { signedInPerson, tenantRequest } from '../context.js';
 import type { TenantRuntime } from '../tenant-runtime.js';
+import { routeModule } from './router.js';
 
 /** The tenant resource of `GET /tenants`, `POST /tenants` and `GET /tenants/{tenant}` (docs/sign-in.md, "Tenants"). */
 export interface TenantResource {
@@ -51,7 +52,7 @@ function parseCreateBody(body: unknown, examplesDir: string): { name: string; mo
 }
 
 export function tenantRoutes(deps: AppDeps): Router {
-  const router = Router();
+  const router = routeModule();
 
   router.get('/tenants', async (_req, res) => {
     const person = signedInPerson(res);

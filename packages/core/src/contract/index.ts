@@ -1,5 +1,5 @@
 /**
- * Contract suites of the store ports, run unchanged by every adapter's tests (jest globals), and
+ * Contract suites of the ports (stores, search, coordination), run unchanged by every adapter's tests (jest globals), and
  * the small model builder they use.
  */
 export { describeTenantStoreContract } from './tenant-store.contract.js';
@@ -10,3 +10,7 @@ export type { ClassSpec } from './model-builder.js';
 export { REL, contractModel, storedObject, uuid } from './fixture.js';
 export type { ObjectSpec } from './fixture.js';
 export { describeWithEngine, itUnlessLacking } from './engines.js';
+export { describeBlobStoreContract } from './blob-store.contract.js';
+export { describeCoordinationContract } from './coordination.contract.js';
+export type { CoordinationContractTarget } from './coordination.contract.js';
+export { describeJobQueueContract } from './job-queue.contract.js';

@@ -5,11 +5,12 @@
  * Orders the contract fixes: lists default to creation order; a sort puts objects without a value
  * first ascending (last descending); ties break by creation order in the sort's direction.
  */
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, WriteConflictError } from '../errors.js';
 import type { AccessFilter } from '../account.js';
-import type { DataType } from '../model.js';
+import type { DataType, Formula } from '../model.js';
 import type { Filter, ListPlan, RelationRef, Selection, Sort } from '../query.js';
 import type { StoredObject, TenantStore, WriteBatch } from '../store.js';
+import type { NewJob } from '../jobs.js';
 import type { ObjectSpec } from './fixture.js';
 import { REL, contractModel, storedObject, uuid } from './fixture.js';
 import { buildModel } from './model-builder.js';
@@ -449,6 +450,16 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(await page(3)).toEqual([]);
       });
 
+      it('starts a page at its offset when one is given, whatever the page number', async () => {
+        await seed();
+        const sort = fieldSort('legalName', 'TEXT', 'asc');
+        const at = async (offset: number) =>
+          nums(await list({ className: COMPANY, sort, page: 7, size: 2, offset }));
+        expect(await at(0)).toEqual([1, 9, 2]);
+        expect(await at(1)).toEqual([9, 2, 5]);
+        expect(await at(5)).toEqual([4]);
+      });
+
       it('pages a filtered sorted list', async () => {
         await seed();
         const plan = {
@@ -822,6 +833,106 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         ]);
       });
 
+      it('treats derived values computed from unreadable objects as empty everywhere', async () => {
+        await seedWithAcl();
+        const through = (relation: string, property: string): Formula => ({
+          source: `${relation}.${property}`,
+          ast: { kind: 'member', object: { kind: 'identifier', name: relation }, property },
+        });
+        const derivedModel = buildModel([
+          { name: 'ct.organisation', plural: 'organisations', fields: [['legalName', 'TEXT']] },
+          {
+            name: COMPANY,
+            plural: 'companies',
+            extends: ['ct.organisation'],
+            fields: [['revenue', 'CURRENCY']],
+          },
+          {
+            name: 'ct.invoice',
+            plural: 'invoices',
+            fields: [
+              ['number', 'TEXT'],
+              ['clientName', 'TEXT', { formula: through('client', 'legalName') }],
+              ['clientRevenue', 'CURRENCY', { formula: through('client', 'revenue') }],
+            ],
+            relations: [{ name: 'client', target: COMPANY, multiple: false, inverse: 'invoices' }],
+          },
+        ]);
+        await store.applyModel(derivedModel);
+        const invoice = (n: number, client: 1 | 2 | null): StoredObject =>
+          storedObject(
+            {
+              n,
+              basicClass: 'ct.invoice',
+              values: {
+                number: `I-${n}`,
+                ...(client === null
+                  ? {}
+                  : client === 1
+                    ? { clientName: 'Acme BV', clientRevenue: 100 }
+                    : { clientName: 'Globex NV', clientRevenue: 2500 }),
+              },
+              links: client === null ? {} : { [REL.client]: [client] },
+            },
+            derivedModel,
+          );
+        await store.write({ put: [invoice(30, 1), invoice(31, 2), invoice(32, 1), invoice(33, null)] });
+        // Company 2 (Globex) carries acId B: this reader holds A only.
+        const access = acl([COMPANY], ['A']);
+        const ids = [30, 31, 32, 33].map(uuid);
+
+        const hidden = await store.hiddenDerivedFields(ids, access);
+        expect([...hidden.keys()]).toEqual([uuid(31)]);
+        expect([...(hidden.get(uuid(31)) ?? [])].sort()).toEqual(['clientName', 'clientRevenue']);
+        expect((await store.hiddenDerivedFields(ids, ALL)).size).toBe(0);
+
+        const invoices = (plan: Partial<ListPlan>, filter: AccessFilter) =>
+          list({ className: 'ct.invoice', ...plan }, filter).then(nums);
+        expect(await invoices({ filters: [textEquals('clientName', 'Globex NV')] }, ALL)).toEqual([31]);
+        expect(await invoices({ filters: [textEquals('clientName', 'Globex NV')] }, access)).toEqual([]);
+        const empty: Filter = { kind: 'empty', field: 'clientName', type: 'TEXT' };
+        expect(await invoices({ filters: [empty] }, access)).toEqual([31, 33]);
+        const byName: Sort = { key: { kind: 'field', field: 'clientName', type: 'TEXT' }, direction: 'asc' };
+        expect(await invoices({ sort: byName }, ALL)).toEqual([33, 30, 32, 31]);
+        expect(await invoices({ sort: byName }, access)).toEqual([31, 33, 30, 32]);
+
+        const values = await store.values({ className: 'ct.invoice', filters: [] }, 'clientName', access);
+        expect(values.map((entry) => entry.value)).toEqual(['Acme BV', 'Acme BV']);
+        const buckets = await store.distinct(
+          {
+            className: 'ct.invoice',
+            filters: [],
+            target: { kind: 'field', field: 'clientName', type: 'TEXT' },
+            order: 'value',
+          },
+          access,
+        );
+        expect(buckets.map((bucket) => [bucket.value, bucket.count])).toEqual([['Acme BV', 2]]);
+        const sums = (filter: AccessFilter) =>
+          store.aggregate(
+            {
+              className: 'ct.invoice',
+              filters: [],
+              sum: ['clientRevenue'],
+              avg: [],
+              count: ['clientRevenue'],
+            },
+            filter,
+          );
+        expect(await sums(ALL)).toEqual({
+          total: 4,
+          sum: { clientRevenue: 2700 },
+          avg: {},
+          count: { clientRevenue: 3 },
+        });
+        expect(await sums(access)).toEqual({
+          total: 4,
+          sum: { clientRevenue: 200 },
+          avg: {},
+          count: { clientRevenue: 2 },
+        });
+      });
+
       it('stores ACL rows and holdings and reports the stored ids', async () => {
         await seedWithAcl();
         expect(await store.aclRowsOf(uuid(1))).toEqual([{ acId: 'A', nodeId: 'node-a', definition: 'def' }]);
@@ -863,6 +974,76 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect((await store.get(uuid(42), ALL))?.values).toEqual({ email: 'hi@globex.test' });
       });
 
+      describe('expectations (optimistic concurrency)', () => {
+        const read = async (id: string) => {
+          const object = await store.get(id, ALL);
+          if (object === null) throw new Error(`no object ${id}`);
+          return object;
+        };
+        const renamed = (object: StoredObject, name: string, modifiedAt: string): StoredObject => ({
+          ...object,
+          name,
+          modifiedAt,
+        });
+
+        it('applies a batch whose expected objects are as they were read', async () => {
+          await seed();
+          const before = await read(uuid(1));
+          await store.write({
+            expect: [
+              { id: before.id, modifiedAt: before.modifiedAt },
+              { id: uuid(77), modifiedAt: null },
+            ],
+            put: [renamed(before, 'Renamed', '2031-01-01T00:00:00.000Z')],
+          });
+          expect((await read(uuid(1))).name).toBe('Renamed');
+        });
+
+        it.each([
+          [
+            'changed since it was read',
+            async () => ({ id: uuid(1), modifiedAt: '1999-01-01T00:00:00.000Z' }),
+          ],
+          [
+            'deleted since it was read',
+            async () => ({ id: uuid(70), modifiedAt: '2024-01-01T00:00:00.000Z' }),
+          ],
+          ['created since it was read as absent', async () => ({ id: uuid(2), modifiedAt: null })],
+        ])('refuses the whole batch when an expected object was %s', async (_label, expectation) => {
+          await seed();
+          const before = await read(uuid(1));
+          const events = await store.eventsAfter(0, 100);
+          await expect(
+            store.write({
+              expect: [await expectation()],
+              put: [renamed(before, 'Lost', '2031-01-01T00:00:00.000Z')],
+              delete: [uuid(3)],
+              events: [
+                { type: 'update', objectId: uuid(1), classes: [COMPANY], at: '2031-01-01T00:00:00.000Z' },
+              ],
+            }),
+          ).rejects.toBeInstanceOf(WriteConflictError);
+          expect(await read(uuid(1))).toEqual(before);
+          expect(await store.get(uuid(3), ALL)).not.toBeNull();
+          expect(await store.eventsAfter(0, 100)).toEqual(events);
+        });
+
+        it('lets exactly one of two writers that read the same version win', async () => {
+          await seed();
+          const version = await read(uuid(1));
+          const write = (name: string) =>
+            store.write({
+              expect: [{ id: version.id, modifiedAt: version.modifiedAt }],
+              put: [renamed(version, name, `2031-01-01T00:00:00.00${name === 'First' ? 1 : 2}Z`)],
+            });
+          const outcomes = await Promise.allSettled([write('First'), write('Second')]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+          expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(WriteConflictError);
+          expect(['First', 'Second']).toContain((await read(uuid(1))).name);
+        });
+      });
+
       it('applies nothing of a failing batch', async () => {
         await seed();
         const before = await store.eventsAfter(0, 100);
@@ -875,11 +1056,13 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           events: [
             { type: 'create', objectId: uuid(50), classes: [COMPANY], at: '2024-01-01T00:00:00.000Z' },
           ],
+          jobs: [outboxJob('refused')],
         };
         await expect(store.write(batch)).rejects.toBeInstanceOf(NotFoundError);
         expect(await store.get(uuid(50), ALL)).toBeNull();
         expect(await store.get(uuid(2), ALL)).not.toBeNull();
         expect(await store.eventsAfter(0, 100)).toEqual(before);
+        expect(await store.outbox(10)).toEqual([]);
         await store.write({ put: [storedObject({ n: 50, basicClass: COMPANY, name: 'Fine' })] });
         expect(nums(await list({ className: COMPANY }))).toEqual([1, 2, 3, 4, 5, 9, 50]);
       });
@@ -916,6 +1099,15 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(await store.redirectOf(uuid(71))).toBe(uuid(72));
       });
 
+      it('keeps the jobs of a batch in the outbox until they are removed', async () => {
+        await store.write({ put: [storedObject({ n: 80, basicClass: COMPANY })], jobs: [outboxJob('a')] });
+        await store.write({ jobs: [outboxJob('b'), outboxJob('c')] });
+        expect(await store.outbox(10)).toEqual([outboxJob('a'), outboxJob('b'), outboxJob('c')]);
+        expect((await store.outbox(2)).map((job) => job.id)).toEqual(['a', 'b']);
+        await store.removeFromOutbox(['a', 'c', 'unknown']);
+        expect(await store.outbox(10)).toEqual([outboxJob('b')]);
+      });
+
       it('appends events with monotonically increasing sequence numbers', async () => {
         const event = (n: number, type: 'create' | 'merge') => ({
           type,
@@ -937,6 +1129,17 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
       });
     });
   });
+}
+
+function outboxJob(id: string): NewJob {
+  return {
+    id,
+    tenantId: 'contract-tenant',
+    kind: 'gateway',
+    objectId: uuid(80),
+    payload: { script: 'notify', parameters: { url: 'https://example.test/', note: 'ü' } },
+    createdAt: '2024-01-01T00:00:00.000Z',
+  };
 }
 
 function textEquals(field: string, value: string): Filter {

@@ -1,0 +1,94 @@
+/**
+ * The background worker of a platform process (docs/worker.md): a {@link JobRunner} on the
+ * platform's job queue with the gateway handler, started by `pnpm start` (in the api process) and
+ * by `apps/worker` (alone, for scale-out; several may run against the same queue).
+ *
+ * Besides running jobs it sweeps the tenant outboxes every `ODP_WORKER_SWEEP_MS`: a job is relayed
+ * right after its write by the api, and the sweep relays what a crash between the commit and that
+ * relay left behind, and removes finished jobs older than `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
+ * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Job } from '@odp/core';
+import { AddressPolicy, MailGateway, WebhookGateway } from '@odp/gateways';
+import { JobRunner, gatewayHandler } from '@odp/job-runner';
+import { SecretCipher, unsealParameters } from '@odp/data';
+import type { Platform } from './platform.js';
+
+const LOG_ENTRY_CLASS = 'system.logEntry';
+
+export interface WorkerOptions {
+  /** The clock; the system clock when absent. */
+  readonly now?: () => Date;
+}
+
+export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
+  const { config, registry, runtimes, log, jobs } = platform;
+  const now = options.now ?? (() => new Date());
+  const cipher = new SecretCipher(config.secretKey);
+  const mail = config.smtpUrl ? new MailGateway({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : null;
+  const webhook = new WebhookGateway({
+    policy: new AddressPolicy(config.worker.allowedNetworks),
+    now,
+    ...(config.worker.caFile ? { ca: [readFileSync(config.worker.caFile, 'utf8')] } : {}),
+  });
+
+  const writeRetryLogEntry = async (job: Job, error: string) => {
+    try {
+      const runtime = await runtimes.get(job.tenantId);
+      const plural = runtime.model.model?.classes.get(LOG_ENTRY_CLASS)?.plural;
+      if (plural === undefined) return;
+      await runtime.system().create({ kind: 'system', tenantId: job.tenantId }, plural, {
+        category: 'consumer_gateway_retry',
+        level: 'ERROR',
+        gateway: typeof job.payload['gateway'] === 'string' ? job.payload['gateway'] : null,
+        message: error,
+        reference: typeof job.payload['href'] === 'string' ? job.payload['href'] : null,
+        details: { jobId: job.id, script: job.payload['script'] ?? null, attempts: job.attempts },
+        timestamp: now().toISOString(),
+      });
+    } catch (failure) {
+      log.error('log entry not written', { tenantId: job.tenantId, jobId: job.id, error: String(failure) });
+    }
+  };
+
+  const sweep = async () => {
+    const pruned = await jobs.prune(new Date(now().getTime() - config.worker.retentionDays * 86_400_000));
+    if (pruned > 0) log.info('jobs pruned', { jobs: pruned });
+    for (const tenant of await registry.listTenants()) {
+      try {
+        const relayed = await (await runtimes.get(tenant.id)).data().relayJobs();
+        if (relayed > 0) log.info('outbox relayed', { tenantId: tenant.id, jobs: relayed });
+      } catch (error) {
+        // A tenant without a usable model has no data service; its outbox waits for the next sweep.
+        log.error('outbox sweep failed', { tenantId: tenant.id, error: String(error) });
+      }
+    }
+  };
+
+  const runner = new JobRunner({
+    queue: jobs,
+    workerId: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    leaseMs: config.worker.leaseMs,
+    now,
+    log,
+    handlers: {
+      gateway: gatewayHandler({
+        webhook,
+        mail,
+        secretOf: async (tenantId) => (await registry.getTenant(tenantId))?.webhookSecret ?? null,
+        parametersOf: (payload) => unsealParameters(payload, cipher),
+      }),
+    },
+    onRetriesExhausted: writeRetryLogEntry,
+  });
+  runner.start({
+    pollMs: config.worker.pollMs,
+    concurrency: config.worker.concurrency,
+    sweepMs: config.worker.sweepMs,
+    sweep,
+  });
+  return runner;
+}

@@ -1,0 +1,1 @@
+export { openFsBlobStore } from './fs-blob-store.js';

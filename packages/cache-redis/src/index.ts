@@ -1,0 +1,2 @@
+export { openRedisCoordination, RedisUnreachableError } from './redis-coordination.js';
+export type { RedisCoordinationOptions } from './redis-coordination.js';

@@ -1,0 +1,57 @@
+import { createServer } from 'node:net';
+import type { Coordination } from '@odp/core';
+import { describeCoordinationContract, describeWithEngine } from '@odp/core/contract';
+import { openRedisCoordination, RedisUnreachableError } from './redis-coordination.js';
+
+describeWithEngine('Redis coordination', 'ODP_TEST_REDIS_URL', (url) => {
+  describeCoordinationContract('redis (two connections to one server)', {
+    open: () => openRedisCoordination(url),
+  });
+
+  it('delivers a change published while the subscriber is busy, in order', async () => {
+    const a = await openRedisCoordination(url);
+    const b = await openRedisCoordination(url);
+    try {
+      const heads: string[] = [];
+      await b.changes.subscribe('tenant-order', (head) => heads.push(head));
+      await Promise.all(Array.from({ length: 50 }, (_, i) => a.changes.publish('tenant-order', String(i))));
+      const deadline = Date.now() + 2000;
+      while (heads.length < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(heads).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('openRedisCoordination without a server', () => {
+  it('refuses with one line naming host and port, never the password', async () => {
+    const port = await closedPort();
+    let thrown: unknown;
+    let opened: Coordination | undefined;
+    try {
+      opened = await openRedisCoordination(`redis://:hunter2@127.0.0.1:${port}`, { connectTimeoutMs: 2000 });
+    } catch (error) {
+      thrown = error;
+    }
+    await opened?.close();
+    expect(thrown).toBeInstanceOf(RedisUnreachableError);
+    const message = (thrown as Error).message;
+    expect(message).toBe(`no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)`);
+  });
+});
+
+/** A port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}

@@ -1,0 +1,395 @@
+/**
+ * The files of FILE and IMAGE fields (interface spec, Files; docs/files.md), over any BlobStore:
+ *
+ * - `requestUpload` signs an upload URL; `receive` streams the multipart part `file` of
+ *   `POST /binaries/<token>` to the blob store and records the upload with the metadata the server
+ *   determined. A token works once; an upload over the size limit is refused and leaves nothing.
+ * - `claimsFor(tenant)` is the object service's view of the tenant's uploads (`UploadClaims`).
+ * - `downloadUrl` signs a download URL; `open` serves the bytes of one, whole or a range.
+ * - `sweep` deletes the uploads nobody claimed within the configured time.
+ *
+ * Blob keys, from server-made ids only: `files/<tenant>/<fileId>` holds the bytes,
+ * `uploads/<tenant>/<fileId>` the upload record while the upload is unclaimed. Every key names the
+ * tenant, and every token is checked against the tenant it was signed for.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream';
+import busboy from 'busboy';
+import { AppError, NotFoundError, ValidationError } from '@odp/core';
+import type { BlobStore, ByteRange, FileClaim, StoredFile, UploadClaims } from '@odp/core';
+import { SNIFF_BYTES, detectContentType, sanitizeFileName } from './content-type.js';
+import { FileTokens, TOKEN_TTL_MS } from './tokens.js';
+
+/** The answer of `POST /binaries/<token>` (one element of its array). */
+export interface UploadDescriptor {
+  readonly href: string;
+  readonly fileName: string;
+  readonly contentType: string;
+  readonly size: number;
+}
+
+export interface FileServiceOptions {
+  readonly blobs: BlobStore;
+  /** Key material of the URL signatures (`ODP_SECRET_KEY`). */
+  readonly secretKey: string;
+  /** Public base address; signed URLs are `{baseUrl}/binaries/<token>`. */
+  readonly baseUrl: string;
+  /** Largest accepted upload in bytes; larger ones answer 413 and leave nothing. */
+  readonly maxUploadBytes: number;
+  /** Age after which an unclaimed upload is deleted by `sweep`. */
+  readonly unclaimedUploadTtlMs: number;
+  readonly now?: () => number;
+  /** Failures of best-effort cleanup (after a committed write); never shown to clients. */
+  readonly onError?: (message: string, error: unknown) => void;
+}
+
+/** A file ready to be served: headers are the caller's (see `servedHeaders`). */
+export interface OpenedFile {
+  readonly file: StoredFile;
+  /** The range served, or null for the whole file. */
+  readonly range: ByteRange | null;
+  readonly body: Readable;
+}
+
+/** The upload record kept under `uploads/<tenant>/<fileId>` while the upload is unclaimed. */
+interface UploadRecord {
+  readonly state: 'receiving' | 'ready';
+  readonly fileName?: string;
+  readonly contentType?: string;
+  readonly size?: number;
+  /** The object a write is storing it in (set before that write commits). */
+  readonly holder?: string;
+}
+
+/** Bytes a multipart body may carry beyond its file (boundaries, part headers, small fields). */
+const MULTIPART_ALLOWANCE = 64 * 1024;
+
+/** One message for every unknown, expired, used or foreign token (decision 14). */
+const NO_SUCH_LINK = 'This link does not exist or has expired.';
+
+export class RangeNotSatisfiableError extends AppError {
+  constructor(readonly size: number) {
+    super('RANGE_NOT_SATISFIABLE', 'The requested range is not inside the file.');
+  }
+}
+
+const fileKey = (tenantId: string, fileId: string) => `files/${tenantId}/${fileId}`;
+const recordKey = (tenantId: string, fileId: string) => `uploads/${tenantId}/${fileId}`;
+const UPLOADS_PREFIX = 'uploads/';
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+export class FileService {
+  private readonly tokens: FileTokens;
+  private readonly now: () => number;
+  /** Upload tokens used in this process, with their expiry (a token is single-use). */
+  private readonly usedTokens = new Map<string, number>();
+  /** `<tenant>/<fileId>` of uploads a write is claiming right now. */
+  private readonly claiming = new Set<string>();
+
+  constructor(private readonly options: FileServiceOptions) {
+    this.tokens = new FileTokens(options.secretKey);
+    this.now = options.now ?? Date.now;
+  }
+
+  private get blobs(): BlobStore {
+    return this.options.blobs;
+  }
+
+  private url(token: string): string {
+    return `${this.options.baseUrl}/binaries/${token}`;
+  }
+
+  /** A signed upload URL for the tenant, valid for 2 minutes and one upload. */
+  requestUpload(tenantId: string): string {
+    return this.url(
+      this.tokens.sign({
+        kind: 'upload',
+        tenantId,
+        fileId: randomUUID(),
+        expiresAt: this.now() + TOKEN_TTL_MS,
+      }),
+    );
+  }
+
+  /** A signed download URL of a file the caller was allowed to read, valid for 2 minutes. */
+  downloadUrl(tenantId: string, objectId: string, file: StoredFile): string {
+    return this.url(
+      this.tokens.sign({ kind: 'download', tenantId, objectId, file, expiresAt: this.now() + TOKEN_TTL_MS }),
+    );
+  }
+
+  /**
+   * `POST /binaries/<token>`: streams the part `file` of the multipart body to the blob store and
+   * records the upload. NotFoundError for an unknown, expired or used token; ValidationError for a
+   * body that is not multipart/form-data with a part `file`; PAYLOAD_TOO_LARGE past the limit.
+   * On every failure nothing is left behind, and the token stays used.
+   */
+  async receive(token: string, headers: IncomingHttpHeaders, body: Readable): Promise<UploadDescriptor> {
+    // A body that fails before the part is read is seen through `destroyed` (storePart).
+    body.on('error', () => undefined);
+    const now = this.now();
+    const parsed = this.tokens.verify(token, now);
+    if (parsed?.kind !== 'upload') throw new NotFoundError(NO_SUCH_LINK);
+    const { tenantId, fileId } = parsed;
+    this.forgetExpiredTokens(now);
+    // Marked used before anything is awaited, so two concurrent requests cannot both pass.
+    if (this.usedTokens.has(fileId)) throw new NotFoundError(NO_SUCH_LINK);
+    this.usedTokens.set(fileId, parsed.expiresAt);
+    if (
+      (await this.blobs.stat(recordKey(tenantId, fileId))) !== null ||
+      (await this.blobs.stat(fileKey(tenantId, fileId))) !== null
+    ) {
+      throw new NotFoundError(NO_SUCH_LINK);
+    }
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.options.maxUploadBytes + MULTIPART_ALLOWANCE)
+      throw this.tooLarge();
+    await this.writeRecord(tenantId, fileId, { state: 'receiving' });
+    try {
+      const { fileName, size, head } = await this.storePart(headers, body, fileKey(tenantId, fileId));
+      const contentType = detectContentType(head, fileName);
+      await this.writeRecord(tenantId, fileId, { state: 'ready', fileName, contentType, size });
+      return { href: `/binaries/${fileId}`, fileName, contentType, size };
+    } catch (error) {
+      await this.blobs.delete(fileKey(tenantId, fileId)).catch(() => undefined);
+      await this.blobs.delete(recordKey(tenantId, fileId)).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private tooLarge(): AppError {
+    return new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The file is larger than the limit of ${this.options.maxUploadBytes} bytes.`,
+    );
+  }
+
+  private forgetExpiredTokens(now: number): void {
+    for (const [fileId, expiresAt] of this.usedTokens) if (expiresAt <= now) this.usedTokens.delete(fileId);
+  }
+
+  /**
+   * Parses the multipart body as it arrives (busboy) and pipes the part `file` into the blob store
+   * through a counter that keeps the first bytes for content detection and fails past the limit.
+   */
+  private storePart(
+    headers: IncomingHttpHeaders,
+    body: Readable,
+    key: string,
+  ): Promise<{ fileName: string; size: number; head: Buffer }> {
+    const max = this.options.maxUploadBytes;
+    const tooLarge = this.tooLarge();
+    return new Promise((resolve, reject) => {
+      const notMultipart = () =>
+        new ValidationError('The body must be multipart/form-data with one part named file.');
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({
+          headers,
+          defParamCharset: 'utf8',
+          limits: { files: 1, fields: 20, parts: 40, fieldSize: 64 * 1024 },
+        });
+      } catch {
+        reject(notMultipart());
+        return;
+      }
+      let part: Readable | null = null;
+      let stored: Promise<void> | null = null;
+      let failed = false;
+      /** Rejects once the blob store gave up the part (so no write lands after the cleanup). */
+      const fail = (error: unknown) => {
+        if (failed) return;
+        failed = true;
+        body.unpipe(parser);
+        part?.destroy(error instanceof Error ? error : new Error(String(error)));
+        void (stored ?? Promise.resolve()).catch(() => undefined).then(() => reject(error));
+      };
+      let size = 0;
+      let head = Buffer.alloc(0);
+      let fileName = '';
+      parser.on('file', (name, stream, info) => {
+        if (name !== 'file' || part !== null) {
+          stream.resume();
+          return;
+        }
+        part = stream;
+        fileName = sanitizeFileName(info.filename);
+        const counter = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            size += chunk.length;
+            if (size > max) return done(tooLarge);
+            if (head.length < SNIFF_BYTES)
+              head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+            done(null, chunk);
+          },
+        });
+        stored = this.blobs
+          .put(
+            key,
+            pipeline(stream, counter, () => undefined),
+          )
+          .then(() => undefined);
+        stored.catch(fail);
+      });
+      parser.on('error', () => fail(new ValidationError('The multipart body is malformed or was cut off.')));
+      parser.on('close', () => {
+        if (stored === null) fail(notMultipart());
+        else stored.then(() => resolve({ fileName, size, head }), fail);
+      });
+      const cutOff = () => fail(new ValidationError('The upload was cut off.'));
+      let ended = false;
+      body.once('end', () => {
+        ended = true;
+      });
+      body.once('error', cutOff);
+      body.once('close', () => {
+        if (!ended) cutOff();
+      });
+      if (body.destroyed) {
+        cutOff();
+        return;
+      }
+      body.pipe(parser);
+    });
+  }
+
+  private async writeRecord(tenantId: string, fileId: string, record: UploadRecord): Promise<void> {
+    await this.blobs.put(recordKey(tenantId, fileId), Readable.from([Buffer.from(JSON.stringify(record))]));
+  }
+
+  private async readRecord(tenantId: string, fileId: string): Promise<UploadRecord | null> {
+    const stream = await this.blobs.get(recordKey(tenantId, fileId));
+    if (stream === null) return null;
+    try {
+      return JSON.parse((await readAll(stream)).toString('utf8')) as UploadRecord;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The object service's view of one tenant's uploads. */
+  claimsFor(tenantId: string): UploadClaims {
+    const claimKey = (fileId: string) => `${tenantId}/${fileId}`;
+    return {
+      upload: async (fileId) => {
+        if (this.claiming.has(claimKey(fileId))) return null;
+        const record = await this.readRecord(tenantId, fileId);
+        if (record?.state !== 'ready' || record.fileName === undefined) return null;
+        return {
+          fileId,
+          fileName: record.fileName,
+          contentType: record.contentType ?? 'application/octet-stream',
+          size: record.size ?? 0,
+        };
+      },
+      claim: async (claims: readonly FileClaim[]) => {
+        const taken = claims.filter((claim) => this.claiming.has(claimKey(claim.fileId)));
+        if (taken.length > 0) {
+          throw new ValidationError('An upload is being stored by another request.', [
+            { field: 'file', message: 'is being stored by another request' },
+          ]);
+        }
+        for (const claim of claims) this.claiming.add(claimKey(claim.fileId));
+        try {
+          for (const { objectId, fileId } of claims) {
+            const record = await this.readRecord(tenantId, fileId);
+            if (record) await this.writeRecord(tenantId, fileId, { ...record, holder: objectId });
+          }
+        } catch (error) {
+          for (const claim of claims) this.claiming.delete(claimKey(claim.fileId));
+          throw error;
+        }
+      },
+      settle: async (committed, claims, released) => {
+        try {
+          if (committed) {
+            for (const { fileId } of claims) await this.blobs.delete(recordKey(tenantId, fileId));
+            for (const fileId of released) await this.blobs.delete(fileKey(tenantId, fileId));
+          }
+        } catch (error) {
+          this.options.onError?.('file cleanup after a write failed', error);
+        } finally {
+          for (const claim of claims) this.claiming.delete(claimKey(claim.fileId));
+        }
+      },
+    };
+  }
+
+  /**
+   * `GET /binaries/<token>` with a download token: the file's bytes, or the inclusive range of a
+   * single-range `Range` header (other forms are ignored and the whole file is served, as RFC 9110
+   * allows). NotFoundError for anything but a valid download token of a file whose bytes exist;
+   * RangeNotSatisfiableError for a range outside the file.
+   */
+  async open(token: string, rangeHeader: string | undefined): Promise<OpenedFile> {
+    const parsed = this.tokens.verify(token, this.now());
+    if (parsed?.kind !== 'download') throw new NotFoundError(NO_SUCH_LINK);
+    const { file, tenantId } = parsed;
+    const range = parseRange(rangeHeader, file.size);
+    const body = await this.blobs.get(
+      fileKey(tenantId, file.fileId),
+      range && range.end >= range.start ? range : undefined,
+    );
+    if (body === null) throw new NotFoundError(NO_SUCH_LINK);
+    if (range && range.end < range.start) {
+      body.destroy();
+      throw new RangeNotSatisfiableError(file.size);
+    }
+    return { file, range, body };
+  }
+
+  /**
+   * Deletes uploads left unclaimed longer than the configured time: their bytes and record. A
+   * record naming a holder that does hold the file (a write committed but its settle was lost) is
+   * only dropped. `holds` answers from the tenant's store. Returns how many uploads were deleted.
+   */
+  async sweep(
+    holds: (tenantId: string, objectId: string, fileId: string) => Promise<boolean>,
+  ): Promise<number> {
+    const cutoff = this.now() - this.options.unclaimedUploadTtlMs;
+    const expired: { tenantId: string; fileId: string }[] = [];
+    for await (const info of this.blobs.list(UPLOADS_PREFIX)) {
+      const [, tenantId, fileId] = info.key.split('/');
+      if (tenantId && fileId && info.modifiedAt.getTime() < cutoff) expired.push({ tenantId, fileId });
+    }
+    let deleted = 0;
+    for (const { tenantId, fileId } of expired) {
+      if (this.claiming.has(`${tenantId}/${fileId}`)) continue;
+      const record = await this.readRecord(tenantId, fileId);
+      if (!record?.holder || !(await holds(tenantId, record.holder, fileId))) {
+        await this.blobs.delete(fileKey(tenantId, fileId));
+        deleted += 1;
+      }
+      await this.blobs.delete(recordKey(tenantId, fileId));
+    }
+    return deleted;
+  }
+}
+
+/**
+ * The range of a `Range: bytes=...` header for a file of `size` bytes: null to serve the whole file
+ * (no header, another unit, several ranges, malformed); a range with `end < start` when it cannot
+ * be satisfied.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | null {
+  const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  const [first, last] = [match[1] ?? '', match[2] ?? ''];
+  if (first === '') {
+    const suffix = Number(last);
+    return suffix === 0 || size === 0
+      ? { start: 1, end: 0 }
+      : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(first);
+  if (last !== '' && Number(last) < start) return null;
+  if (start >= size) return { start: 1, end: 0 };
+  return { start, end: last === '' ? size - 1 : Math.min(Number(last), size - 1) };
+}

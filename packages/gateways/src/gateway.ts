@@ -1,0 +1,26 @@
+/**
+ * What the worker hands a gateway and how a gateway reports failure. A gateway either resolves
+ * (the external call succeeded) or throws a {@link GatewayError} saying whether waiting can help.
+ */
+
+/** One call of a gateway by a script: the job's parameters, resolved when the script fired. */
+export interface GatewayCall {
+  /** The job id: sent along (`X-ODP-Delivery`) so a receiver can drop a repeated delivery. */
+  readonly id: string;
+  readonly tenantId: string;
+  readonly parameters: Readonly<Record<string, string | null>>;
+}
+
+/**
+ * A failed call. `retryable`: a transient failure (network, timeout, HTTP 429 or 5xx) that the
+ * retry schedule tries again; otherwise (HTTP 4xx, a bad parameter, a refused address) it is not.
+ */
+export class GatewayError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}

@@ -1,0 +1,9 @@
+export { AddressPolicy, AddressRefusedError, isAllowListEntry } from './address-policy.js';
+export type { ResolvedAddress, Resolver } from './address-policy.js';
+export { GatewayError } from './gateway.js';
+export type { GatewayCall } from './gateway.js';
+export { RETRY_DELAYS_MS, nextAttemptAt } from './retry.js';
+export { WebhookGateway, webhookRequest, webhookSignature } from './webhook.js';
+export type { WebhookCall, WebhookOptions } from './webhook.js';
+export { MailGateway, mailMessage } from './mail.js';
+export type { MailMessage, MailOptions } from './mail.js';

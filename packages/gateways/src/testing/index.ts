@@ -1,0 +1,2 @@
+export * from './https-receiver.js';
+export * from './smtp-receiver.js';

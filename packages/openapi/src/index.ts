@@ -1,0 +1,2 @@
+export { tenantOpenApi } from './document.js';
+export type { OpenApiDocument, OpenApiTarget } from './document.js';

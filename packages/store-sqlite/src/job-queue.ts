@@ -1,0 +1,203 @@
+/**
+ * The embedded JobQueue: one SQLite file for the platform (`<ODP_DATA_DIR>/jobs.sqlite`), shared by
+ * every process of the deployment (the api relays into it, the workers claim from it).
+ *
+ * A claim is one `BEGIN IMMEDIATE` transaction (select the earliest due job, mark it running with
+ * the lease): SQLite admits one writer at a time across processes, so two workers never take the
+ * same job while its lease holds. `synchronous = FULL`: an enqueued job survives a power loss once
+ * `enqueue` resolved (the tenant outbox entry it came from is removed only after that).
+ */
+import Database from 'better-sqlite3';
+import type { Job, JobListFilter, JobQueue, JobStatus, NewJob } from '@odp/core';
+import { applyMigrations } from './platform-migrations.js';
+import type { Migration } from './platform-migrations.js';
+
+/** The jobs database's schema steps; a released step is never edited, the next one is appended. */
+export const JOB_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'jobs',
+    up: `
+  -- Times are epoch milliseconds. seq orders jobs by arrival (lists: newest first).
+  CREATE TABLE jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    object_id TEXT,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_at INTEGER NOT NULL,
+    lease_until INTEGER,
+    locked_by TEXT,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  -- Due work: pending by run_at, running by lease end (a dead worker's job).
+  CREATE INDEX jobs_due ON jobs (status, run_at);
+  CREATE INDEX jobs_lease ON jobs (status, lease_until);
+  CREATE INDEX jobs_tenant ON jobs (tenant_id, seq);
+  CREATE INDEX jobs_object ON jobs (tenant_id, object_id, seq);
+  `,
+  },
+];
+
+interface JobRow {
+  id: string;
+  tenant_id: string;
+  kind: string;
+  object_id: string | null;
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  run_at: number;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: number;
+}
+
+const COLUMNS =
+  'id, tenant_id, kind, object_id, payload, status, attempts, run_at, lease_until, last_error, created_at, updated_at';
+
+function jobOf(row: JobRow): Job {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    kind: row.kind,
+    objectId: row.object_id,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    createdAt: row.created_at,
+    status: row.status,
+    attempts: row.attempts,
+    runAt: new Date(row.run_at).toISOString(),
+    leaseUntil: row.lease_until === null ? null : new Date(row.lease_until).toISOString(),
+    lastError: row.last_error,
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export class SqliteJobQueue implements JobQueue {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    applyMigrations(this.db, JOB_MIGRATIONS);
+  }
+
+  /** Due at `createdAt` (the producer's clock), so a job is due as soon as it exists. */
+  async enqueue(jobs: readonly NewJob[]): Promise<void> {
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO jobs (id, tenant_id, kind, object_id, payload, status, run_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const job of jobs) {
+          const created = Date.parse(job.createdAt);
+          insert.run(
+            job.id,
+            job.tenantId,
+            job.kind,
+            job.objectId,
+            JSON.stringify(job.payload),
+            created,
+            job.createdAt,
+            created,
+          );
+        }
+      })
+      .immediate();
+  }
+
+  async claim(worker: string, leaseMs: number, now: Date): Promise<Job | null> {
+    const t = now.getTime();
+    const pick = this.db.prepare(
+      `SELECT id FROM (
+         SELECT id, run_at AS due FROM jobs WHERE status = 'pending' AND run_at <= @t
+         UNION ALL
+         SELECT id, lease_until AS due FROM jobs WHERE status = 'running' AND lease_until <= @t
+       ) ORDER BY due LIMIT 1`,
+    );
+    const take = this.db.prepare(
+      `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = @lease,
+         locked_by = @worker, updated_at = @t WHERE id = @id RETURNING ${COLUMNS}`,
+    );
+    const row = this.db
+      .transaction((): JobRow | undefined => {
+        const id = pick.pluck().get({ t }) as string | undefined;
+        return id === undefined
+          ? undefined
+          : (take.get({ id, t, lease: t + leaseMs, worker }) as JobRow | undefined);
+      })
+      .immediate();
+    return row === undefined ? null : jobOf(row);
+  }
+
+  async complete(id: string, worker: string, now: Date): Promise<boolean> {
+    const result = this.db
+      .prepare(
+        `UPDATE jobs SET status = 'done', lease_until = NULL, locked_by = NULL, updated_at = ?
+         WHERE id = ? AND status = 'running' AND locked_by = ?`,
+      )
+      .run(now.getTime(), id, worker);
+    return result.changes === 1;
+  }
+
+  async fail(id: string, worker: string, error: string, retryAt: Date | null, now: Date): Promise<boolean> {
+    const result = this.db
+      .prepare(
+        `UPDATE jobs SET status = ?, run_at = COALESCE(?, run_at), lease_until = NULL, locked_by = NULL,
+           last_error = ?, updated_at = ?
+         WHERE id = ? AND status = 'running' AND locked_by = ?`,
+      )
+      .run(
+        retryAt === null ? 'failed' : 'pending',
+        retryAt?.getTime() ?? null,
+        error,
+        now.getTime(),
+        id,
+        worker,
+      );
+    return result.changes === 1;
+  }
+
+  async prune(before: Date): Promise<number> {
+    return this.db
+      .prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`)
+      .run(before.getTime()).changes;
+  }
+
+  async get(id: string): Promise<Job | null> {
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
+    return row === undefined ? null : jobOf(row);
+  }
+
+  async list(filter: JobListFilter): Promise<Job[]> {
+    const rows = (
+      filter.objectId === undefined
+        ? this.db
+            .prepare(`SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? ORDER BY seq DESC LIMIT ?`)
+            .all(filter.tenantId, filter.limit)
+        : this.db
+            .prepare(
+              `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? AND object_id = ? ORDER BY seq DESC LIMIT ?`,
+            )
+            .all(filter.tenantId, filter.objectId, filter.limit)
+    ) as JobRow[];
+    return rows.map(jobOf);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export function openJobQueue(file: string): SqliteJobQueue {
+  return new SqliteJobQueue(file);
+}
