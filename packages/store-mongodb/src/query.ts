@@ -6,11 +6,12 @@
  * first by one query on those objects, under the same access filter, into a set of ids or link
  * entries: no `$lookup`, which neither FerretDB nor a sharded collection serves well.
  */
-import { indexKey, indexedField } from '@odp/core';
+import { derivedSources, indexKey, indexedField } from '@odp/core';
 import type { AccessFilter, Filter, Model, RelationRef, Selection } from '@odp/core';
 import type { Collection, Filter as MongoFilter } from 'mongodb';
 import { comparable, fieldPath, fold, linkEntry, linkPrefix, targetsOf } from './documents.js';
 import type { ObjectDoc } from './documents.js';
+import { hiddenAmong, restricts } from './derived.js';
 
 export type ObjectFilter = MongoFilter<ObjectDoc>;
 
@@ -50,11 +51,41 @@ export class SelectionCompiler {
       const compiled = await this.filterCondition(selection.className, filter, access);
       if (compiled === undefined) continue;
       if (compiled === null) return null;
-      conditions.push(compiled);
+      // A derived value the reader may not see counts as empty (see derived.ts).
+      const hidden =
+        'field' in filter ? await this.hiddenValues(selection.className, filter.field, access) : [];
+      if (hidden.length === 0) conditions.push(compiled);
+      else if (filter.kind === 'empty') conditions.push({ $or: [compiled, { _id: { $in: hidden } }] });
+      else conditions.push(compiled, { _id: { $nin: hidden } });
     }
     const visible = accessCondition(access);
     if (visible !== null) conditions.push(visible);
     return and(conditions);
+  }
+
+  /**
+   * The objects of `className` holding a value of field `field` that `access` hides (computed from
+   * an object it does not let through; see derived.ts): none when the field is not derived or the
+   * access filter restricts nothing.
+   */
+  async hiddenValues(className: string, field: string, access: AccessFilter): Promise<string[]> {
+    const paths = derivedSources(this.model, className).get(field);
+    const indexed = indexedField(this.model, className, field);
+    if (paths === undefined || !restricts(access)) return [];
+    const holders = await this.objects
+      .find(
+        { classes: className, ...(indexed === undefined ? {} : { [fieldPath(indexed)]: { $exists: true } }) },
+        { projection: { _id: 1 } },
+      )
+      .toArray();
+    return [
+      ...(await hiddenAmong(
+        this.objects,
+        holders.map((doc) => doc._id),
+        paths,
+        access,
+      )),
+    ];
   }
 
   /** Objects linked with the anchor through `relation`, seen from the anchor (regardless of access, as the anchor was read). */

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { ConflictError } from '@odp/core';
+import { ConflictError, WriteConflictError } from '@odp/core';
 import type { AccessFilter, WriteBatch } from '@odp/core';
 import {
   REL,
@@ -133,6 +133,80 @@ describeWithEngine('MongoDB tenant store', 'ODP_TEST_MONGODB_URL', (url) => {
         const refused = results.find((result) => result.status === 'rejected');
         expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
       }
+    });
+
+    describe('expectations without transactions (version claims)', () => {
+      const rename = async (name: string, modifiedAt: string, read: string | null) => {
+        const object = { ...storedObject({ n: 1, basicClass: 'ct.company', name }), modifiedAt };
+        return store.write({ expect: [{ id: uuid(1), modifiedAt: read }], put: [object] });
+      };
+      const claims = () =>
+        client.db(store.databaseName).collection<{ _id: string; at: Date }>('versionClaims');
+      beforeEach(async () => {
+        await store.write({
+          put: [
+            { ...storedObject({ n: 1, basicClass: 'ct.company' }), modifiedAt: '2030-01-01T00:00:00.000Z' },
+          ],
+        });
+      });
+
+      it('lets exactly one writer of a version through, round after round', async () => {
+        let read = '2030-01-01T00:00:00.000Z';
+        for (let round = 0; round < 8; round += 1) {
+          const next = (writer: number) => `2030-01-02T00:00:${String(round).padStart(2, '0')}.00${writer}Z`;
+          const results = await Promise.allSettled(
+            [1, 2, 3].map((writer) => rename(`W${writer}`, next(writer), read)),
+          );
+          expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+          for (const result of results) {
+            if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(WriteConflictError);
+          }
+          read = (await store.get(uuid(1), ALL))?.modifiedAt ?? '';
+          expect(read).toBe(next(results.findIndex((result) => result.status === 'fulfilled') + 1));
+        }
+        expect(await claims().countDocuments({})).toBe(0);
+      });
+
+      it('refuses a version claimed by a writer in flight and takes over one left behind', async () => {
+        const id = `${uuid(1)}\u00002030-01-01T00:00:00.000Z`;
+        await claims().insertOne({ _id: id, at: new Date() });
+        await expect(
+          rename('Blocked', '2030-01-03T00:00:00.000Z', '2030-01-01T00:00:00.000Z'),
+        ).rejects.toBeInstanceOf(WriteConflictError);
+        await claims().updateOne({ _id: id }, { $set: { at: new Date(Date.now() - 60_000) } });
+        await rename('Taken over', '2030-01-03T00:00:00.000Z', '2030-01-01T00:00:00.000Z');
+        expect((await store.get(uuid(1), ALL))?.name).toBe('Taken over');
+        expect(await claims().countDocuments({})).toBe(0);
+      });
+
+      it('releases the claims of a refused batch, which applies nothing', async () => {
+        const refused = store.write({
+          expect: [{ id: uuid(1), modifiedAt: '2030-01-01T00:00:00.000Z' }],
+          put: [
+            {
+              ...storedObject({ n: 1, basicClass: 'ct.company', name: 'Lost' }),
+              modifiedAt: '2030-01-03T00:00:00.000Z',
+            },
+            storedObject({ n: 5, basicClass: 'ct.person', links: { [REL.employer]: [999] } }),
+          ],
+          jobs: [
+            {
+              id: 'job',
+              tenantId: 't',
+              kind: 'gateway',
+              objectId: null,
+              payload: {},
+              createdAt: '2030-01-01T00:00:00.000Z',
+            },
+          ],
+        });
+        await expect(refused).rejects.toThrow('does not exist');
+        expect((await store.get(uuid(1), ALL))?.modifiedAt).toBe('2030-01-01T00:00:00.000Z');
+        expect(await store.outbox(10)).toEqual([]);
+        expect(await claims().countDocuments({})).toBe(0);
+        await rename('Kept', '2030-01-03T00:00:00.000Z', '2030-01-01T00:00:00.000Z');
+        expect((await store.get(uuid(1), ALL))?.name).toBe('Kept');
+      });
     });
 
     it('refuses a unique clash before writing anything of the batch', async () => {

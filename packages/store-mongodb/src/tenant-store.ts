@@ -11,6 +11,8 @@ import {
   ConflictError,
   NUMERIC_TYPES,
   NotFoundError,
+  WriteConflictError,
+  derivedSourcesOf,
   fromIndexKey,
   indexKeysOf,
   indexSignature,
@@ -29,12 +31,14 @@ import type {
   IndexKey,
   ListPlan,
   Model,
+  NewJob,
   ObjectRef,
   Selection,
   StoreCapabilities,
   StoredObject,
   TenantStore,
   WriteBatch,
+  WriteExpectation,
 } from '@odp/core';
 import { randomBytes } from 'node:crypto';
 import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb';
@@ -52,6 +56,7 @@ import {
   toDocument,
 } from './documents.js';
 import type { AclEntry, ObjectDoc } from './documents.js';
+import { hiddenAmong, restricts } from './derived.js';
 import { SelectionCompiler, accessCondition, and } from './query.js';
 import type { ObjectFilter } from './query.js';
 import { MongoSearchIndex } from './search.js';
@@ -95,6 +100,23 @@ interface ClaimDoc {
   _id: string;
   owner: string;
   at: Date;
+}
+
+/**
+ * A claim on one version of an object (`_id`: the object id and the `modifiedAt` a writer read, see
+ * `WriteBatch.expect`), held while that writer's batch is applied: the server keeps `_id` unique, so
+ * of two writers that read the same version exactly one holds it.
+ */
+interface VersionClaimDoc {
+  _id: string;
+  at: Date;
+}
+
+/** A job of the tenant's outbox (`WriteBatch.jobs`), as JSON text (payload keys may hold `.` or `$`). */
+interface OutboxDoc {
+  _id: string;
+  seq: number;
+  job: string;
 }
 
 interface RedirectDoc {
@@ -157,6 +179,8 @@ export class MongoTenantStore implements TenantStore {
   private readonly events: Collection<EventDoc>;
   private readonly redirects: Collection<RedirectDoc>;
   private readonly claims: Collection<ClaimDoc>;
+  private readonly versionClaims: Collection<VersionClaimDoc>;
+  private readonly outboxJobs: Collection<OutboxDoc>;
   private readonly meta: Collection<MetaDoc>;
   private readonly rebuildBatchSize: number;
   /** Set by `applyModel`, which every query and write requires first (`requireModel`). */
@@ -177,6 +201,8 @@ export class MongoTenantStore implements TenantStore {
     this.events = db.collection<EventDoc>('events');
     this.redirects = db.collection<RedirectDoc>('redirects');
     this.claims = db.collection<ClaimDoc>('uniqueClaims');
+    this.versionClaims = db.collection<VersionClaimDoc>('versionClaims');
+    this.outboxJobs = db.collection<OutboxDoc>('outbox');
     this.meta = db.collection<MetaDoc>('meta');
     this.rebuildBatchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
     this.search = new MongoSearchIndex({
@@ -206,6 +232,7 @@ export class MongoTenantStore implements TenantStore {
     ]);
     await ensureIndexes(this.redirects, [{ key: { to: 1 }, name: 'to' }]);
     await ensureIndexes(this.claims, [{ key: { owner: 1 }, name: 'owner' }]);
+    await ensureIndexes(this.outboxJobs, [{ key: { seq: 1 }, name: 'seq' }]);
   }
 
   /**
@@ -246,22 +273,31 @@ export class MongoTenantStore implements TenantStore {
     this.requireModel();
     const filter = await this.compiler.compile(plan, access);
     if (filter === null) return [];
-    const skip = plan.page * plan.size;
+    const skip = plan.offset ?? plan.page * plan.size;
     const limit = plan.size + 1;
     const sort = plan.sort;
     if (sort?.key.kind === 'relationName') {
       const ids = await this.idsByRelationName(filter, sort.key.relation, sort.direction, access);
-      const page = ids.slice(skip, skip + limit);
-      const docs = new Map(
-        (await this.objects.find({ _id: { $in: page } }).toArray()).map((doc) => [doc._id, doc]),
-      );
-      return page.flatMap((id) => {
-        const doc = docs.get(id);
-        return doc === undefined ? [] : [fromDocument(doc)];
-      });
+      return this.objectsOf(ids.slice(skip, skip + limit));
     }
     const direction = sort?.direction === 'desc' ? -1 : 1;
     const field = sort === undefined ? undefined : indexedField(this.model, plan.className, sort.key.field);
+    const hidden =
+      field === undefined ? [] : await this.compiler.hiddenValues(plan.className, field.name, access);
+    if (field !== undefined && sort !== undefined && hidden.length > 0) {
+      // Values the reader may not see sort as empty: ordered here, the key depends on the reader.
+      const path = fieldPath(field);
+      const masked = new Set(hidden);
+      const selected = await this.objects
+        .find(filter, { projection: { _id: 1, seq: 1, [path]: 1 } })
+        .toArray();
+      const keyed = selected.map((doc) => {
+        const keys = masked.has(doc._id) ? [] : [...(doc[path] ?? [])].sort(compareKeys);
+        return { id: doc._id, seq: doc.seq, key: (sort.direction === 'asc' ? keys[0] : keys.at(-1)) ?? null };
+      });
+      const ids = orderedIds(keyed, sort.direction, compareKeys);
+      return this.objectsOf(ids.slice(skip, skip + limit));
+    }
     const order: Record<string, 1 | -1> =
       field === undefined ? { seq: 1 } : { [fieldPath(field)]: direction, seq: direction };
     const docs = await this.objects.find(filter).sort(order).skip(skip).limit(limit).toArray();
@@ -288,16 +324,18 @@ export class MongoTenantStore implements TenantStore {
       names.sort(compareText);
       return { id: doc._id, seq: doc.seq, key: (direction === 'asc' ? names[0] : names.at(-1)) ?? null };
     });
-    const sign = direction === 'asc' ? 1 : -1;
-    keyed.sort((a, b) => {
-      if (a.key !== b.key) {
-        if (a.key === null) return -sign;
-        if (b.key === null) return sign;
-        return sign * compareText(a.key, b.key);
-      }
-      return sign * (a.seq - b.seq);
+    return orderedIds(keyed, direction, compareText);
+  }
+
+  /** The documents of `ids` as objects, in the order of `ids` (ids no longer stored left out). */
+  private async objectsOf(ids: readonly string[]): Promise<StoredObject[]> {
+    const docs = new Map(
+      (await this.objects.find({ _id: { $in: [...ids] } }).toArray()).map((doc) => [doc._id, doc]),
+    );
+    return ids.flatMap((id) => {
+      const doc = docs.get(id);
+      return doc === undefined ? [] : [fromDocument(doc)];
     });
-    return keyed.map((entry) => entry.id);
   }
 
   /**
@@ -354,7 +392,9 @@ export class MongoTenantStore implements TenantStore {
     if (plan.target.kind === 'field') {
       const field = indexedField(this.model, plan.className, plan.target.field);
       if (field === undefined) return [];
-      return orderBuckets(await this.fieldBuckets(filter, field), plan.order, (a, b) =>
+      const hidden = await this.compiler.hiddenValues(plan.className, field.name, access);
+      const visible = hidden.length === 0 ? filter : and([filter, { _id: { $nin: hidden } }]);
+      return orderBuckets(await this.fieldBuckets(visible, field), plan.order, (a, b) =>
         compareKeys(comparable(a.value as IndexKey), comparable(b.value as IndexKey)),
       ).map((bucket) => ({ value: fromIndexKey(field.type, bucket.value), count: bucket.count }));
     }
@@ -434,9 +474,12 @@ export class MongoTenantStore implements TenantStore {
       .find(filter, { projection: { _id: 1, basic: 1, vals: 1 } })
       .sort({ seq: 1 })
       .toArray();
+    const hidden = new Set(await this.compiler.hiddenValues(selection.className, field, access));
     return docs.flatMap((doc) => {
       const values = JSON.parse(doc.vals) as Record<string, unknown>;
-      return field in values ? [{ value: values[field], objectId: doc._id, basicClass: doc.basic }] : [];
+      return field in values && !hidden.has(doc._id)
+        ? [{ value: values[field], objectId: doc._id, basicClass: doc.basic }]
+        : [];
     });
   }
 
@@ -459,7 +502,12 @@ export class MongoTenantStore implements TenantStore {
       const field = indexedField(this.model, plan.className, name);
       if (field === undefined || !NUMERIC_TYPES.has(field.type)) continue;
       const path = fieldPath(field);
-      const withValue = and([filter, { [path]: { $exists: true } }]);
+      const hidden = await this.compiler.hiddenValues(plan.className, name, access);
+      const withValue = and([
+        filter,
+        { [path]: { $exists: true } },
+        hidden.length === 0 ? null : { _id: { $nin: hidden } },
+      ]);
       const accumulate = async (accumulator: 1 | string): Promise<number> => {
         const [row] = (await this.objects
           .aggregate([
@@ -530,6 +578,34 @@ export class MongoTenantStore implements TenantStore {
     return refs;
   }
 
+  /** Per class combination of the objects, one walk of each derived field's source paths (derived.ts). */
+  async hiddenDerivedFields(
+    ids: readonly string[],
+    access: AccessFilter,
+  ): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
+    const hidden = new Map<string, Set<string>>();
+    if (ids.length === 0 || !restricts(access)) return hidden;
+    this.requireModel();
+    const docs = await this.objects
+      .find({ _id: { $in: [...ids] } }, { projection: { _id: 1, classes: 1 } })
+      .toArray();
+    const byClasses = new Map<string, { classes: string[]; ids: string[] }>();
+    for (const doc of docs) {
+      const key = JSON.stringify(doc.classes);
+      const group = byClasses.get(key) ?? { classes: doc.classes, ids: [] };
+      group.ids.push(doc._id);
+      byClasses.set(key, group);
+    }
+    for (const group of byClasses.values()) {
+      for (const [field, paths] of derivedSourcesOf(this.model, group.classes)) {
+        for (const id of await hiddenAmong(this.objects, group.ids, paths, access)) {
+          hidden.set(id, (hidden.get(id) ?? new Set<string>()).add(field));
+        }
+      }
+    }
+    return hidden;
+  }
+
   /**
    * Applies the batch. With transactions (a replica set or sharded cluster) the whole batch is one
    * transaction, retried by the driver on transient conflicts. Without them (a standalone server,
@@ -539,15 +615,20 @@ export class MongoTenantStore implements TenantStore {
    */
   async write(batch: WriteBatch): Promise<void> {
     this.requireModel();
-    if (!this.capabilities.transactions) {
-      await this.applyBatch(batch, {});
-      return;
-    }
-    const session = this.options.client.startSession();
+    const held = await this.claimVersions(batch.expect ?? []);
     try {
-      await session.withTransaction(() => this.applyBatch(batch, { session }));
+      if (!this.capabilities.transactions) {
+        await this.applyBatch(batch, {});
+        return;
+      }
+      const session = this.options.client.startSession();
+      try {
+        await session.withTransaction(() => this.applyBatch(batch, { session }));
+      } finally {
+        await session.endSession();
+      }
     } finally {
-      await session.endSession();
+      if (held.length > 0) await this.versionClaims.deleteMany({ _id: { $in: held } });
     }
   }
 
@@ -598,6 +679,15 @@ export class MongoTenantStore implements TenantStore {
     return docs.map(fromDocument);
   }
 
+  async outbox(limit: number): Promise<NewJob[]> {
+    const docs = await this.outboxJobs.find({}).sort({ seq: 1 }).limit(limit).toArray();
+    return docs.map((doc) => JSON.parse(doc.job) as NewJob);
+  }
+
+  async removeFromOutbox(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.outboxJobs.deleteMany({ _id: { $in: [...ids] } });
+  }
+
   async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
     const docs = await this.events
       .find({ _id: { $gt: afterSeq } })
@@ -630,12 +720,17 @@ export class MongoTenantStore implements TenantStore {
   // ---- writes -------------------------------------------------------------------------------
 
   private async applyBatch(batch: WriteBatch, session: Session): Promise<void> {
-    const puts = batch.put ?? [];
+    const expected = new Map((batch.expect ?? []).map((entry) => [entry.id, entry.modifiedAt]));
+    await this.checkExpectations(expected, session);
+    // Objects the batch expects are put first, so a conditional put that fails applies nothing.
+    const puts = [...(batch.put ?? [])].sort(
+      (a, b) => (expected.has(a.id) ? 0 : 1) - (expected.has(b.id) ? 0 : 1),
+    );
     const deletes = new Set(batch.delete ?? []);
     await this.checkLinks(puts, session);
     const claims = await this.checkUnique(puts, deletes, session);
     await this.claimUnique(claims, new Set([...puts.map((object) => object.id), ...deletes]), session);
-    await this.putObjects(puts, session);
+    await this.putObjects(puts, expected, session);
     for (const redirect of batch.redirects ?? []) {
       // An id already redirected to `from` now leads to `to`, so chains follow merges.
       await this.redirects.updateMany({ to: redirect.from }, { $set: { to: redirect.to } }, session);
@@ -684,6 +779,81 @@ export class MongoTenantStore implements TenantStore {
         })),
         session,
       );
+    }
+    const jobs = [...new Map((batch.jobs ?? []).map((job) => [job.id, job])).values()];
+    if (jobs.length > 0) {
+      const queued = new Set(
+        (
+          await this.outboxJobs
+            .find({ _id: { $in: jobs.map((job) => job.id) } }, { ...session, projection: { _id: 1 } })
+            .toArray()
+        ).map((doc) => doc._id),
+      );
+      const fresh = jobs.filter((job) => !queued.has(job.id));
+      if (fresh.length > 0) {
+        const last = await this.nextNumbers('jobs', fresh.length, session);
+        await this.outboxJobs.insertMany(
+          fresh.map((job, index) => ({
+            _id: job.id,
+            seq: last - fresh.length + 1 + index,
+            job: JSON.stringify(job),
+          })),
+          session,
+        );
+      }
+    }
+  }
+
+  /**
+   * Takes the version claims of the batch's expectations (see `VersionClaimDoc`) and resolves their
+   * ids; WriteConflictError (releasing those taken) when another writer holds one. A claim older
+   * than `CLAIM_GRACE_MS` was left behind by a writer that died and is taken over. Held only while
+   * the batch is applied: `write` releases them, and the object then no longer carries the version
+   * (a writer claiming it afterwards fails `checkExpectations`).
+   */
+  private async claimVersions(expect: readonly WriteExpectation[]): Promise<string[]> {
+    const held: string[] = [];
+    const ids = [...new Set(expect.map((entry) => `${entry.id}\u0000${entry.modifiedAt ?? ''}`))];
+    try {
+      for (const [index, id] of ids.entries()) {
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            await this.versionClaims.insertOne({ _id: id, at: new Date() });
+            held.push(id);
+            break;
+          } catch (error) {
+            if (!isDuplicateKey(error)) throw error;
+            const claim = await this.versionClaims.findOne({ _id: id });
+            const stale = claim !== null && claim.at.getTime() < Date.now() - CLAIM_GRACE_MS;
+            if (attempt > 0 || (claim !== null && !stale)) {
+              throw new WriteConflictError(expect[index]?.id ?? id.slice(0, id.indexOf('\u0000')));
+            }
+            if (claim !== null) await this.versionClaims.deleteOne({ _id: id, at: claim.at });
+          }
+        }
+      }
+      return held;
+    } catch (error) {
+      if (held.length > 0) await this.versionClaims.deleteMany({ _id: { $in: held } });
+      throw error;
+    }
+  }
+
+  /** WriteConflictError when an expected object no longer carries the `modifiedAt` its writer read. */
+  private async checkExpectations(
+    expected: ReadonlyMap<string, string | null>,
+    session: Session,
+  ): Promise<void> {
+    if (expected.size === 0) return;
+    const current = new Map(
+      (
+        await this.objects
+          .find({ _id: { $in: [...expected.keys()] } }, { ...session, projection: { _id: 1, modifiedAt: 1 } })
+          .toArray()
+      ).map((doc) => [doc._id, doc.modifiedAt]),
+    );
+    for (const [id, modifiedAt] of expected) {
+      if ((current.get(id) ?? null) !== modifiedAt) throw new WriteConflictError(id);
     }
   }
 
@@ -801,7 +971,11 @@ export class MongoTenantStore implements TenantStore {
    * whole, keeping their creation number and ACL rows. A replacement names the version it read;
    * when another writer changed the document meanwhile, it is read and replaced again.
    */
-  private async putObjects(puts: readonly StoredObject[], session: Session): Promise<void> {
+  private async putObjects(
+    puts: readonly StoredObject[],
+    expected: ReadonlyMap<string, string | null>,
+    session: Session,
+  ): Promise<void> {
     let pending = [...new Map(puts.map((object) => [object.id, object])).values()];
     while (pending.length > 0) {
       const stored = new Map(
@@ -825,13 +999,29 @@ export class MongoTenantStore implements TenantStore {
             await this.objects.insertOne(toDocument(this.model, object, { seq, v: 0, acl: [] }), session);
           } catch (error) {
             if (!isDuplicateKey(error)) throw error;
+            // Expected absent, created meanwhile by a writer that expected nothing.
+            if (expected.has(object.id)) throw new WriteConflictError(object.id);
             retry.push(object);
           }
           continue;
         }
         const doc = toDocument(this.model, object, { seq: kept.seq, v: kept.v + 1, acl: kept.acl });
-        const replaced = await this.objects.replaceOne({ _id: object.id, v: kept.v }, doc, session);
-        if (replaced.matchedCount === 0) retry.push(object);
+        const modifiedAt = expected.get(object.id);
+        if (modifiedAt === null) throw new WriteConflictError(object.id);
+        const replaced = await this.objects.replaceOne(
+          { _id: object.id, v: kept.v, ...(modifiedAt === undefined ? {} : { modifiedAt }) },
+          doc,
+          session,
+        );
+        if (replaced.matchedCount > 0) continue;
+        if (modifiedAt !== undefined) {
+          const now = await this.objects.findOne(
+            { _id: object.id },
+            { ...session, projection: { modifiedAt: 1 } },
+          );
+          if (now?.modifiedAt !== modifiedAt) throw new WriteConflictError(object.id);
+        }
+        retry.push(object);
       }
       pending = retry;
     }
@@ -856,7 +1046,11 @@ export class MongoTenantStore implements TenantStore {
   }
 
   /** Reserves `count` numbers of a counter; resolves the last one (the first is `last - count + 1`). */
-  private async nextNumbers(counter: 'objects' | 'events', count: number, session: Session): Promise<number> {
+  private async nextNumbers(
+    counter: 'objects' | 'events' | 'jobs',
+    count: number,
+    session: Session,
+  ): Promise<number> {
     for (;;) {
       try {
         const doc = await this.meta.findOneAndUpdate(
@@ -963,6 +1157,29 @@ function refuseUnique(fieldName: string): never {
 
 function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
+/**
+ * Ids ordered by their sort key: objects without one first ascending (last descending), then by
+ * key, ties by creation order in the sort's direction.
+ */
+function orderedIds<K>(
+  keyed: { id: string; seq: number; key: K | null }[],
+  direction: 'asc' | 'desc',
+  compare: (a: K, b: K) => number,
+): string[] {
+  const sign = direction === 'asc' ? 1 : -1;
+  return [...keyed]
+    .sort((a, b) => {
+      if (a.key === null || b.key === null) {
+        if (a.key !== b.key) return a.key === null ? -sign : sign;
+      } else {
+        const byKey = compare(a.key, b.key);
+        if (byKey !== 0) return sign * byKey;
+      }
+      return sign * (a.seq - b.seq);
+    })
+    .map((entry) => entry.id);
 }
 
 /** Numbers before strings; numbers numerically, strings in binary order. */
