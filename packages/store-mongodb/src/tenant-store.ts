@@ -813,9 +813,9 @@ export class MongoTenantStore implements TenantStore {
    */
   private async claimVersions(expect: readonly WriteExpectation[]): Promise<string[]> {
     const held: string[] = [];
-    const ids = [...new Set(expect.map((entry) => `${entry.id}\u0000${entry.modifiedAt ?? ''}`))];
+    const claims = new Map(expect.map((entry) => [`${entry.id}\u0000${entry.modifiedAt ?? ''}`, entry.id]));
     try {
-      for (const [index, id] of ids.entries()) {
+      for (const [id, objectId] of claims) {
         for (let attempt = 0; ; attempt += 1) {
           try {
             await this.versionClaims.insertOne({ _id: id, at: new Date() });
@@ -826,7 +826,7 @@ export class MongoTenantStore implements TenantStore {
             const claim = await this.versionClaims.findOne({ _id: id });
             const stale = claim !== null && claim.at.getTime() < Date.now() - CLAIM_GRACE_MS;
             if (attempt > 0 || (claim !== null && !stale)) {
-              throw new WriteConflictError(expect[index]?.id ?? id.slice(0, id.indexOf('\u0000')));
+              throw new WriteConflictError(objectId);
             }
             if (claim !== null) await this.versionClaims.deleteOne({ _id: id, at: claim.at });
           }
