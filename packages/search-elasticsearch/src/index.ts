@@ -1,0 +1,7 @@
+export {
+  ElasticsearchSearchIndex,
+  foldSearchText,
+  LONG_PREFIX_EXPANSIONS,
+  PREFIX_MAX_CHARS,
+} from './search-elasticsearch.js';
+export type { ElasticsearchSearchIndexOptions, VersionedChange } from './search-elasticsearch.js';
