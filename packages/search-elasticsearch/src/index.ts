@@ -5,3 +5,5 @@ export {
   PREFIX_MAX_CHARS,
 } from './search-elasticsearch.js';
 export type { ElasticsearchSearchIndexOptions, VersionedChange } from './search-elasticsearch.js';
+export { SearchIndexer } from './indexer.js';
+export type { SearchIndexerOptions } from './indexer.js';
