@@ -8,11 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { ensureDemoTenant } from './demo-tenant.js';
-import { configOrExit, listen, openPlatform, shutdownOnSignal } from './platform.js';
+import { configOrExit, enginesOrExit, listen, openPlatform, shutdownOnSignal } from './platform.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
 const config = configOrExit();
 const platform = openPlatform(config, examplesDir);
+await enginesOrExit(platform);
 const server = await listen(createApp(platform), config.port);
 const demo = await ensureDemoTenant(platform.registry, path.join(examplesDir, 'crm'));
 shutdownOnSignal(server, platform);

@@ -7,22 +7,27 @@ import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { createLogger } from './log.js';
+import { openSearchEngine } from './search-engine.js';
+import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 
 /** The platform-wide services of one process, opened from configuration. */
 export interface Platform extends AppDeps {
   readonly registry: PlatformStore;
-  /** Closes runtimes and the registry. */
+  readonly search: SearchEngine;
+  /** Closes runtimes, the search engine connection and the registry. */
   close(): Promise<void>;
 }
 
 export function openPlatform(config: Config, examplesDir: string): Platform {
   const log = createLogger();
   const registry = openPlatformStore(platformDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log });
+  const search = openSearchEngine(config, log);
+  const runtimes = createTenantRuntimes({ config, registry, log, search });
   return {
     config,
     registry,
+    search,
     runtimes,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
@@ -30,6 +35,7 @@ export function openPlatform(config: Config, examplesDir: string): Platform {
     now: () => new Date(),
     async close() {
       await runtimes.closeAll();
+      await search.close();
       await registry.close();
     },
   };
@@ -48,6 +54,20 @@ export function configOrExit(): Config {
       process.exit(2);
     }
     throw error;
+  }
+}
+
+/**
+ * Waits until the configured external engines answer. One that does not ends the process with one
+ * line on stderr naming it (exit code 1): an api that cannot search must not start serving.
+ */
+export async function enginesOrExit(platform: Platform): Promise<void> {
+  try {
+    await platform.search.verify();
+  } catch (error) {
+    process.stderr.write(`odp: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    await platform.close().catch(() => undefined);
+    process.exit(1);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The data side of a tenant runtime: for the tenant's active model (see `TenantModel`), its
- * SQLite store (`<tenant dir>/documents.sqlite`), its access control and the object service
- * composed from them. A tenant without a usable model has none of these (its data routes answer
+ * SQLite store (`<tenant dir>/documents.sqlite`), its search (see search-engine.ts), its access
+ * control and the object service composed from them. A tenant without a usable model has none of these (its data routes answer
  * 503 naming the model status).
  */
 import path from 'node:path';
@@ -12,10 +12,13 @@ import { DataService, SecretCipher } from '@odp/data';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
+import type { SearchEngine, TenantSearch } from './search-engine.js';
 
 export interface TenantData {
   readonly model: Model;
   readonly store: SqliteTenantStore;
+  /** The tenant's full-text index: the store's own, or an external one fed from its change events. */
+  readonly search: TenantSearch;
   readonly accessControl: TenantAccessControl;
   readonly data: DataService;
   close(): Promise<void>;
@@ -28,6 +31,7 @@ export interface TenantDataOptions {
   /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
   readonly log: Logger;
+  readonly search: SearchEngine;
 }
 
 /** Opens the tenant's store and composes access control and the object service for `model`. */
@@ -39,7 +43,7 @@ export async function openTenantData(
   options: TenantDataOptions,
 ): Promise<TenantData> {
   const store = openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) });
-  return compose(tenant, model, store, changes, options);
+  return compose(tenant, model, store, options.search.tenant(tenant.id, store, model), changes, options);
 }
 
 /**
@@ -54,27 +58,36 @@ export async function withModel(
   changes: ChangeSignal,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  return compose(tenant, model, current.store, changes, options);
+  return compose(tenant, model, current.store, current.search, changes, options);
 }
 
 async function compose(
   tenant: TenantRecord,
   model: Model,
   store: SqliteTenantStore,
+  search: TenantSearch,
   changes: ChangeSignal,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   await store.applyModel(model);
+  search.useModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
   const data = new DataService({
     tenantId: tenant.id,
     model,
     store: accessControlledStore(store, accessControl),
     access: accessControl.policy,
-    search: store.search,
+    search: search.index,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(options.secretKey ? { secrets: new SecretCipher(options.secretKey) } : {}),
-    onChange: () => changes.notify(),
+    onChange: () => {
+      changes.notify();
+      search.notify();
+    },
   });
-  return { model, store, accessControl, data, close: () => store.close() };
+  const close = async () => {
+    await search.close();
+    await store.close();
+  };
+  return { model, store, search, accessControl, data, close };
 }

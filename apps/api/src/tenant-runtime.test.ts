@@ -7,6 +7,7 @@ import { loadConfig, platformDatabasePath } from '@odp/config';
 import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import { createLogger } from './log.js';
+import { openSearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 
@@ -19,7 +20,8 @@ describe('TenantRuntimes', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-runtime-'));
     const config = loadConfig({ ODP_DATA_DIR: dir });
     registry = openPlatformStore(platformDatabasePath(config));
-    runtimes = createTenantRuntimes({ config, registry, log: createLogger(new PassThrough()) });
+    const log = createLogger(new PassThrough());
+    runtimes = createTenantRuntimes({ config, registry, log, search: openSearchEngine(config, log) });
   });
   afterEach(async () => {
     await runtimes.closeAll();

@@ -16,6 +16,7 @@ import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelStatus } from '@odp/model-loader';
 import type { Logger } from './log.js';
+import type { SearchEngine } from './search-engine.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
 import { startTenantRebuild } from './tenant-rebuild.js';
@@ -75,6 +76,7 @@ export interface RuntimeContext {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly log: Logger;
+  readonly search: SearchEngine;
 }
 
 export async function openTenantRuntime(
@@ -84,7 +86,12 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
-  const options = { baseUrl: context.config.baseUrl, secretKey: context.config.secretKey, log: context.log };
+  const options = {
+    baseUrl: context.config.baseUrl,
+    secretKey: context.config.secretKey,
+    log: context.log,
+    search: context.search,
+  };
   const model = await TenantModel.open(tenant.modelSource);
   const logStatus = (status: ModelStatus) => {
     if (status.state !== 'LOADED') {

@@ -7,3 +7,5 @@ export {
 export type { ElasticsearchSearchIndexOptions, VersionedChange } from './search-elasticsearch.js';
 export { SearchIndexer } from './indexer.js';
 export type { SearchIndexerOptions } from './indexer.js';
+export { ElasticsearchEngine } from './engine.js';
+export type { ElasticsearchEngineOptions, TenantElasticsearch } from './engine.js';

@@ -108,14 +108,17 @@ interface Hit {
  * Folds case and accents the way the port promises: lower case, compatibility forms (ligatures,
  * full-width letters) decomposed, combining diacritical marks removed. Marks outside the
  * diacritical blocks (vowel signs of Indic scripts, for instance) are kept: they are letters of
- * the word, not accents.
+ * the word, not accents. Everything but letters, digits and marks becomes a space, so words are
+ * the runs `searchTerms` finds in a query: the standard tokenizer alone would keep
+ * `globex.example` or `o'brien` as one word, and `example` would not be a prefix of a word there.
  */
 export function foldSearchText(text: string): string {
   return text
     .toLowerCase()
     .normalize('NFKD')
     .replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/gu, '')
-    .normalize('NFC');
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ');
 }
 
 export class ElasticsearchSearchIndex implements SearchIndex {

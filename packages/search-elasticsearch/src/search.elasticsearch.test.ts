@@ -30,6 +30,8 @@ describe('foldSearchText', () => {
     ['Ёлка', 'елка'],
     ['한국어 東京', '한국어 東京'],
     ['हिन्दी', 'हिन्दी'],
+    ['carla@globex.example', 'carla globex example'],
+    ["O'Brien-Smith", 'o brien smith'],
   ])('folds %j to %j', (text, folded) => {
     expect(foldSearchText(text)).toBe(folded);
   });
@@ -96,9 +98,14 @@ describeWithEngine('search-elasticsearch', 'ODP_TEST_ELASTICSEARCH_URL', (url) =
       ['a dotted capital I', 'istan', [3]],
       ['CJK ideographs, prefix of a run', '東京', [4]],
       ['a long word beyond the indexed prefixes', 'donaudampfschiff', [5]],
+      ['a word after a dot of an address', 'example', [6]],
     ])('finds %s', async (_label, text, expected) => {
       await put([company(1, 'ﬁnance Ｔｏｋｙｏ'), company(2, 'Αθήνα'), company(3, 'İSTANBUL')]);
-      await put([company(4, '東京都庁'), company(5, 'Donaudampfschifffahrt')]);
+      await put([
+        company(4, '東京都庁'),
+        company(5, 'Donaudampfschifffahrt'),
+        company(6, 'carla@globex.example'),
+      ]);
       expect(await find(text)).toEqual(expected);
     });
 
