@@ -165,6 +165,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   async apply(
     index: string,
     changes: readonly (Omit<VersionedChange, 'version'> & { readonly version?: number })[],
+    refresh: boolean | 'wait_for' = this.refresh,
   ): Promise<void> {
     if (changes.length === 0) return;
     const operations: (estypes.BulkOperationContainer | Record<string, unknown>)[] = [];
@@ -181,16 +182,14 @@ export class ElasticsearchSearchIndex implements SearchIndex {
         operations.push({ delete: { _index: index, _id: change.removeId, ...versioning } });
       }
     }
-    const response = await this.client.bulk({ operations, refresh: this.refresh });
+    const response = await this.client.bulk({ operations, refresh });
     if (!response.errors) return;
     const failure = response.items
       .map((item) => Object.values(item)[0])
+      // An older state than the one indexed: skipping it is the point of versioning. (Removing an
+      // absent entry is no error at all: its result is `not_found`.)
       .find(
-        (result) =>
-          result?.error !== undefined &&
-          result.status !== 404 &&
-          // An older state than the one indexed: skipping it is the point of versioning.
-          result.error.type !== 'version_conflict_engine_exception',
+        (result) => result?.error !== undefined && result.error.type !== 'version_conflict_engine_exception',
       );
     if (failure !== undefined) {
       throw new Error(
@@ -229,11 +228,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
 
   /** The concrete index the alias points at, creating the tenant's first index when there is none. */
   async concreteIndex(): Promise<string> {
-    this.ready ??= this.createFirstIndex().catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
-    await this.ready;
+    await this.ensureIndex();
     const aliases = await this.client.indices.getAlias({ name: this.alias });
     const [index, ...others] = Object.keys(aliases);
     if (index === undefined || others.length > 0) {
@@ -265,7 +260,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
       },
     };
     if (cursor === undefined) {
-      await this.concreteIndex();
+      await this.ensureIndex();
       const pit = (await this.client.openPointInTime({ index: this.alias, keep_alive: this.keepAlive })).id;
       const { hits, pit: current } = await this.pitPage(ranked, pit, undefined, size + 1);
       const page = hits.slice(0, size);
@@ -376,7 +371,8 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     const previous = await this.concreteIndex();
     const position = await this.position(previous);
     const next = `${this.alias}-${Date.now().toString(36)}`;
-    await this.createIndex(next, false);
+    // No refreshes while it fills (nobody searches it yet): one at the end.
+    await this.createIndex(next, false, { refresh_interval: '-1' });
     let count = 0;
     try {
       for (let after: string | null = null; ;) {
@@ -393,11 +389,13 @@ export class ElasticsearchSearchIndex implements SearchIndex {
         await this.apply(
           next,
           documents.map((document) => ({ document, version: position })),
+          false,
         );
         count += documents.length;
         after = objects.at(-1)!.id;
       }
       await this.savePosition(next, position);
+      await this.client.indices.putSettings({ index: next, settings: { refresh_interval: '1s' } });
       await this.client.indices.refresh({ index: next });
       await this.client.indices.updateAliases({
         actions: [
@@ -409,15 +407,31 @@ export class ElasticsearchSearchIndex implements SearchIndex {
       await this.client.indices.delete({ index: next }, { ignore: [404] });
       throw error;
     }
+    // An indexer that saved its position into the old index just after the swap has created it
+    // again (automatic index creation): such leftovers go now.
+    await this.deleteIndexes((name) => name !== next);
     return count;
   }
 
   /** Deletes every index of this tenant (tenant deletion, tests). */
   async drop(): Promise<void> {
-    const aliases = await this.client.indices.getAlias({ name: this.alias }, { ignore: [404] });
-    const indexes = Object.keys(aliases).filter((name) => name.startsWith(`${this.alias}-`));
-    if (indexes.length > 0) await this.client.indices.delete({ index: indexes });
+    await this.deleteIndexes(() => true);
     this.ready = undefined;
+  }
+
+  private async deleteIndexes(which: (name: string) => boolean): Promise<void> {
+    const found = await this.client.indices.get({ index: `${this.alias}-*`, allow_no_indices: true });
+    const names = Object.keys(found).filter(which);
+    if (names.length > 0) await this.client.indices.delete({ index: names }, { ignore: [404] });
+  }
+
+  /** Creates the tenant's first index and alias unless the alias exists (once per instance). */
+  private ensureIndex(): Promise<void> {
+    this.ready ??= this.createFirstIndex().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
   }
 
   private async createFirstIndex(): Promise<void> {
@@ -425,13 +439,18 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     await this.createIndex(`${this.alias}-0`, true);
   }
 
-  private async createIndex(index: string, withAlias: boolean): Promise<void> {
+  private async createIndex(
+    index: string,
+    withAlias: boolean,
+    extraSettings: estypes.IndicesIndexSettings = {},
+  ): Promise<void> {
     try {
       await this.client.indices.create({
         index,
         settings: {
           number_of_shards: this.options.shards ?? 1,
           number_of_replicas: this.options.replicas ?? 1,
+          ...extraSettings,
         },
         mappings: MAPPINGS,
         ...(withAlias ? { aliases: { [this.alias]: { is_write_index: true } } } : {}),

@@ -159,6 +159,14 @@ describeWithEngine('search-elasticsearch', 'ODP_TEST_ELASTICSEARCH_URL', (url) =
         uuid(2),
       ]);
       expect((await search.search({ text: 'alpha', classes: COMPANIES, size: 5 }, acl)).ids).toEqual([]);
+
+      // An indexer that saved its position into the old index just after the swap re-created it.
+      await search.savePosition(before, 8);
+      expect(await client.indices.exists({ index: before })).toBe(true);
+      await search.rebuild(contractModel);
+      expect(await client.indices.exists({ index: before })).toBe(false);
+      expect(await client.indices.exists({ index: after })).toBe(false);
+      expect(await search.position(await search.concreteIndex())).toBe(7);
     });
 
     it('never puts back an older state than the one indexed', async () => {
