@@ -67,6 +67,10 @@ case "${1:-}" in
     mkdir -p "$run_dir/node"
     chown -R nobody "$run_dir/node"
     chmod -R a+rX "$run_dir"
+    runuser -u nobody -- test -w "$run_dir/node" || {
+      echo "elasticsearch: nobody cannot write $run_dir/node (set ODP_ENGINES_RUN to a directory all users can reach)" >&2
+      exit 1
+    }
     port=$(free_port)
     runuser -u nobody -- setsid java -Xms512m -Xmx512m \
       --module-path "$run_dir/home/lib" --add-modules ALL-MODULE-PATH -cp "$run_dir/home/launcher" \
