@@ -14,6 +14,8 @@ import { FileService } from '@odp/files';
 import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { createLogger } from './log.js';
+import { openSearchEngine } from './search-engine.js';
+import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 
@@ -22,7 +24,11 @@ export interface Platform extends AppDeps {
   readonly registry: PlatformRegistry;
   /** What this process shares with the other instances of the deployment. */
   readonly coordination: Coordination;
-  /** Stops the upload sweep, closes runtimes, the registry, the blob store and the coordination. */
+  readonly search: SearchEngine;
+  /**
+   * Stops the upload sweep, closes runtimes, the registry, the blob store, the search engine
+   * connection and the coordination.
+   */
   close(): Promise<void>;
 }
 
@@ -41,6 +47,7 @@ function openBlobStore(config: Config): Promise<BlobStore> {
 export async function openPlatform(config: Config, examplesDir: string): Promise<Platform> {
   const log = createLogger();
   const coordination = await openCoordination(config);
+  const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
   const files = new FileService({
     blobs,
@@ -53,7 +60,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   const store = openPlatformStore(platformDatabasePath(config));
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = openJobQueue(jobsDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files, jobs });
+  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files, jobs, search });
   const stopListening = await coordination.invalidations.subscribe((message) => {
     runtimes
       .apply(message)
@@ -66,6 +73,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     config,
     registry,
     coordination,
+    search,
     runtimes,
     jobs,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
@@ -79,12 +87,16 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       ...(config.redisUrl === null
         ? []
         : [{ name: 'redis', check: async () => void (await coordination.invalidations.generation()) }]),
+      ...(config.search.kind === 'elasticsearch'
+        ? [{ name: 'elasticsearch', check: () => search.verify() }]
+        : []),
     ],
     async close() {
       clearInterval(sweeper);
       await stopListening();
       await runtimes.closeAll();
       await jobs.close();
+      await search.close();
       await registry.close();
       await blobs.close();
       await coordination.close();
@@ -172,6 +184,21 @@ export function configOrExit(): Config {
     if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;
   }
+}
+
+/**
+ * The search engine `ODP_SEARCH` names, once it answers: one that does not is a ConfigError naming
+ * `ODP_ELASTICSEARCH_URL` (an api that cannot search must not start serving).
+ */
+async function openVerifiedSearchEngine(config: Config, log: Platform['log']): Promise<SearchEngine> {
+  const search = openSearchEngine(config, log);
+  try {
+    await search.verify();
+  } catch (error) {
+    await search.close().catch(() => undefined);
+    throw new ConfigError('ODP_ELASTICSEARCH_URL', error instanceof Error ? error.message : String(error));
+  }
+  return search;
 }
 
 /**

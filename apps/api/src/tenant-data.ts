@@ -1,7 +1,7 @@
 /**
  * The data side of a tenant runtime: for the tenant's active model (see `TenantModel`), its
- * SQLite store (`<tenant dir>/documents.sqlite`), its access control and the object service
- * composed from them. A tenant without a usable model has none of these (its data routes answer
+ * SQLite store (`<tenant dir>/documents.sqlite`), its search (see search-engine.ts), its access
+ * control and the object service composed from them. A tenant without a usable model has none of these (its data routes answer
  * 503 naming the model status).
  */
 import path from 'node:path';
@@ -12,10 +12,13 @@ import { DataService, SecretCipher, secretValueReader, systemSettingReader } fro
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
+import type { SearchEngine, TenantSearch } from './search-engine.js';
 
 export interface TenantData {
   readonly model: Model;
   readonly store: SqliteTenantStore;
+  /** The tenant's full-text index: the store's own, or an external one fed from its change events. */
+  readonly search: TenantSearch;
   readonly accessControl: TenantAccessControl;
   readonly data: DataService;
   /** The object service of the `/system/...` routes: the same store, reaching only system classes. */
@@ -36,6 +39,7 @@ export interface TenantDataOptions {
   readonly log: Logger;
   /** The job queue writes relay the jobs of their scripts to (absent: they wait in the outbox). */
   readonly jobs?: JobQueue;
+  readonly search: SearchEngine;
 }
 
 /** Opens the tenant's store and composes access control and the object service for `model`. */
@@ -47,7 +51,7 @@ export async function openTenantData(
   options: TenantDataOptions,
 ): Promise<TenantData> {
   const store = openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) });
-  return compose(tenant, model, store, onChange, options);
+  return compose(tenant, model, store, options.search.tenant(tenant.id, store, model), onChange, options);
 }
 
 /**
@@ -62,17 +66,19 @@ export async function withModel(
   onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  return compose(tenant, model, current.store, onChange, options);
+  return compose(tenant, model, current.store, current.search, onChange, options);
 }
 
 async function compose(
   tenant: TenantRecord,
   model: Model,
   store: SqliteTenantStore,
+  search: TenantSearch,
   onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   await store.applyModel(model);
+  search.useModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
   const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
   const deps: DataServiceDeps = {
@@ -80,24 +86,32 @@ async function compose(
     model,
     store: accessControlledStore(store, accessControl),
     access: accessControl.policy,
-    search: store.search,
+    search: search.index,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(secrets ? { secrets } : {}),
     systemSetting: systemSettingReader(store),
     secretValue: secretValueReader(store, secrets),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.files ? { files: options.files } : {}),
-    onChange,
+    onChange: () => {
+      onChange();
+      search.notify();
+    },
     ...(options.jobs ? { jobs: options.jobs } : {}),
     onRelayError: (error) =>
       options.log.error('job relay failed', { tenantId: tenant.id, error: String(error) }),
   };
+  const close = async () => {
+    await search.close();
+    await store.close();
+  };
   return {
     model,
     store,
+    search,
     accessControl,
     data: new DataService(deps),
     system: new DataService({ ...deps, reach: 'system' }),
-    close: () => store.close(),
+    close,
   };
 }

@@ -8,6 +8,7 @@ import { loadConfig, platformDatabasePath } from '@odp/config';
 import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import { createLogger } from './log.js';
+import { openSearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntime, TenantRuntimes } from './tenant-runtime.js';
 
@@ -24,7 +25,8 @@ describe('TenantRuntimes', () => {
     const config = loadConfig({ ODP_DATA_DIR: dir });
     registry = openPlatformStore(platformDatabasePath(config));
     coordination = createInProcessCoordination();
-    const context = { config, registry, log: createLogger(new PassThrough()), coordination };
+    const log = createLogger(new PassThrough());
+    const context = { config, registry, log, coordination, search: openSearchEngine(config, log) };
     runtimes = createTenantRuntimes(context);
     other = createTenantRuntimes(context);
   });

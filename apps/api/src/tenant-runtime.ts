@@ -25,6 +25,7 @@ import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelStatus } from '@odp/model-loader';
 import type { Logger } from './log.js';
+import type { SearchEngine } from './search-engine.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
 import { startTenantRebuild } from './tenant-rebuild.js';
@@ -102,6 +103,7 @@ export interface RuntimeContext {
   /** The platform's files; each tenant's object service claims and releases its uploads through it. */
   readonly files?: FileService;
   readonly coordination: Coordination;
+  readonly search: SearchEngine;
   /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
   readonly jobs?: JobQueue;
 }
@@ -129,6 +131,7 @@ export async function openTenantRuntime(
     log,
     ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
     ...(context.jobs ? { jobs: context.jobs } : {}),
+    search: context.search,
   };
   /** The newest event seq an announcement named: the next search for the head starts there. */
   let knownHead = 0;
