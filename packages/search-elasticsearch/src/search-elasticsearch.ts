@@ -24,10 +24,17 @@
  * Rebuild: a new index is filled from the store, then the alias is swapped to it atomically and
  * the old index deleted; the indexer's position travels with the index (see {@link position}).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { errors } from '@elastic/elasticsearch';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ValidationError, searchTerms, searchTextOf } from '@odp/core';
+import {
+  ValidationError,
+  invalidSearchCursor,
+  openCursor,
+  sealCursor,
+  searchTerms,
+  searchTextOf,
+} from '@odp/core';
 import type {
   AccessFilter,
   Model,
@@ -467,26 +474,13 @@ export class ElasticsearchSearchIndex implements SearchIndex {
 
   private encodeCursor(fingerprint: string, pit: string, page: readonly Hit[]): string {
     const cursor: Cursor = { q: fingerprint, pit, after: page.at(-1)!.sort };
-    const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');
-    return `${payload}.${this.sign(payload)}`;
+    return sealCursor(cursor, this.options.secret);
   }
 
   private decodeCursor(text: string, fingerprint: string): Cursor {
-    const invalid = new ValidationError('The search cursor is not valid for this query.', [
-      { field: 'cursor', message: 'not a cursor of this query' },
-    ]);
-    const [payload, signature, ...rest] = text.split('.');
-    if (payload === undefined || signature === undefined || rest.length > 0) throw invalid;
-    const expected = Buffer.from(this.sign(payload));
-    const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
-    const cursor = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Cursor;
-    if (cursor.q !== fingerprint) throw invalid;
+    const cursor = openCursor(text, this.options.secret) as Cursor;
+    if (cursor.q !== fingerprint) throw invalidSearchCursor();
     return cursor;
-  }
-
-  private sign(payload: string): string {
-    return createHmac('sha256', this.options.secret).update(payload).digest('base64url').slice(0, 22);
   }
 }
 
