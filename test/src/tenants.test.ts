@@ -399,4 +399,27 @@ describe('the odp command', () => {
       'odp: configuration error: PORT: must be an integer from 1 to 65535 (got "eighty")\n',
     );
   });
+
+  it('stops with one line when the configured search engine does not answer', async () => {
+    const closed = await freePort();
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        ...server.env,
+        PORT: String(await freePort()),
+        ODP_SEARCH: 'elasticsearch',
+        ODP_ELASTICSEARCH_URL: `http://odp:hunter2@127.0.0.1:${closed}`,
+      },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^odp: configuration error: ODP_ELASTICSEARCH_URL: Elasticsearch at http://127\\.0\\.0\\.1:${closed} does not answer: [^\\n]+\\n$`,
+      ),
+    );
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stdout).toBe('');
+  });
 });

@@ -1,6 +1,8 @@
 /**
- * The composition root of the tenant document store: which adapter holds every tenant's objects
- * (and its search index), chosen once from the typed configuration (`ODP_STORE`).
+ * The composition root of the tenant document store: which adapter holds every tenant's objects,
+ * chosen once from the typed configuration (`ODP_STORE`). Each store keeps its own search index;
+ * which index the services search is chosen apart, by `ODP_SEARCH` (search-engine.ts): the store's
+ * own by default, or Elasticsearch fed from the store's change events, whichever the store.
  *
  * - `sqlite` (the embedded default): one file `<tenant dir>/documents.sqlite` per tenant.
  * - `mongodb`: one database `odp_<tenant id>` per tenant on the server of `ODP_MONGODB_URL`, over
@@ -19,7 +21,7 @@ import {
 } from '@odp/store-mongodb';
 import { openTenantStore } from '@odp/store-sqlite';
 
-/** A tenant's store with the search index it keeps (`maintainedByStore`) or is paired with. */
+/** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
 export type DocumentStore = TenantStore & { readonly search: SearchIndex };
 
 export interface DocumentStores {

@@ -15,6 +15,8 @@ import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
 import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
+import { openSearchEngine } from './search-engine.js';
+import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 
@@ -23,9 +25,10 @@ export interface Platform extends AppDeps {
   readonly registry: PlatformRegistry;
   /** What this process shares with the other instances of the deployment. */
   readonly coordination: Coordination;
+  readonly search: SearchEngine;
   /**
-   * Stops the upload sweep, closes runtimes, the document stores, the registry, the blob store and
-   * the coordination.
+   * Stops the upload sweep, closes runtimes, the document stores, the registry, the blob store, the
+   * search engine connection and the coordination.
    */
   close(): Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   const log = createLogger();
   const stores = await openDocumentStores(config);
   const coordination = await openCoordination(config);
+  const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
   const files = new FileService({
     blobs,
@@ -60,7 +64,16 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   const store = openPlatformStore(platformDatabasePath(config));
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = openJobQueue(jobsDatabasePath(config));
-  const runtimes = createTenantRuntimes({ config, registry, log, coordination, files, jobs, stores });
+  const runtimes = createTenantRuntimes({
+    config,
+    registry,
+    log,
+    coordination,
+    files,
+    jobs,
+    stores,
+    search,
+  });
   const stopListening = await coordination.invalidations.subscribe((message) => {
     runtimes
       .apply(message)
@@ -73,6 +86,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     config,
     registry,
     coordination,
+    search,
     runtimes,
     jobs,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
@@ -86,6 +100,9 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       ...(config.redisUrl === null
         ? []
         : [{ name: 'redis', check: async () => void (await coordination.invalidations.generation()) }]),
+      ...(config.search.kind === 'elasticsearch'
+        ? [{ name: 'elasticsearch', check: () => search.verify() }]
+        : []),
     ],
     async close() {
       clearInterval(sweeper);
@@ -93,6 +110,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       await runtimes.closeAll();
       await stores.close();
       await jobs.close();
+      await search.close();
       await registry.close();
       await blobs.close();
       await coordination.close();
@@ -180,6 +198,21 @@ export function configOrExit(): Config {
     if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;
   }
+}
+
+/**
+ * The search engine `ODP_SEARCH` names, once it answers: one that does not is a ConfigError naming
+ * `ODP_ELASTICSEARCH_URL` (an api that cannot search must not start serving).
+ */
+async function openVerifiedSearchEngine(config: Config, log: Platform['log']): Promise<SearchEngine> {
+  const search = openSearchEngine(config, log);
+  try {
+    await search.verify();
+  } catch (error) {
+    await search.close().catch(() => undefined);
+    throw new ConfigError('ODP_ELASTICSEARCH_URL', error instanceof Error ? error.message : String(error));
+  }
+  return search;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The data side of a tenant runtime: for the tenant's active model (see `TenantModel`), its
- * document store (of the configured adapter, see document-stores.ts), its access control and the
- * object service composed from them. A tenant without a usable model has none of these (its data
- * routes answer 503 naming the model status).
+ * document store (of the configured adapter, see document-stores.ts), its search (see
+ * search-engine.ts), its access control and the object service composed from them. A tenant
+ * without a usable model has none of these (its data routes answer 503 naming the model status).
  */
 import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
@@ -10,10 +10,13 @@ import type { DataLimits, DataServiceDeps } from '@odp/data';
 import { DataService, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import type { DocumentStore, DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
+import type { SearchEngine, TenantSearch } from './search-engine.js';
 
 export interface TenantData {
   readonly model: Model;
   readonly store: DocumentStore;
+  /** The tenant's full-text index: the store's own, or an external one fed from its change events. */
+  readonly search: TenantSearch;
   readonly accessControl: TenantAccessControl;
   readonly data: DataService;
   /** The object service of the `/system/...` routes: the same store, reaching only system classes. */
@@ -34,6 +37,7 @@ export interface TenantDataOptions {
   readonly jobs?: JobQueue;
   /** Where tenant stores are opened (the configured adapter). */
   readonly stores: DocumentStores;
+  readonly search: SearchEngine;
 }
 
 /** Opens the tenant's store and composes access control and the object service for `model`. */
@@ -45,7 +49,7 @@ export async function openTenantData(
   options: TenantDataOptions,
 ): Promise<TenantData> {
   const store = await options.stores.open(tenant, dataDir);
-  return compose(tenant, model, store, onChange, options);
+  return compose(tenant, model, store, options.search.tenant(tenant.id, store, model), onChange, options);
 }
 
 /**
@@ -60,17 +64,19 @@ export async function withModel(
   onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
-  return compose(tenant, model, current.store, onChange, options);
+  return compose(tenant, model, current.store, current.search, onChange, options);
 }
 
 async function compose(
   tenant: TenantRecord,
   model: Model,
   store: DocumentStore,
+  search: TenantSearch,
   onChange: () => void,
   options: TenantDataOptions,
 ): Promise<TenantData> {
   await store.applyModel(model);
+  search.useModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
   const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
   const deps: DataServiceDeps = {
@@ -78,24 +84,32 @@ async function compose(
     model,
     store: accessControlledStore(store, accessControl),
     access: accessControl.policy,
-    search: store.search,
+    search: search.index,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(secrets ? { secrets } : {}),
     systemSetting: systemSettingReader(store),
     secretValue: secretValueReader(store, secrets),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.files ? { files: options.files } : {}),
-    onChange,
+    onChange: () => {
+      onChange();
+      search.notify();
+    },
     ...(options.jobs ? { jobs: options.jobs } : {}),
     onRelayError: (error) =>
       options.log.error('job relay failed', { tenantId: tenant.id, error: String(error) }),
   };
+  const close = async () => {
+    await search.close();
+    await store.close();
+  };
   return {
     model,
     store,
+    search,
     accessControl,
     data: new DataService(deps),
     system: new DataService({ ...deps, reach: 'system' }),
-    close: () => store.close(),
+    close,
   };
 }

@@ -4,7 +4,8 @@
  * and the current model, in two phases reported on the tenant's RebuildTracker (docs/search.md):
  *
  * 1. `derivedData`: class membership, the typed value index and the full-text index entry of every
- *    object (SearchIndex.rebuild; the embedded store re-derives all three in one transaction).
+ *    object (SearchIndex.rebuild; the embedded store re-derives all three in one transaction); with
+ *    an external search index (ODP_SEARCH=elasticsearch), that index is then rebuilt from the store.
  * 2. `accessControl`: every ACL row and holding, as `rebuildAccessControl` does.
  *
  * Stored values - field values, formula results, links, history - are the source, not derived data:
@@ -37,7 +38,9 @@ export function startTenantRebuild(
       progress(0, 'derivedData');
       await nextTurn();
       const data = current();
-      progress(await data.store.search.rebuild(data.model), 'derivedData');
+      let processed = await data.store.search.rebuild(data.model);
+      if (!data.search.index.maintainedByStore) processed = await data.search.index.rebuild(data.model);
+      progress(processed, 'derivedData');
       await nextTurn();
       progress(0, 'accessControl');
       await current().accessControl.rebuild((processed) => progress(processed));

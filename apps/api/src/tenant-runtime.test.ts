@@ -9,6 +9,7 @@ import { openPlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
+import { openSearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntime, TenantRuntimes } from './tenant-runtime.js';
 
@@ -25,12 +26,14 @@ describe('TenantRuntimes', () => {
     const config = loadConfig({ ODP_DATA_DIR: dir });
     registry = openPlatformStore(platformDatabasePath(config));
     coordination = createInProcessCoordination();
+    const log = createLogger(new PassThrough());
     const context = {
       config,
       registry,
-      log: createLogger(new PassThrough()),
+      log,
       coordination,
       stores: await openDocumentStores(config),
+      search: openSearchEngine(config, log),
     };
     runtimes = createTenantRuntimes(context);
     other = createTenantRuntimes(context);

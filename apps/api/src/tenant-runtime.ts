@@ -26,6 +26,7 @@ import { TenantModel } from '@odp/model-loader';
 import type { ModelStatus } from '@odp/model-loader';
 import type { DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
+import type { SearchEngine } from './search-engine.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
 import { startTenantRebuild } from './tenant-rebuild.js';
@@ -105,6 +106,7 @@ export interface RuntimeContext {
   readonly coordination: Coordination;
   /** Where the tenants' document stores are opened (see document-stores.ts). */
   readonly stores: DocumentStores;
+  readonly search: SearchEngine;
   /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
   readonly jobs?: JobQueue;
 }
@@ -133,6 +135,7 @@ export async function openTenantRuntime(
     stores: context.stores,
     ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
     ...(context.jobs ? { jobs: context.jobs } : {}),
+    search: context.search,
   };
   /** The newest event seq an announcement named: the next search for the head starts there. */
   let knownHead = 0;

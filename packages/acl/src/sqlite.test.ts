@@ -109,4 +109,36 @@ describe('access control on the example model over SQLite', () => {
       before.sort((a, b) => (a.acId < b.acId ? -1 : 1)),
     );
   });
+
+  it('an object whose ACL rows a write re-derives gets an update event, though its values did not change', async () => {
+    const line = fixture.object('l3');
+    const invoiceId = line.links['crm.invoiceLine#invoice']?.[0] ?? '';
+    const invoice = fixture.object(invoiceId);
+    const before = await fixture.store.aclRowsOf('l3');
+    const head = (await fixture.store.eventsAfter(0, 10_000)).at(-1)?.seq ?? 0;
+    await fixture.acl.write({
+      put: [{ ...invoice, links: { ...invoice.links, 'crm.invoice#client': ['acme'] } }],
+      events: [
+        { type: 'update', objectId: invoiceId, classes: invoice.classes, at: '2031-01-01T00:00:00.000Z' },
+      ],
+    });
+    expect(await fixture.store.aclRowsOf('l3')).not.toEqual(before);
+    const events = await fixture.store.eventsAfter(head, 100);
+    expect(events.map((event) => [event.type, event.objectId])).toEqual(
+      expect.arrayContaining([
+        ['update', invoiceId],
+        ['update', 'l3'],
+      ]),
+    );
+    expect(events.find((event) => event.objectId === 'l3')?.classes).toEqual(line.classes);
+    // Objects whose rows stay the same get no event: a second identical write adds only its own.
+    const again = (await fixture.store.eventsAfter(0, 10_000)).at(-1)?.seq ?? 0;
+    await fixture.acl.write({
+      put: [{ ...invoice, links: { ...invoice.links, 'crm.invoice#client': ['acme'] } }],
+      events: [
+        { type: 'update', objectId: invoiceId, classes: invoice.classes, at: '2031-01-01T00:00:01.000Z' },
+      ],
+    });
+    expect((await fixture.store.eventsAfter(again, 100)).map((event) => event.objectId)).toEqual([invoiceId]);
+  });
 });

@@ -4,7 +4,7 @@
  * Build a new instance when the tenant's model changes.
  */
 import { NotFoundError, UNRESTRICTED } from '@odp/core';
-import type { Model, ProfileDirectory, TenantStore, WriteBatch } from '@odp/core';
+import type { AclRow, Model, ProfileDirectory, TenantStore, WriteBatch } from '@odp/core';
 import { accessControlReport, recordAccessReport } from './audit.js';
 import type { AccessControlReport, RecordAccessReport } from './audit.js';
 import { AclPolicy } from './decisions.js';
@@ -73,10 +73,40 @@ export class TenantAccessControl {
   write(batch: WriteBatch): Promise<void> {
     return this.exclusive(async () => {
       const derived = batch.aclRows !== undefined || batch.holdings !== undefined;
-      const complete = derived ? batch : { ...batch, ...(await this.changesFor(batch)) };
+      const complete = derived ? batch : await this.withAclChanges(batch);
       await this.store.write(complete);
       if ((complete.holdings ?? []).length > 0) this.held.invalidate();
     });
+  }
+
+  /**
+   * `batch` with the ACL rows and holdings it changes, and an `update` event for every other object
+   * whose ACL rows the batch changes (who may read it changes although its values do not), so event
+   * streams and indexes fed from the event log (an external search index holds the acIds of each
+   * object) learn of it.
+   */
+  private async withAclChanges(batch: WriteBatch): Promise<WriteBatch> {
+    const parts = await this.changesFor(batch);
+    const written = new Set([...(batch.put ?? []).map((object) => object.id), ...(batch.delete ?? [])]);
+    const rowKey = (row: AclRow) => `${row.acId}\u0000${row.nodeId}\u0000${row.definition}`;
+    const changedIds: string[] = [];
+    for (const entry of parts.aclRows) {
+      if (written.has(entry.objectId)) continue;
+      const stored = new Set((await this.store.aclRowsOf(entry.objectId)).map(rowKey));
+      const next = new Set(entry.rows.map(rowKey));
+      if (stored.size !== next.size || [...next].some((key) => !stored.has(key)))
+        changedIds.push(entry.objectId);
+    }
+    if (changedIds.length === 0) return { ...batch, ...parts };
+    const at = batch.events?.[0]?.at ?? new Date().toISOString();
+    const reached = await this.store.getMany(changedIds, UNRESTRICTED);
+    const events = reached.map((object) => ({
+      type: 'update' as const,
+      objectId: object.id,
+      classes: object.classes,
+      at,
+    }));
+    return { ...batch, ...parts, events: [...(batch.events ?? []), ...events] };
   }
 
   /** Starts a full re-derivation on `tracker` (throws ConflictError while a rebuild runs). */

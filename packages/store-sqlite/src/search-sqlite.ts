@@ -17,9 +17,9 @@
  * (object keys are never reused). Cursors are HMAC-signed: a forged, damaged or foreign cursor is
  * a ValidationError.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { ValidationError, searchTerms } from '@odp/core';
+import { ValidationError, invalidSearchCursor, openCursor, sealCursor, searchTerms } from '@odp/core';
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import { compileAccess } from './tenant-query.js';
 import type { KeyLookup, Sql } from './tenant-query.js';
@@ -213,28 +213,15 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private encodeCursor(cursor: Cursor): string {
-    const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');
-    return `${payload}.${this.sign(payload)}`;
+    return sealCursor(cursor, this.context.secret);
   }
 
   private decodeCursor(text: string, fingerprint: string): Cursor {
-    const invalid = new ValidationError('The search cursor is not valid for this query.', [
-      { field: 'cursor', message: 'not a cursor of this query' },
-    ]);
-    const [payload, signature, ...rest] = text.split('.');
-    if (payload === undefined || signature === undefined || rest.length > 0) throw invalid;
-    const expected = Buffer.from(this.sign(payload));
-    const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
-    const cursor = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Cursor;
+    const cursor = openCursor(text, this.context.secret) as Cursor;
     // A bm25 cursor of the schema before frozen rankings has no page: it cannot be continued.
     if (cursor.q !== fingerprint || (cursor.mode === 'rank' && typeof cursor.page !== 'string')) {
-      throw invalid;
+      throw invalidSearchCursor();
     }
     return cursor;
-  }
-
-  private sign(payload: string): string {
-    return createHmac('sha256', this.context.secret).update(payload).digest('base64url').slice(0, 22);
   }
 }

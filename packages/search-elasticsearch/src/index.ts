@@ -1,0 +1,11 @@
+export {
+  ElasticsearchSearchIndex,
+  foldSearchText,
+  LONG_PREFIX_EXPANSIONS,
+  PREFIX_MAX_CHARS,
+} from './search-elasticsearch.js';
+export type { ElasticsearchSearchIndexOptions, VersionedChange } from './search-elasticsearch.js';
+export { SearchIndexer } from './indexer.js';
+export type { SearchIndexerOptions } from './indexer.js';
+export { ElasticsearchEngine } from './engine.js';
+export type { ElasticsearchEngineOptions, TenantElasticsearch } from './engine.js';
