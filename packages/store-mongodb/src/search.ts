@@ -13,8 +13,8 @@
  *   the query, so following pages list each first-page match once in the first page's order,
  *   leaving out those deleted or hidden since.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ValidationError, searchTerms } from '@odp/core';
+import { randomBytes } from 'node:crypto';
+import { invalidSearchCursor, openCursor, sealCursor, searchTerms } from '@odp/core';
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import type { Collection } from 'mongodb';
 import { compareText, searchFields, searchWords } from './documents.js';
@@ -36,8 +36,6 @@ export interface MongoSearchContext {
   /** Re-derives every object's derived fields (search words included); resolves the count. */
   readonly rebuild: (model: Model) => Promise<number>;
 }
-
-const SIGNATURE_LENGTH = 22;
 
 interface Cursor {
   /** The frozen page list. */
@@ -72,7 +70,7 @@ export class MongoSearchIndex implements SearchIndex {
     if (query.cursor !== undefined) {
       const cursor = this.readCursor(query.cursor, signature);
       const page = await this.context.pages.findOne({ _id: cursor.p });
-      if (page === null) throw invalidCursor('This search cursor has expired; search again.');
+      if (page === null) throw invalidSearchCursor('This search cursor has expired; search again.');
       return this.pageOf(page, cursor.o, query.size, signature, access);
     }
     if (terms.length === 0) return { ids: [], next: null };
@@ -138,42 +136,22 @@ export class MongoSearchIndex implements SearchIndex {
   }
 
   private writeCursor(cursor: Cursor): string {
-    const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');
-    return `${payload}.${this.sign(payload)}`;
+    return sealCursor(cursor, this.context.secret);
   }
 
   /** The cursor's content; ValidationError when it is damaged, forged or of another query. */
   private readCursor(text: string, signature: string): Cursor {
-    const [payload, mac, ...rest] = text.split('.');
-    if (payload === undefined || mac === undefined || rest.length > 0) throw invalidCursor();
-    const expected = Buffer.from(this.sign(payload));
-    const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor();
-    let cursor: Cursor;
-    try {
-      cursor = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Cursor;
-    } catch {
-      throw invalidCursor();
-    }
+    const cursor = openCursor(text, this.context.secret) as Partial<Cursor> | null;
     if (
+      cursor === null ||
+      typeof cursor !== 'object' ||
       cursor.q !== signature ||
       typeof cursor.p !== 'string' ||
       !Number.isInteger(cursor.o) ||
-      cursor.o < 0
+      (cursor.o ?? -1) < 0
     ) {
-      throw invalidCursor();
+      throw invalidSearchCursor();
     }
-    return cursor;
+    return cursor as Cursor;
   }
-
-  private sign(payload: string): string {
-    return createHmac('sha256', this.context.secret)
-      .update(payload)
-      .digest('base64url')
-      .slice(0, SIGNATURE_LENGTH);
-  }
-}
-
-function invalidCursor(message = 'The cursor is not valid for this search.'): ValidationError {
-  return new ValidationError(message, [{ field: 'cursor', message: 'is not valid for this search' }]);
 }
