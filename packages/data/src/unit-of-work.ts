@@ -24,12 +24,20 @@ import type {
 /** How often a unit of work runs before a persisting conflict is answered with 409. */
 export const WRITE_ATTEMPTS = 10;
 
+/** The longest wait between two attempts of a unit of work. */
+const MAX_RETRY_WAIT_MS = 2_000;
+
 /**
  * Runs `unit` (one whole read-decide-write unit of work) until its write is not refused by a
- * concurrent change, waiting a little longer (with jitter) before each new attempt.
+ * concurrent change. Before each new attempt it waits a random time (full jitter) in a window that
+ * doubles with every attempt and is scaled by how long the refused attempt took: writers that lost
+ * together then retry spread over several attempt durations instead of meeting again on the next
+ * version, on a store whose attempt takes a millisecond (SQLite) as on one whose attempt takes a
+ * few hundred (a document server that scans).
  */
 export async function withWriteRetries<T>(unit: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
     try {
       return await unit();
     } catch (error) {
@@ -37,7 +45,8 @@ export async function withWriteRetries<T>(unit: () => Promise<T>): Promise<T> {
       if (attempt >= WRITE_ATTEMPTS) {
         throw new ConflictError('The object kept changing while this write was applied; try again.');
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      const window = Math.min(MAX_RETRY_WAIT_MS, Math.max(5, Date.now() - started) * 2 ** (attempt - 1));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * window));
     }
   }
 }
