@@ -22,7 +22,9 @@ afterEach(() => {
   for (const stream of streams.splice(0)) stream.close();
 });
 
-async function connect(options: { key?: string; lastEventId?: number } = {}): Promise<EventStreamClient> {
+async function connect(
+  options: { key?: string; lastEventId?: number; href?: string } = {},
+): Promise<EventStreamClient> {
   const stream = await openEventStream(api, options);
   streams.push(stream);
   return stream;
@@ -106,5 +108,98 @@ describe('change event stream', () => {
   it('answers 401 without a credential', async () => {
     const res = await fetch(`${api.server.baseUrl}${api.path('/eventStream')}`);
     expect(res.status).toBe(401);
+  });
+});
+
+describe('stream tokens (an EventSource sends no headers)', () => {
+  interface IssuedToken {
+    token: string;
+    expiresAt: string;
+    href: string;
+  }
+  const issue = async (key?: string): Promise<IssuedToken> => {
+    const res = await api.call('GET', '/eventStream/token', { key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    return (await res.json()) as IssuedToken;
+  };
+  const statusOf = async (href: string, headers: Record<string, string> = {}) => {
+    const abort = new AbortController();
+    const res = await fetch(`${api.server.baseUrl}${href}`, { headers, signal: abort.signal });
+    const status = res.status;
+    abort.abort();
+    return status;
+  };
+
+  it('issues a token valid for 15 minutes whose href opens the stream without a credential', async () => {
+    const before = Date.now();
+    const issued = await issue();
+    expect(issued.href).toBe(api.path(`/eventStream?token=${encodeURIComponent(issued.token)}`));
+    const ttl = Date.parse(issued.expiresAt) - before;
+    expect(ttl).toBeGreaterThan(14 * 60 * 1000);
+    expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000 + 1000);
+    const stream = await connect({ href: issued.href });
+    expect(stream.response.status).toBe(200);
+    const id = await api.create('companies', { legalName: 'Token stream' });
+    const [event] = await stream.take(1);
+    expect(event).toMatchObject({ event: 'create', data: { href: api.href('companies', id) } });
+  });
+
+  it("streams as the token's account: a member's token carries only what the member may read", async () => {
+    const profileId = await createProfile(api, { sub: 'token-ann', role: 'member', objectId: DEMO.ann });
+    const mine = await connect({ href: (await issue(await createProfileKey(api, profileId))).href });
+    const everything = await connect();
+
+    await api.create('companies', { legalName: 'Not for Ann either' });
+    expect(
+      (await api.call('PATCH', `/persons/${DEMO.ann}`, { body: { birthDate: '1984-05-14' } })).status,
+    ).toBe(204);
+
+    expect((await everything.take(2)).map((event) => event.data['type'])).toEqual(['create', 'update']);
+    const seen = await mine.drain(1500);
+    expect(seen.map((event) => event.data['href'])).toEqual([api.href('persons', DEMO.ann)]);
+  });
+
+  it.each([
+    ['a forged token', (token: string) => `${token.slice(0, -4)}AAAA`],
+    ['a token of another tenant', null],
+    ['no token', () => ''],
+  ])('refuses %s with 401', async (_label, mutate) => {
+    const { token } = await issue();
+    if (mutate === null) {
+      const other = await api.server.odp([
+        'tenant',
+        'create',
+        '--name',
+        'Token other',
+        '--model',
+        'examples/models/crm',
+      ]);
+      const href = `/data/${String(other['id'])}/eventStream?token=${encodeURIComponent(token)}`;
+      expect(await statusOf(href)).toBe(401);
+      await api.server.odp(['tenant', 'delete', '--id', String(other['id'])]);
+      return;
+    }
+    expect(await statusOf(api.path(`/eventStream?token=${encodeURIComponent(mutate(token))}`))).toBe(401);
+  });
+
+  it('counts as a credential: a token together with an API key is 401 (one credential per request)', async () => {
+    const { href } = await issue();
+    expect(await statusOf(href, { 'X-API-Key': api.systemKey })).toBe(401);
+  });
+
+  it('opens nothing but the event stream: the same token on a list is no credential (401)', async () => {
+    const { token } = await issue();
+    expect(await statusOf(api.path(`/companies?token=${encodeURIComponent(token)}`))).toBe(401);
+  });
+
+  it("stops working once the token's profile is suspended, and works again once it is activated", async () => {
+    const profile = await createProfile(api, { sub: 'token-suspended', role: 'viewer' });
+    const { href } = await issue(await createProfileKey(api, profile));
+    expect(await statusOf(href)).toBe(200);
+    await api.server.odp(['profile', 'suspend', '--tenant', api.tenant, '--id', profile]);
+    expect(await statusOf(href)).toBe(401);
+    await api.server.odp(['profile', 'activate', '--tenant', api.tenant, '--id', profile]);
+    expect(await statusOf(href)).toBe(200);
   });
 });

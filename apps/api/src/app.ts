@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { NotFoundError, RateLimitedError } from '@odp/core';
 import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
-import type { TokenVerifier } from '@odp/auth';
+import type { StreamTokens, TokenVerifier } from '@odp/auth';
 import type { FileService } from '@odp/files';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
@@ -48,6 +48,8 @@ export interface AppDeps {
   readonly now: () => Date;
   /** The engines `GET /ready` checks: every one the configuration names. */
   readonly readiness: readonly ReadinessCheck[];
+  /** Issues and opens the tokens that open an event stream without headers (`EventSource`). */
+  readonly streamTokens: StreamTokens;
 }
 
 /**
@@ -68,7 +70,14 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   app.use(securityHeaders);
   app.use(requestLog(deps.log));
   app.use(cors());
-  app.use(authentication({ registry: deps.registry, tokens: deps.tokens, now: deps.now }));
+  app.use(
+    authentication({
+      registry: deps.registry,
+      tokens: deps.tokens,
+      now: deps.now,
+      streamTokens: deps.streamTokens,
+    }),
+  );
   app.use(tenantFairShare(deps.config.tenantExpensiveRequests));
   // The model push webhook signs the raw body, so it reads the body itself.
   app.use(onBranches(['admin'], modelWebhookRoutes(deps)));

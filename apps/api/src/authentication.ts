@@ -1,6 +1,12 @@
 import { UnauthenticatedError } from '@odp/core';
 import { assertRoleAllows, authenticate } from '@odp/auth';
-import type { AuthenticateDeps, RouteScope } from '@odp/auth';
+import type {
+  Authentication,
+  AuthenticateDeps,
+  CredentialHeaders,
+  RouteScope,
+  StreamTokens,
+} from '@odp/auth';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { setAuthentication } from './context.js';
 
@@ -65,20 +71,47 @@ function credentialHeader(req: Request, name: string): string | undefined {
  * Authenticates every request except `/binaries/...` (OPTIONS preflights are answered earlier by
  * `cors()`), then applies the coarse role check, so both run before any route touches tenant data.
  */
-export function authentication(deps: AuthenticateDeps): RequestHandler {
+export function authentication(deps: AuthenticateDeps & { streamTokens: StreamTokens }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const shape = routeShape(req.path);
     if (OPEN_BRANCHES.has(shape.branch) || (req.method === 'POST' && SELF_AUTHENTICATED.test(req.path))) {
       next();
       return;
     }
-    const result = await authenticate(
-      { apiKey: credentialHeader(req, 'x-api-key'), authorization: credentialHeader(req, 'authorization') },
-      shape.scope,
-      deps,
-    );
+    const headers = {
+      apiKey: credentialHeader(req, 'x-api-key'),
+      authorization: credentialHeader(req, 'authorization'),
+    };
+    const streamToken = eventStreamToken(req, shape);
+    const result =
+      streamToken === null
+        ? await authenticate(headers, shape.scope, deps)
+        : await authenticateStreamToken(streamToken, headers, shape.scope, deps);
     if (result.kind === 'tenant') assertRoleAllows(result.account, req.method, shape.branch);
     setAuthentication(res, result);
     next();
   };
+}
+
+const EVENT_STREAM = /^\/data\/[^/]+\/eventStream\/?$/;
+
+/** The `token` query parameter of a GET of a tenant's event stream (the only route it opens), or null. */
+function eventStreamToken(req: Request, shape: RouteShape): string | null {
+  if (req.method !== 'GET' || shape.scope.kind !== 'tenant' || !EVENT_STREAM.test(req.path)) return null;
+  return new URL(req.originalUrl, 'http://localhost').searchParams.get('token');
+}
+
+/** A stream token is the request's one credential: with a credential header too, or invalid, 401. */
+async function authenticateStreamToken(
+  token: string,
+  headers: CredentialHeaders,
+  scope: RouteScope,
+  deps: AuthenticateDeps & { streamTokens: StreamTokens },
+): Promise<Authentication> {
+  if (headers.apiKey !== undefined || headers.authorization !== undefined || scope.kind !== 'tenant') {
+    throw new UnauthenticatedError();
+  }
+  const account = await deps.streamTokens.open(token, scope.tenantId, deps.registry, deps.now());
+  if (account === null) throw new UnauthenticatedError();
+  return { kind: 'tenant', tenantId: scope.tenantId, account };
 }

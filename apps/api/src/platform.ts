@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
-import { createTokenVerifier } from '@odp/auth';
+import { createTokenVerifier, StreamTokens } from '@odp/auth';
 import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
 import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
@@ -94,6 +94,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     files,
     examplesDir,
     now: () => new Date(),
+    streamTokens: new StreamTokens(config.secretKey),
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
       { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },

@@ -1,6 +1,5 @@
-import { createServer } from 'node:net';
 import type { Coordination } from '@odp/core';
-import { describeCoordinationContract, describeWithEngine } from '@odp/core/contract';
+import { describeCoordinationContract, describeWithEngine, freePort } from '@odp/core/contract';
 import { openRedisCoordination, RedisUnreachableError } from './redis-coordination.js';
 
 describeWithEngine('Redis coordination', 'ODP_TEST_REDIS_URL', (url) => {
@@ -27,7 +26,7 @@ describeWithEngine('Redis coordination', 'ODP_TEST_REDIS_URL', (url) => {
 
 describe('openRedisCoordination without a server', () => {
   it('refuses with one line naming host and port, never the password', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     let thrown: unknown;
     let opened: Coordination | undefined;
     try {
@@ -41,17 +40,3 @@ describe('openRedisCoordination without a server', () => {
     expect(message).toBe(`no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)`);
   });
 });
-
-/** A port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}

@@ -14,4 +14,4 @@ export { createInProcessCoordination } from './in-process-coordination.js';
 export { sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';
-export { invalidSearchCursor, openCursor, sealCursor } from './search-cursor.js';
+export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';

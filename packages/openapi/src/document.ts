@@ -327,6 +327,27 @@ function tenantPaths(): Record<string, PathItem> {
         },
       },
     },
+    '/data/{tenant}/eventStream/token': {
+      get: {
+        operationId: 'eventStreamToken',
+        summary: 'A token that opens the event stream without a credential header (for EventSource)',
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              properties: {
+                token: { type: 'string' },
+                expiresAt: { type: 'string', format: 'date-time' },
+                href: { type: 'string' },
+              },
+              required: ['token', 'expiresAt', 'href'],
+            },
+            'The token and the stream URL that carries it.',
+          ),
+          ...problems('401', '403', '503'),
+        },
+      },
+    },
     '/data/{tenant}/loadDefaultData': {
       post: {
         operationId: 'loadDefaultData',

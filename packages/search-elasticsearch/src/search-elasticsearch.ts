@@ -27,14 +27,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@elastic/elasticsearch';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import {
-  ValidationError,
-  invalidSearchCursor,
-  openCursor,
-  sealCursor,
-  searchTerms,
-  searchTextOf,
-} from '@odp/core';
+import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms, searchTextOf } from '@odp/core';
 import type {
   AccessFilter,
   Model,
@@ -474,11 +467,12 @@ export class ElasticsearchSearchIndex implements SearchIndex {
 
   private encodeCursor(fingerprint: string, pit: string, page: readonly Hit[]): string {
     const cursor: Cursor = { q: fingerprint, pit, after: page.at(-1)!.sort };
-    return sealCursor(cursor, this.options.secret);
+    return seal(cursor, this.options.secret);
   }
 
   private decodeCursor(text: string, fingerprint: string): Cursor {
-    const cursor = openCursor(text, this.options.secret) as Cursor;
+    const cursor = unseal(text, this.options.secret) as Cursor | null;
+    if (cursor === null) throw invalidSearchCursor();
     if (cursor.q !== fingerprint) throw invalidSearchCursor();
     return cursor;
   }

@@ -14,7 +14,7 @@
  *   leaving out those deleted or hidden since.
  */
 import { randomBytes } from 'node:crypto';
-import { invalidSearchCursor, openCursor, sealCursor, searchTerms } from '@odp/core';
+import { invalidSearchCursor, seal, searchTerms, unseal } from '@odp/core';
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import type { Collection } from 'mongodb';
 import { compareText, searchFields, searchWords } from './documents.js';
@@ -136,12 +136,12 @@ export class MongoSearchIndex implements SearchIndex {
   }
 
   private writeCursor(cursor: Cursor): string {
-    return sealCursor(cursor, this.context.secret);
+    return seal(cursor, this.context.secret);
   }
 
   /** The cursor's content; ValidationError when it is damaged, forged or of another query. */
   private readCursor(text: string, signature: string): Cursor {
-    const cursor = openCursor(text, this.context.secret) as Partial<Cursor> | null;
+    const cursor = unseal(text, this.context.secret) as Partial<Cursor> | null;
     if (
       cursor === null ||
       typeof cursor !== 'object' ||

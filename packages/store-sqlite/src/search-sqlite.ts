@@ -19,7 +19,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { ValidationError, invalidSearchCursor, openCursor, sealCursor, searchTerms } from '@odp/core';
+import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms } from '@odp/core';
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import { compileAccess } from './tenant-query.js';
 import type { KeyLookup, Sql } from './tenant-query.js';
@@ -213,11 +213,12 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private encodeCursor(cursor: Cursor): string {
-    return sealCursor(cursor, this.context.secret);
+    return seal(cursor, this.context.secret);
   }
 
   private decodeCursor(text: string, fingerprint: string): Cursor {
-    const cursor = openCursor(text, this.context.secret) as Cursor;
+    const cursor = unseal(text, this.context.secret) as Cursor | null;
+    if (cursor === null) throw invalidSearchCursor();
     // A bm25 cursor of the schema before frozen rankings has no page: it cannot be continued.
     if (cursor.q !== fingerprint || (cursor.mode === 'rank' && typeof cursor.page !== 'string')) {
       throw invalidSearchCursor();

@@ -79,15 +79,20 @@ export class EventStreamClient {
   }
 }
 
-/** Connects to the tenant's event stream on `api`'s server; resolves once the response headers arrived. */
+/**
+ * Connects to the tenant's event stream on `api`'s server (with a key, or through a stream token's
+ * `href`); resolves once the response headers arrived.
+ */
 export async function openEventStream(
   api: DataApi,
-  options: { key?: string; lastEventId?: number } = {},
+  options: { key?: string; lastEventId?: number; href?: string } = {},
 ): Promise<EventStreamClient> {
   const abort = new AbortController();
-  const headers: Record<string, string> = { 'X-API-Key': options.key ?? api.systemKey };
+  // With `href` (a stream token's URL) no credential header is sent, as from a browser's EventSource.
+  const headers: Record<string, string> =
+    options.href === undefined ? { 'X-API-Key': options.key ?? api.systemKey } : {};
   if (options.lastEventId !== undefined) headers['Last-Event-ID'] = String(options.lastEventId);
-  const response = await fetch(`${api.server.baseUrl}${api.path('/eventStream')}`, {
+  const response = await fetch(`${api.server.baseUrl}${options.href ?? api.path('/eventStream')}`, {
     headers,
     signal: abort.signal,
   });

@@ -11,12 +11,15 @@
  * stop it before the first, which removes the directory.
  */
 import { execFile, spawn } from 'node:child_process';
+import { freePort } from '@odp/core/contract';
 import { runCli } from '@odp/admin-cli';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+
+/** A port nothing listens on (`@odp/core/contract`), re-exported for the suites. */
+export { freePort };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 const READY_PREFIX = 'ODP_READY ';
@@ -76,21 +79,6 @@ export interface TestServer {
    * The data directory is kept for a restart with `startServer({dataDir})`.
    */
   kill(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

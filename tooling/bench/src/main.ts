@@ -1,6 +1,7 @@
 /**
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
+ * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -33,11 +34,13 @@ import type { BenchRun, Ceilings, OperationResult } from './report.js';
 import { seedPlatform } from './seed.js';
 import { filesTable, measureFiles } from './files.js';
 import type { FileBench } from './files.js';
+import { jobsTable, measureJobs } from './jobs.js';
 
 const { values: flags } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     files: { type: 'boolean', default: false },
+    jobs: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -232,6 +235,12 @@ if (flags.files) {
   process.exit(benches.every((bench) => bench.memory.target.met) ? 0 : 1);
 }
 
+if (flags.jobs) {
+  const bench = await measureJobs({ quick: flags.quick, log });
+  process.stdout.write(jobsTable(bench) + '\n');
+  process.exit(bench.rounds.every((round) => round.complete) ? 0 : 1);
+}
+
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
@@ -244,6 +253,7 @@ for (const { name, figures } of await measureModelLoads(modelDir, durationSecond
   run.operations.push({ name, objects: 0, engine: figures });
 }
 run.files = await measureFileStores();
+run.jobs = await measureJobs({ quick: flags.quick, log });
 
 process.stdout.write(markdownTable(run) + '\n');
 const file = writeRun(run, flags.quick ? path.join(flags.out, 'tmp') : flags.out);
@@ -251,5 +261,9 @@ log(`Results written to ${path.relative(process.cwd(), file)}`);
 const failures = run.operations.reduce((sum, op) => sum + (op.http?.failures ?? 0), 0);
 if (failures > 0) {
   log(`${failures} requests failed: the figures are not valid.`);
+  process.exitCode = 1;
+}
+if (!run.jobs.rounds.every((round) => round.complete)) {
+  log('A job was not delivered, or delivered twice: the jobs figures are not valid.');
   process.exitCode = 1;
 }

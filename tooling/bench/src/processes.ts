@@ -4,10 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '@odp/core/contract';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+
+/** A port nothing listens on (`@odp/core/contract`), re-exported for the benchmark's modules. */
+export { freePort };
 
 export interface Child {
   readonly baseUrl: string;
@@ -16,21 +19,6 @@ export interface Child {
   /** The process id (memory sampling). */
   readonly pid: number;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /**

@@ -7,6 +7,8 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { FileBench } from './files.js';
 import { filesTable } from './files.js';
+import type { JobsBench } from './jobs.js';
+import { jobsTable } from './jobs.js';
 import type { LoadFigures } from './load.js';
 
 /** The engine ceiling: the same operation on the raw store, without HTTP, in one process. */
@@ -44,6 +46,8 @@ export interface BenchRun {
   readonly operations: OperationResult[];
   /** The files benchmark, per blob store measured (files.ts). */
   files?: FileBench[];
+  /** Jobs end to end with one and two workers (jobs.ts). */
+  jobs?: JobsBench;
 }
 
 export function machineFacts(): BenchRun['machine'] {
@@ -94,6 +98,7 @@ export function markdownTable(run: BenchRun): string {
     );
   }
   for (const bench of run.files ?? []) lines.push('', filesTable(bench));
+  if (run.jobs) lines.push('', '### Jobs end to end (write -> webhook delivered)', '', jobsTable(run.jobs));
   return lines.join('\n');
 }
 

@@ -73,6 +73,18 @@ export function dataRoutes(deps: AppDeps): Router {
       await handler(req, res, { ...tenant, data: runtime.data(), query: queryOf(req) });
     };
 
+  /**
+   * A token that opens this tenant's event stream without a credential header, for `EventSource`
+   * (docs/events.md): `{token, expiresAt, href}`, never cached.
+   */
+  router.get('/data/:tenant/eventStream/token', async (_req, res) => {
+    const { tenantId, account } = tenantRequest(res);
+    await deps.runtimes.get(tenantId);
+    const { token, expiresAt } = deps.streamTokens.issue(account, deps.now());
+    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}`;
+    res.setHeader('Cache-Control', 'no-store').json({ token, expiresAt, href });
+  });
+
   router.get('/data/:tenant/eventStream', async (req, res) => {
     const tenant = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenant.tenantId);

@@ -14,3 +14,4 @@ export { describeBlobStoreContract } from './blob-store.contract.js';
 export { describeCoordinationContract } from './coordination.contract.js';
 export type { CoordinationContractTarget } from './coordination.contract.js';
 export { describeJobQueueContract } from './job-queue.contract.js';
+export { freePort } from './ports.js';
