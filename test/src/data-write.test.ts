@@ -305,6 +305,62 @@ async function baseBody(plural: string): Promise<Json> {
   }
 }
 
+describe('Prefer: return=representation (RFC 7240) saves the read after a write', () => {
+  const PREFER = { Prefer: 'return=representation' };
+
+  it('create answers 201 with Location and the created object as Get one renders it', async () => {
+    const res = await api.call('POST', '/companies', {
+      body: { legalName: `Rep ${unique()}` },
+      headers: PREFER,
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('preference-applied')).toBe('return=representation');
+    const href = res.headers.get('location') ?? '';
+    const body = (await res.json()) as Json;
+    expect(body).toEqual(await api.get(`/companies/${href.slice(-36)}`));
+    expect((body['_links'] as { _self: { href: string } })._self.href).toBe(href);
+  });
+
+  it('create related answers the created object with its link to the parent', async () => {
+    const client = await company();
+    const res = await api.call('POST', `/companies/${client}/invoices`, {
+      body: { invoiceNumber: `RR-${unique()}`, amount: 3 },
+      headers: PREFER,
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Json;
+    expect((body['_links'] as Json)['client']).toMatchObject({ href: api.href('companies', client) });
+  });
+
+  it('patch answers 200 with the changed object, merge 200 with the winner', async () => {
+    const id = await company();
+    const patched = await api.call('PATCH', `/companies/${id}`, {
+      body: { employeeCount: 12 },
+      headers: PREFER,
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('location')).toBe(api.href('companies', id));
+    expect(await patched.json()).toMatchObject({ employeeCount: 12 });
+    const loser = await company();
+    const merged = await api.call('POST', `/companies/${id}/merge`, { body: { loser }, headers: PREFER });
+    expect(merged.status).toBe(200);
+    expect(await merged.json()).toEqual(await api.get(`/companies/${id}`));
+  });
+
+  it('without the preference (or with return=minimal) the answers stay as the spec says: no body', async () => {
+    const created = await api.call('POST', '/companies', {
+      body: { legalName: `Min ${unique()}` },
+      headers: { Prefer: 'return=minimal' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('preference-applied')).toBeNull();
+    expect(await created.text()).toBe('');
+    const id = (created.headers.get('location') ?? '').slice(-36);
+    const patched = await api.call('PATCH', `/companies/${id}`, { body: { employeeCount: 1 } });
+    expect(patched.status).toBe(204);
+  });
+});
+
 describe('Concurrent writes to one object (optimistic concurrency)', () => {
   it('loses no link when create-related requests for one parent run at once', async () => {
     const parent = await company();

@@ -6,6 +6,8 @@
  * reports) are passed on untouched.
  */
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { NotFoundError } from '@odp/core';
+import type { Account } from '@odp/core';
 import type { DataService, ListPath } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
@@ -129,7 +131,7 @@ export function dataRoutes(deps: AppDeps): Router {
         req.body,
         query.get('class') ?? undefined,
       );
-      res.status(201).location(href).end();
+      await answerWrite(req, res, { account, data, href, status: 201, withBody: 201 });
     }),
   );
   router.get(
@@ -144,7 +146,7 @@ export function dataRoutes(deps: AppDeps): Router {
     '/data/:tenant/:typeName/:id',
     handle(async (req, res, { account, data }) => {
       const href = await data.patch(account, param(req, 'typeName'), param(req, 'id'), req.body);
-      res.status(204).location(href).end();
+      await answerWrite(req, res, { account, data, href, status: 204, withBody: 200 });
     }),
   );
   router.delete(
@@ -158,7 +160,7 @@ export function dataRoutes(deps: AppDeps): Router {
     '/data/:tenant/:typeName/:id/merge',
     handle(async (req, res, { account, data }) => {
       const href = await data.merge(account, param(req, 'typeName'), param(req, 'id'), req.body);
-      res.status(204).location(href).end();
+      await answerWrite(req, res, { account, data, href, status: 204, withBody: 200 });
     }),
   );
 
@@ -172,8 +174,42 @@ export function dataRoutes(deps: AppDeps): Router {
     handle(async (req, res, { account, data, query }) => {
       const path = listPath(req) as Required<ListPath>;
       const href = await data.createRelated(account, path, req.body, query.get('class') ?? undefined);
-      res.status(201).location(href).end();
+      await answerWrite(req, res, { account, data, href, status: 201, withBody: 201 });
     }),
   );
   return router;
+}
+
+/** Whether the client asked for the written object in the response (`Prefer: return=representation`, RFC 7240). */
+function prefersRepresentation(req: Request): boolean {
+  return /(^|[\s,;])return\s*=\s*"?representation"?($|[\s,;])/i.test(req.get('Prefer') ?? '');
+}
+
+/**
+ * Answers a write with `status`, its `Location` and no body, as the spec says; with
+ * `Prefer: return=representation`, with `withBody` and the written object as Get one renders it for
+ * the same account (`Preference-Applied` says so), saving the client a round trip. An object the
+ * account may write but not read is answered without a body.
+ */
+async function answerWrite(
+  req: Request,
+  res: Response,
+  write: { account: Account; data: DataService; href: string; status: number; withBody: number },
+): Promise<void> {
+  const { account, data, href, status, withBody } = write;
+  res.location(href);
+  if (!prefersRepresentation(req)) {
+    res.status(status).end();
+    return;
+  }
+  const [, , , plural = '', id = ''] = href.split('/');
+  const result = await data.getOne(account, plural, id).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+  if (result === null || !('object' in result)) {
+    res.status(status).end();
+    return;
+  }
+  res.status(withBody).setHeader('Preference-Applied', 'return=representation').json(result.object);
 }
