@@ -27,6 +27,8 @@ export type DocumentStore = TenantStore & { readonly search: SearchIndex };
 export interface DocumentStores {
   /** Opens (creating when needed) the store of a tenant whose data directory is `dataDir`. */
   open(tenant: TenantRecord, dataDir: string): Promise<DocumentStore>;
+  /** Resolves when the engine answers (`GET /ready`); the embedded store has none to ask. */
+  verify(): Promise<void>;
   /** Releases what every store shares (the MongoDB client). */
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
   if (config.store.kind === 'sqlite') {
     return {
       open: async (_tenant, dataDir) => openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      verify: async () => undefined,
       close: async () => undefined,
     };
   }
@@ -52,6 +55,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
   });
   return {
     open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
+    verify: async () => void (await client.db('admin').command({ ping: 1 })),
     close: () => client.close(),
   };
 }

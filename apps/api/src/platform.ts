@@ -101,6 +101,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       ...(config.redisUrl === null
         ? []
         : [{ name: 'redis', check: async () => void (await coordination.invalidations.generation()) }]),
+      ...(config.store.kind === 'mongodb' ? [{ name: 'mongodb', check: () => stores.verify() }] : []),
       ...(config.search.kind === 'elasticsearch'
         ? [{ name: 'elasticsearch', check: () => search.verify() }]
         : []),
