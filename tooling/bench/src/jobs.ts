@@ -155,9 +155,11 @@ async function runRound(
 
   await sendAll(api, queued);
   before = receiver.requests.length;
-  const draining = performance.now();
   children = await startWorkers(env, workers);
   try {
+    // Timed from the first delivery, so the workers' start-up is not counted as draining.
+    await receiver.waitFor(before + 1, 120_000);
+    const draining = performance.now();
     complete = (await deliveredOnce(receiver, before, jobs)) && complete;
     const drainSeconds = (performance.now() - draining) / 1000;
     return {
@@ -166,7 +168,7 @@ async function runRound(
       seconds,
       jobsPerSecond: jobs / seconds,
       writesPerSecond: jobs / writeSeconds,
-      drainPerSecond: jobs / drainSeconds,
+      drainPerSecond: (jobs - 1) / drainSeconds,
       complete,
     };
   } finally {
