@@ -14,7 +14,8 @@ home="${ODP_ENGINES_CACHE:-$HOME/.cache/odp-engines}/elasticsearch-$version"
 run_dir="${ODP_ENGINES_RUN:-/tmp/odp-engines}/elasticsearch"
 launcher_source="$here/elasticsearch/OdpElasticsearchNode.java"
 
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# shellcheck source=common.bash
+. "$(dirname "$0")/common.bash"
 
 install_jars() {
   command -v mvn >/dev/null 2>&1 || { echo "elasticsearch: mvn is not installed" >&2; exit 1; }

@@ -10,7 +10,8 @@ cache="${ODP_ENGINES_CACHE:-$HOME/.cache/odp-engines}"
 binary="$cache/bin/ferretdb"
 run_dir="${ODP_ENGINES_RUN:-/tmp/odp-engines}/ferretdb"
 
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# shellcheck source=common.bash
+. "$(dirname "$0")/common.bash"
 
 case "${1:-}" in
   install)

@@ -8,7 +8,8 @@ binary="$cache/bin/minio"
 access_key=odp-test
 secret_key=odp-test-secret-key
 
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# shellcheck source=common.bash
+. "$(dirname "$0")/common.bash"
 
 case "${1:-}" in
   install)

@@ -3,7 +3,8 @@
 set -euo pipefail
 run_dir="${ODP_ENGINES_RUN:-/tmp/odp-engines}/redis"
 
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# shellcheck source=common.bash
+. "$(dirname "$0")/common.bash"
 
 case "${1:-}" in
   install)
