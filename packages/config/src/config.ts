@@ -145,7 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     return value ? value : null;
   };
 
-  const port = parsePort(read('PORT'));
+  const port = parseInteger('PORT', read('PORT'), 8080, { max: 65535 });
   const baseUrl = parseUrl('ODP_BASE_URL', read('ODP_BASE_URL') ?? `http://localhost:${port}`, [
     'http:',
     'https:',
@@ -192,17 +192,13 @@ export function loadConfig(env: Env = process.env): Config {
       : { kind: 'fs' };
 
   const files: FilesConfig = {
-    maxUploadBytes: parsePositiveInteger(
-      'ODP_MAX_UPLOAD_BYTES',
-      read('ODP_MAX_UPLOAD_BYTES'),
-      100 * 1024 * 1024,
-    ),
-    unclaimedUploadTtlSeconds: parsePositiveInteger(
+    maxUploadBytes: parseInteger('ODP_MAX_UPLOAD_BYTES', read('ODP_MAX_UPLOAD_BYTES'), 100 * 1024 * 1024),
+    unclaimedUploadTtlSeconds: parseInteger(
       'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS',
       read('ODP_UNCLAIMED_UPLOAD_TTL_SECONDS'),
       24 * 60 * 60,
     ),
-    sweepIntervalSeconds: parsePositiveInteger(
+    sweepIntervalSeconds: parseInteger(
       'ODP_UPLOAD_SWEEP_INTERVAL_SECONDS',
       read('ODP_UPLOAD_SWEEP_INTERVAL_SECONDS'),
       5 * 60,
@@ -226,50 +222,45 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
     http: parseHttp(read),
     dataLimits: {
-      maxValueBytes: parsePositiveInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
-      maxPageBytes: parsePositiveInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
+      maxValueBytes: parseInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
+      maxPageBytes: parseInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
     },
-    tenantExpensiveRequests: parseCount(
+    tenantExpensiveRequests: parseInteger(
       'ODP_TENANT_EXPENSIVE_REQUESTS',
       read('ODP_TENANT_EXPENSIVE_REQUESTS'),
       DEFAULT_TENANT_EXPENSIVE_REQUESTS,
+      { max: 100_000 },
     ),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     worker: {
-      pollMs: parseDuration('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000),
-      leaseMs: parseDuration('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 300_000),
-      concurrency: parseConcurrency(read('ODP_WORKER_CONCURRENCY')),
-      sweepMs: parseDuration('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000),
-      retentionDays: parseDays(read('ODP_JOB_RETENTION_DAYS')),
+      pollMs: parseInteger('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000, MILLISECONDS),
+      leaseMs: parseInteger('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 300_000, MILLISECONDS),
+      concurrency: parseInteger('ODP_WORKER_CONCURRENCY', read('ODP_WORKER_CONCURRENCY'), 4, { max: 64 }),
+      sweepMs: parseInteger('ODP_WORKER_SWEEP_MS', read('ODP_WORKER_SWEEP_MS'), 10_000, MILLISECONDS),
+      retentionDays: parseInteger('ODP_JOB_RETENTION_DAYS', read('ODP_JOB_RETENTION_DAYS'), 30, {
+        max: 3650,
+        unit: 'days',
+      }),
       allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
       caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
     },
   };
 }
 
-function parsePositiveInteger(name: string, raw: string | null, fallback: number): number {
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(name, `must be a positive integer (got "${raw}")`);
-  }
-  return value;
-}
-
 /** The server's timeouts; the headers must be due no later than the whole request. */
 function parseHttp(read: (name: string) => string | null): HttpConfig {
   const http: HttpConfig = {
-    headersTimeoutMs: parsePositiveInteger(
+    headersTimeoutMs: parseInteger(
       'ODP_HTTP_HEADERS_TIMEOUT_MS',
       read('ODP_HTTP_HEADERS_TIMEOUT_MS'),
       20_000,
     ),
-    requestTimeoutMs: parsePositiveInteger(
+    requestTimeoutMs: parseInteger(
       'ODP_HTTP_REQUEST_TIMEOUT_MS',
       read('ODP_HTTP_REQUEST_TIMEOUT_MS'),
       60_000,
     ),
-    keepAliveTimeoutMs: parsePositiveInteger(
+    keepAliveTimeoutMs: parseInteger(
       'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
       read('ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS'),
       5_000,
@@ -304,33 +295,6 @@ function readableFile(name: string, raw: string | null): string | null {
   return file;
 }
 
-function parseConcurrency(raw: string | null): number {
-  if (raw === null) return 4;
-  const count = Number(raw);
-  if (!/^\d+$/.test(raw) || count < 1 || count > 64) {
-    throw new ConfigError('ODP_WORKER_CONCURRENCY', `must be an integer from 1 to 64 (got "${raw}")`);
-  }
-  return count;
-}
-
-function parseDays(raw: string | null): number {
-  if (raw === null) return 30;
-  const days = Number(raw);
-  if (!/^\d+$/.test(raw) || days < 1 || days > 3650) {
-    throw new ConfigError('ODP_JOB_RETENTION_DAYS', `must be a number of days from 1 to 3650 (got "${raw}")`);
-  }
-  return days;
-}
-
-function parseDuration(name: string, raw: string | null, fallback: number): number {
-  if (raw === null) return fallback;
-  const ms = Number(raw);
-  if (!/^\d+$/.test(raw) || ms < 10 || ms > 86_400_000) {
-    throw new ConfigError(name, `must be a number of milliseconds from 10 to 86400000 (got "${raw}")`);
-  }
-  return ms;
-}
-
 /** Comma-separated host names, addresses and CIDRs (`127.0.0.1/32`, `fd00::/8`, `hooks.internal`). */
 function parseNetworks(raw: string | null): string[] {
   if (raw === null) return [];
@@ -360,28 +324,39 @@ function required(read: (name: string) => string | null, name: string, because: 
   return value;
 }
 
-function parsePort(raw: string | null): number {
-  if (raw === null) return 8080;
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
-    throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got "${raw}")`);
+/**
+ * An integer variable: `fallback` when unset, else digits only, from `min` to `max`. Without `max`,
+ * any positive integer. `unit` names what it counts in the message ("a number of days").
+ */
+function parseInteger(
+  name: string,
+  raw: string | null,
+  fallback: number,
+  range: { readonly min?: number; readonly max?: number; readonly unit?: string } = {},
+): number {
+  if (raw === null) return fallback;
+  const { min = 1, max, unit } = range;
+  const value = Number(raw);
+  if (
+    !/^\d+$/.test(raw) ||
+    !Number.isSafeInteger(value) ||
+    value < min ||
+    (max !== undefined && value > max)
+  ) {
+    const expected =
+      max === undefined
+        ? 'a positive integer'
+        : `${unit ? `a number of ${unit}` : 'an integer'} from ${min} to ${max}`;
+    throw new ConfigError(name, `must be ${expected} (got "${raw}")`);
   }
-  return port;
+  return value;
 }
 
 /** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
 export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
-const MAX_COUNT = 100_000;
 
-/** A positive integer setting (1 to 100000). */
-function parseCount(name: string, raw: string | null, fallback: number): number {
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > MAX_COUNT) {
-    throw new ConfigError(name, `must be an integer from 1 to ${MAX_COUNT} (got "${raw}")`);
-  }
-  return value;
-}
+/** The range of the worker's millisecond settings. */
+const MILLISECONDS = { min: 10, max: 86_400_000, unit: 'milliseconds' } as const;
 
 function parseChoice<T extends string>(
   name: string,
