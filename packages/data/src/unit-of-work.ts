@@ -21,10 +21,16 @@ import type {
   WriteExpectation,
 } from '@odp/core';
 
-/** How often a unit of work runs before a persisting conflict is answered with 409. */
-export const WRITE_ATTEMPTS = 10;
+/**
+ * How long a unit of work keeps being retried before a persisting conflict is answered with 409.
+ * A time budget rather than an attempt count: every round of N writers contending for one object
+ * has a winner, so the last one needs up to N attempts, and on a document server an attempt takes
+ * a few hundred milliseconds instead of one.
+ */
+export const WRITE_RETRY_BUDGET_MS = 30_000;
 
-/** The longest wait between two attempts of a unit of work. */
+/** The longest wait between two attempts of a unit of work, in attempt durations and at least. */
+const MAX_RETRY_WAIT_ATTEMPTS = 8;
 const MAX_RETRY_WAIT_MS = 2_000;
 
 /**
@@ -36,17 +42,20 @@ const MAX_RETRY_WAIT_MS = 2_000;
  * few hundred (a document server that scans).
  */
 export async function withWriteRetries<T>(unit: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + WRITE_RETRY_BUDGET_MS;
   for (let attempt = 1; ; attempt++) {
     const started = Date.now();
     try {
       return await unit();
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
-      if (attempt >= WRITE_ATTEMPTS) {
+      const duration = Math.max(5, Date.now() - started);
+      const cap = Math.max(MAX_RETRY_WAIT_MS, MAX_RETRY_WAIT_ATTEMPTS * duration);
+      const wait = Math.random() * Math.min(cap, duration * 2 ** Math.min(attempt - 1, 16));
+      if (Date.now() + wait >= deadline) {
         throw new ConflictError('The object kept changing while this write was applied; try again.');
       }
-      const window = Math.min(MAX_RETRY_WAIT_MS, Math.max(5, Date.now() - started) * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * window));
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
