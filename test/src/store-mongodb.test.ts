@@ -1,8 +1,8 @@
 /**
  * The api on `ODP_STORE=mongodb`: it refuses to start when no server answers (one line naming the
  * variable and the hosts, never the credentials), and with a server (FerretDB here, from
- * tooling/engines) it keeps the tenants' objects there, not in the data directory, and `odp tenant
- * delete` drops them.
+ * tooling/engines) it keeps the tenants' objects and the platform registry there, not in the data
+ * directory, and `odp tenant delete` drops them.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -68,6 +68,20 @@ describeWithEngine('ODP_STORE=mongodb with a server', 'ODP_TEST_MONGODB_URL', (u
     expect(body._embedded.companies.map((company) => company.legalName)).toEqual(['Mongo Test BV']);
     const tenantDir = path.join(server.dataDir, 'tenants', String(server.tenantId));
     expect(existsSync(path.join(tenantDir, 'documents.sqlite'))).toBe(false);
+  });
+
+  it('keeps the platform registry in the database the address names, not in the data directory', async () => {
+    expect(existsSync(path.join(server.dataDir, 'platform.sqlite'))).toBe(false);
+    const client = await connectMongo(server.env['ODP_MONGODB_URL'] ?? '');
+    try {
+      const tenants = await client.db().collection('tenants').find().toArray();
+      expect(tenants.map((tenant) => tenant['_id'])).toEqual([server.tenantId]);
+      const keys = await client.db().collection('apiKeys').find().toArray();
+      expect(keys.length).toBeGreaterThan(0);
+      expect(JSON.stringify(keys)).not.toContain(String(server.systemKey));
+    } finally {
+      await client.close();
+    }
   });
 
   it('drops the tenant database on odp tenant delete', async () => {

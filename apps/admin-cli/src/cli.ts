@@ -3,6 +3,8 @@ import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
 import { isAppError, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
 import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
+import type { Config } from '@odp/config';
+import { MongoUnreachableError, openMongoPlatformRegistry } from '@odp/store-mongodb';
 import { openPlatformStore } from '@odp/store-sqlite';
 import { COMMANDS, parseArgsOptions, UsageError } from './commands.js';
 import type { Command } from './commands.js';
@@ -57,7 +59,7 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     const config = loadConfig(io.env);
     // With ODP_REDIS_URL, changes are announced to the running api instances (sharedRegistry).
     if (config.redisUrl !== null) coordination = await openRedisCoordination(config.redisUrl);
-    const store = openPlatformStore(platformDatabasePath(config));
+    const store = await openRegistry(config);
     registry = coordination === undefined ? store : sharedRegistry(store, coordination.invalidations);
     const result = await command.run({ config, registry, now: () => new Date(), cwd: io.cwd }, strings);
     io.stdout(json ? JSON.stringify(result.json) + '\n' : result.text + '\n');
@@ -75,6 +77,10 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
       io.stderr(`odp: configuration error: ODP_REDIS_URL: ${error.message}\n`);
       return 2;
     }
+    if (error instanceof MongoUnreachableError) {
+      io.stderr(`odp: configuration error: ODP_MONGODB_URL: ${error.message}\n`);
+      return 2;
+    }
     if (isAppError(error)) {
       io.stderr(`odp: ${error.message}\n`);
       return 1;
@@ -84,4 +90,10 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     await registry?.close();
     await coordination?.close();
   }
+}
+
+/** The platform registry of `ODP_STORE`, the one the api opens (apps/api/src/document-stores.ts). */
+async function openRegistry(config: Config): Promise<PlatformRegistry> {
+  if (config.store.kind === 'sqlite') return openPlatformStore(platformDatabasePath(config));
+  return openMongoPlatformRegistry({ url: config.store.url });
 }

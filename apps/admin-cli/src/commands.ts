@@ -12,10 +12,10 @@ import {
   TENANT_ROLES,
 } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
-import { ConfigError, tenantDataDir } from '@odp/config';
+import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
-import { MongoUnreachableError, connectMongo, tenantDatabaseName } from '@odp/store-mongodb';
+import { connectMongo, tenantDatabaseName } from '@odp/store-mongodb';
 
 /** What a command runs against: the same configuration and registry as the api. */
 export interface CommandContext {
@@ -135,7 +135,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     async run({ registry, config }, values) {
       const id = need(values, 'id');
       // Connected first: with its document server down, nothing of the tenant is deleted.
-      const mongo = config.store.kind === 'mongodb' ? await connectDocumentServer(config.store.url) : null;
+      const mongo = config.store.kind === 'mongodb' ? await connectMongo(config.store.url) : null;
       try {
         if (!(await registry.deleteTenant(id))) throw new NotFoundError(`No tenant ${id}.`);
         await rm(tenantDataDir(config, id), { recursive: true, force: true });
@@ -314,14 +314,4 @@ export function parseArgsOptions(command: Command): NonNullable<ParseArgsConfig[
     ['json', { type: 'boolean' as const }],
     ...command.options.map((name) => [name, { type: 'string' as const }]),
   ]);
-}
-
-/** The MongoDB server of `ODP_STORE=mongodb`; a ConfigError naming the variable when it does not answer. */
-async function connectDocumentServer(url: string): ReturnType<typeof connectMongo> {
-  try {
-    return await connectMongo(url);
-  } catch (error) {
-    if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
-    throw error;
-  }
 }

@@ -6,20 +6,24 @@
  *
  * - `sqlite` (the embedded default): one file `<tenant dir>/documents.sqlite` per tenant.
  * - `mongodb`: one database `odp_<tenant id>` per tenant on the server of `ODP_MONGODB_URL`, over
- *   one client for the process, connected before the api accepts requests. The platform registry
- *   (tenants, keys, profiles) stays in SQLite in the data directory (docs/deployment.md).
+ *   one client for the process, connected before the api accepts requests.
+ *
+ * The platform registry (tenants, profiles, keys, settings) lives in the same engine: the data
+ * directory's `platform.sqlite`, or the `odp_platform` database, so api instances on several hosts
+ * share it (docs/deployment.md).
  */
 import path from 'node:path';
-import type { SearchIndex, TenantRecord, TenantStore } from '@odp/core';
-import { ConfigError } from '@odp/config';
+import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
+import { ConfigError, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import {
   MongoUnreachableError,
   connectMongo,
+  openMongoPlatformRegistry,
   openMongoTenantStore,
   tenantDatabaseName,
 } from '@odp/store-mongodb';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openPlatformStore, openTenantStore } from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
 export type DocumentStore = TenantStore & { readonly search: SearchIndex };
@@ -49,13 +53,24 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
       close: async () => undefined,
     };
   }
-  const client = await connectMongo(config.store.url).catch((error: unknown) => {
-    if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
-    throw error;
-  });
+  const client = await connectMongo(config.store.url).catch(unreachableAsConfigError);
   return {
     open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
     verify: async () => void (await client.db('admin').command({ ping: 1 })),
     close: () => client.close(),
   };
+}
+
+/**
+ * The platform registry of `ODP_STORE`; with `mongodb`, a server that does not answer is a
+ * ConfigError naming `ODP_MONGODB_URL` (never its credentials).
+ */
+export async function openPlatformRegistry(config: Config): Promise<PlatformRegistry> {
+  if (config.store.kind === 'sqlite') return openPlatformStore(platformDatabasePath(config));
+  return openMongoPlatformRegistry({ url: config.store.url }).catch(unreachableAsConfigError);
+}
+
+function unreachableAsConfigError(error: unknown): never {
+  if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
+  throw error;
 }

@@ -4,16 +4,16 @@ import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
 import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
-import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, platformDatabasePath } from '@odp/config';
+import { ConfigError, blobsDir, jobsDatabasePath, loadConfig } from '@odp/config';
 import type { Config } from '@odp/config';
 import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
 import { FileService } from '@odp/files';
-import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
+import { openJobQueue } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
-import { openDocumentStores } from './document-stores.js';
+import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
 import { createLogger } from './log.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
@@ -61,7 +61,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
     onError: (message, error) => log.error(message, { error: String(error) }),
   });
-  const store = openPlatformStore(platformDatabasePath(config));
+  const store = await openPlatformRegistry(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = openJobQueue(jobsDatabasePath(config));
   const runtimes = createTenantRuntimes({

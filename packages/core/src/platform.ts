@@ -1,6 +1,8 @@
 /**
  * The platform registry port: tenants, user profiles and API keys, shared by every api instance and
- * the `odp` command. Implemented by `@odp/store-sqlite` (`openPlatformStore`).
+ * the `odp` command. Implemented by `@odp/store-sqlite` (`openPlatformStore`, the embedded default) and
+ * `@odp/store-mongodb` (`openMongoPlatformRegistry`, with `ODP_STORE=mongodb`); both run the contract
+ * suite `describePlatformRegistryContract`.
  * Timestamps are ISO-8601 UTC strings; `activeUntil` is a date `YYYY-MM-DD` (inclusive, UTC).
  */
 import type { TenantRole } from './account.js';

@@ -19,6 +19,15 @@ export function hostsOf(url: string): string {
   return authority.slice(authority.lastIndexOf('@') + 1);
 }
 
+/** The database named in the address's path (`mongodb://host/<database>?...`), or null when none is. */
+export function databaseOf(url: string): string | null {
+  const rest = url.replace(/^[a-z+]+:\/\//i, '');
+  const slash = rest.indexOf('/');
+  if (slash < 0) return null;
+  const name = decodeURIComponent(rest.slice(slash + 1).split('?', 1)[0] ?? '');
+  return name === '' ? null : name;
+}
+
 /** Connects and pings; MongoUnreachableError when no server answers within `timeoutMs` (default 5 s). */
 export async function connectMongo(url: string, timeoutMs = 5000): Promise<MongoClient> {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });

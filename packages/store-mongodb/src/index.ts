@@ -1,3 +1,5 @@
 export { MongoTenantStore, openMongoTenantStore } from './tenant-store.js';
 export type { MongoTenantStoreOptions } from './tenant-store.js';
-export { MongoUnreachableError, connectMongo, hostsOf, tenantDatabaseName } from './connect.js';
+export { MongoPlatformRegistry, openMongoPlatformRegistry, PLATFORM_DATABASE } from './platform-registry.js';
+export type { MongoPlatformRegistryOptions } from './platform-registry.js';
+export { MongoUnreachableError, connectMongo, databaseOf, hostsOf, tenantDatabaseName } from './connect.js';

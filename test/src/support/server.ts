@@ -11,10 +11,12 @@
  * stop it before the first, which removes the directory.
  */
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { freePort } from '@odp/core/contract';
 import { runCli } from '@odp/admin-cli';
+import { connectMongo, databaseOf, PLATFORM_DATABASE } from '@odp/store-mongodb';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -124,6 +126,50 @@ export async function runOdp(
 /** How often a start is retried when another process took the free port first. */
 const PORT_ATTEMPTS = 3;
 
+/**
+ * With `ODP_STORE=mongodb` (given here or in the environment, as the scale-out pass of .ci/run sets
+ * it) the platform registry lives in the database the MongoDB address names: each data directory
+ * gets its own, so servers started side by side do not share tenants, and a server started again on
+ * the same data directory finds its tenants again.
+ */
+function ownRegistryDatabase(
+  dataDir: string,
+  env: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const store = env?.['ODP_STORE'] ?? process.env['ODP_STORE'];
+  const url = env?.['ODP_MONGODB_URL'] ?? process.env['ODP_MONGODB_URL'];
+  if (store !== 'mongodb' || url === undefined || databaseOf(url) !== null) return {};
+  const database = `odp_test_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+  const [address = '', query] = url.split('?', 2);
+  return {
+    ODP_MONGODB_URL: `${address.replace(/\/$/, '')}/${database}${query === undefined ? '' : `?${query}`}`,
+  };
+}
+
+/**
+ * Everything the server's platform registry holds, as text (to check what is never stored): the
+ * bytes of the embedded registry's files, or every document of the MongoDB registry database.
+ */
+export async function storedRegistry(server: Pick<TestServer, 'dataDir' | 'env'>): Promise<string> {
+  const url = server.env['ODP_MONGODB_URL'] ?? process.env['ODP_MONGODB_URL'];
+  const store = server.env['ODP_STORE'] ?? process.env['ODP_STORE'];
+  if (store !== 'mongodb' || url === undefined) {
+    return readdirSync(server.dataDir)
+      .filter((name) => name.startsWith('platform.sqlite'))
+      .map((name) => readFileSync(path.join(server.dataDir, name)).toString('latin1'))
+      .join('');
+  }
+  const client = await connectMongo(url);
+  try {
+    const db = client.db(databaseOf(url) ?? PLATFORM_DATABASE);
+    const collections = await db.listCollections().toArray();
+    const documents = await Promise.all(collections.map(({ name }) => db.collection(name).find().toArray()));
+    return JSON.stringify(documents);
+  } finally {
+    await client.close();
+  }
+}
+
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -136,10 +182,14 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 
 async function startOnce(options: ServerOptions): Promise<TestServer> {
   const shared = options.instanceOf;
-  const extraEnv = { ...shared?.extraEnv, ...options.env };
   const reused = options.dataDir ?? shared?.dataDir;
   const ownDataDir = reused === undefined;
   const dataDir = reused ?? mkdtempSync(path.join(os.tmpdir(), 'odp-test-'));
+  const extraEnv = {
+    ...shared?.extraEnv,
+    ...options.env,
+    ...(shared === undefined ? ownRegistryDatabase(dataDir, options.env) : {}),
+  };
   const port = await freePort();
   const env: Record<string, string> = {
     PORT: String(port),

@@ -14,4 +14,5 @@ export { describeBlobStoreContract } from './blob-store.contract.js';
 export { describeCoordinationContract } from './coordination.contract.js';
 export type { CoordinationContractTarget } from './coordination.contract.js';
 export { describeJobQueueContract } from './job-queue.contract.js';
+export { describePlatformRegistryContract } from './platform-registry.contract.js';
 export { freePort } from './ports.js';
