@@ -34,28 +34,63 @@ const MAX_RETRY_WAIT_ATTEMPTS = 8;
 const MAX_RETRY_WAIT_MS = 2_000;
 
 /**
- * Runs `unit` (one whole read-decide-write unit of work) until its write is not refused by a
- * concurrent change. Before each new attempt it waits a random time (full jitter) in a window that
- * doubles with every attempt and is scaled by how long the refused attempt took: writers that lost
- * together then retry spread over several attempt durations instead of meeting again on the next
- * version, on a store whose attempt takes a millisecond (SQLite) as on one whose attempt takes a
- * few hundred (a document server that scans).
+ * Per object id, the tail of this process's queue of units of work that lost a write on it. A unit
+ * that lost once runs its next attempts one at a time with the others of this process that lost on
+ * the same object: N writers of one instance then make one attempt per round instead of N, and only
+ * the instances race each other.
  */
-export async function withWriteRetries<T>(unit: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + WRITE_RETRY_BUDGET_MS;
+const contendedObjects = new Map<string, Promise<void>>();
+
+async function oneAtATimeOn<T>(objectId: string, run: () => Promise<T>): Promise<T> {
+  const previous = contendedObjects.get(objectId) ?? Promise.resolve();
+  let release = (): void => undefined;
+  const turn = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous.then(() => turn);
+  contendedObjects.set(objectId, tail);
+  try {
+    await previous;
+    return await run();
+  } finally {
+    release();
+    if (contendedObjects.get(objectId) === tail) contendedObjects.delete(objectId);
+  }
+}
+
+/**
+ * Runs `unit` (one whole read-decide-write unit of work) until its write is not refused by a
+ * concurrent change. The first retry follows at once, in this process's queue of the object it lost
+ * on (the winner has committed, so the new state is there to read). When an attempt in that queue
+ * loses again (to another instance), the next waits a random time (full jitter) in a window that
+ * doubles with every attempt and is scaled by how long the refused attempt took: instances that
+ * lost together then retry spread over several attempt durations instead of meeting again on the
+ * next version, on a store whose attempt takes a millisecond (SQLite) as on one whose attempt takes
+ * a few hundred (a document server that scans).
+ */
+export async function withWriteRetries<T>(
+  unit: () => Promise<T>,
+  budgetMs = WRITE_RETRY_BUDGET_MS,
+): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  let contended: string | null = null;
+  let started = 0;
+  const timed = (): Promise<T> => {
+    started = Date.now();
+    return unit();
+  };
   for (let attempt = 1; ; attempt++) {
-    const started = Date.now();
     try {
-      return await unit();
+      return await (contended === null ? timed() : oneAtATimeOn(contended, timed));
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
       const duration = Math.max(5, Date.now() - started);
       const cap = Math.max(MAX_RETRY_WAIT_MS, MAX_RETRY_WAIT_ATTEMPTS * duration);
-      const wait = Math.random() * Math.min(cap, duration * 2 ** Math.min(attempt - 1, 16));
+      const wait =
+        contended === null ? 0 : Math.random() * Math.min(cap, duration * 2 ** Math.min(attempt - 2, 16));
+      contended = error.objectId;
       if (Date.now() + wait >= deadline) {
         throw new ConflictError('The object kept changing while this write was applied; try again.');
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
