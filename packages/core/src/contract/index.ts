@@ -15,3 +15,4 @@ export { describeCoordinationContract } from './coordination.contract.js';
 export type { CoordinationContractTarget } from './coordination.contract.js';
 export { describeJobQueueContract } from './job-queue.contract.js';
 export { freePort } from './ports.js';
+export { describeWindowCountersContract } from './window-counters.contract.js';
