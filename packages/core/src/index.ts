@@ -16,3 +16,4 @@ export * from './derived.js';
 export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
+export { EXTERNAL_SERVICES } from './external-services.js';
