@@ -208,7 +208,8 @@ function counterKey(tenantId: string, service: string, counter: 'calls' | 'units
 const per = (limit: ServiceLimit) => (limit.window === 'DAYS' ? 'day' : 'hour');
 
 function callsRefusal(service: string, limit: ServiceLimit, end: Date, now: Date): ServiceLimitError {
-  return new ServiceLimitError(service, `${limit.calls} calls per ${per(limit)}`, end, now);
+  const calls = `${limit.calls} call${limit.calls === 1 ? '' : 's'}`;
+  return new ServiceLimitError(service, `${calls} per ${per(limit)}`, end, now);
 }
 
 function unitsRefusal(service: string, limit: ServiceLimit, end: Date, now: Date): ServiceLimitError {
