@@ -118,7 +118,7 @@ it('refuses the call past `calls` in the window (429 until the hour rolls over),
   const call = (tenant = T) => meter.call(tenant, 'webhook', null, async () => ++calls);
   await call();
   await call();
-  await expect(meter.check(T, 'webhook')).rejects.toBeInstanceOf(ServiceLimitError);
+  await expect(meter.assertWithinLimit(T, 'webhook')).rejects.toBeInstanceOf(ServiceLimitError);
   const refused = await call().catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(RateLimitedError);
   expect((refused as ServiceLimitError).retryAfterSeconds).toBe(60);
@@ -128,9 +128,9 @@ it('refuses the call past `calls` in the window (429 until the hour rolls over),
   expect(calls).toBe(2);
   expect(written).toHaveLength(2);
   await call(OTHER);
-  await meter.check(OTHER, 'webhook');
+  await meter.assertWithinLimit(OTHER, 'webhook');
   clock = new Date('2030-01-01T11:00:00.000Z');
-  await meter.check(T, 'webhook');
+  await meter.assertWithinLimit(T, 'webhook');
   await call();
   expect(calls).toBe(4);
 });
@@ -155,7 +155,7 @@ it('blocks further calls once the window units are reached, independently of cal
   await tokens(600);
   const refused = await tokens(1).catch((error: unknown) => error);
   expect((refused as Error).message).toContain('1000 units per day');
-  await expect(meter.check(T, 'ai-model')).rejects.toBeInstanceOf(ServiceLimitError);
+  await expect(meter.assertWithinLimit(T, 'ai-model')).rejects.toBeInstanceOf(ServiceLimitError);
   clock = new Date('2030-01-02T00:00:00.000Z');
   await tokens(10);
   expect(written).toHaveLength(3);
@@ -164,7 +164,7 @@ it('blocks further calls once the window units are reached, independently of cal
 it('does not limit a service without an entry', async () => {
   const meter = usage({ webhook: limit(1) });
   for (let i = 0; i < 5; i++) await meter.call(T, 'mail', null, async () => i);
-  await meter.check(T, 'mail');
+  await meter.assertWithinLimit(T, 'mail');
   expect(written).toHaveLength(5);
 });
 

@@ -12,7 +12,7 @@
  *    currency and `costLocal` in EUR from the exchange rates.
  *
  * Windows are the current UTC hour (`HOURS`) or UTC day (`DAYS`); counters are per tenant and
- * service, and start at zero when the window rolls over. {@link ServiceUsage.check} is the same
+ * service, and start at zero when the window rolls over. {@link ServiceUsage.assertWithinLimit} is the same
  * refusal without a call: what `POST /scripts/...` and an import ask before queueing work.
  */
 import { RateLimitedError } from '@odp/core';
@@ -117,7 +117,7 @@ export class ServiceUsage {
   constructor(private readonly deps: ServiceUsageDeps) {}
 
   /** Refuses with ServiceLimitError when a call of `service` by the tenant would be refused now. */
-  async check(tenantId: string, service: string): Promise<void> {
+  async assertWithinLimit(tenantId: string, service: string): Promise<void> {
     const limit = this.deps.limits[service];
     if (!limit) return;
     const now = this.deps.now();

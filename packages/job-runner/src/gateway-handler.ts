@@ -80,7 +80,7 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
     if (gateway === 'UserInvitation') {
       if (!deps.mail) throw new GatewayError('No mail server is configured (ODP_SMTP_URL).', false);
       // Refused before any profile changes while the e-mail could not be sent anyway.
-      await usage.check(job.tenantId, SERVICE_OF_GATEWAY.UserInvitation!);
+      await usage.assertWithinLimit(job.tenantId, SERVICE_OF_GATEWAY.UserInvitation!);
       await deps.invitations.invite(call, sendMail);
       return;
     }
