@@ -21,7 +21,8 @@ import { exited, startWorkerProcess } from './support/workers.js';
 jest.setTimeout(90_000);
 
 /** A DAYS window: the suite never straddles a roll-over except at midnight UTC. */
-const limits = (calls: number) => JSON.stringify({ services: { webhook: { calls, window: 'DAYS' } } });
+const limits = (calls: number) =>
+  JSON.stringify({ services: { webhook: { calls, window: 'DAYS', budgetEur: 25 } } });
 
 async function expectRefused(res: Response): Promise<void> {
   expect(res.status).toBe(429);
@@ -84,7 +85,12 @@ describe('usage records and rate limits, api and worker in one process', () => {
         headers: { 'X-API-Key': api.systemKey },
       },
     );
-    expect(await aggregations.json()).toMatchObject({ total: 2, sum: { costLocal: 0 } });
+    // The usage response shows the limits with their informational budget.
+    expect(await aggregations.json()).toMatchObject({
+      total: 2,
+      sum: { costLocal: 0 },
+      rateLimits: { webhook: { calls: 2, window: 'DAYS', units: null, budgetEur: 25 } },
+    });
   });
 
   it('answers a MANUAL script past the limit with 429 and queues nothing', async () => {
