@@ -2,7 +2,8 @@
  * The handler of `gateway` jobs (queued by CONSUMER_GATEWAY scripts, see `@odp/data` scripts.ts):
  * calls the script's gateway (Webhook, Mail, UserInvitation) with the parameters resolved when the
  * script fired. Every external call (a webhook request, an e-mail, an invitation's e-mail) runs
- * through the {@link ServiceUsage} of the deployment: the rate limit of its service (`webhook`,
+ * (its parameters checked first: bad ones fail the job before any call) through the
+ * {@link ServiceUsage} of the deployment: the rate limit of its service (`webhook`,
  * `mail`) is applied across every worker, and one usage record is written per call. A call the
  * limit refuses fails the try with a ServiceLimitError, which the retry schedule treats like an
  * HTTP 429: tried again after 10 s, 60 s, 15 min, then given up with a `consumer_gateway_retry`
@@ -10,7 +11,7 @@
  * without a configured mail server, fail the job without retry, with a message saying so.
  */
 import type { Job } from '@odp/core';
-import { GatewayError } from '@odp/gateways';
+import { GatewayError, mailMessage, webhookRequest } from '@odp/gateways';
 import type {
   GatewayCall,
   MailGateway,
@@ -50,6 +51,8 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
   const sendMail = (call: GatewayCall) => {
     const mail = deps.mail;
     if (!mail) throw new GatewayError('No mail server is configured (ODP_SMTP_URL).', false);
+    // Bad parameters fail here: no call is made, so none is counted or logged.
+    mailMessage(call.parameters);
     return usage.call(call.tenantId, SERVICE_OF_GATEWAY.Mail!, call.reference ?? null, () => mail.send(call));
   };
   return async (job) => {
@@ -84,6 +87,7 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
       await deps.invitations.invite(call, sendMail);
       return;
     }
+    webhookRequest(parameters);
     await usage.call(job.tenantId, SERVICE_OF_GATEWAY.Webhook!, call.reference ?? null, () =>
       deps.webhook.send({ ...call, secret }),
     );

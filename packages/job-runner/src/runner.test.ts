@@ -176,6 +176,27 @@ it('retries a transient failure after 10 s, 60 s and 15 min, then gives up with 
   expect(await worker.runOnce()).toBeNull();
 });
 
+it('fails bad parameters before any call: nothing counted, no usage record', async () => {
+  limits['webhook'] = { calls: 1, window: 'HOURS', units: null, budgetEur: null };
+  await queue.enqueue([
+    {
+      id: 'plain-http',
+      tenantId: TENANT,
+      kind: 'gateway',
+      objectId: 'o1',
+      payload: { gateway: 'Webhook', script: 'notify', parameters: { url: 'http://example.test/hook' } },
+      createdAt: T0.toISOString(),
+    },
+  ]);
+  await enqueue('Webhook', TENANT, 'good');
+  const worker = runner();
+  expect((await worker.runOnce())?.outcome).toBe('failed');
+  expect(await queue.get('plain-http')).toMatchObject({ lastError: 'The webhook url must be HTTPS.' });
+  expect(usageRecords).toEqual([]);
+  expect((await worker.runOnce())?.outcome).toBe('done');
+  expect(usageRecords).toEqual([expect.objectContaining({ service: 'webhook', success: true })]);
+});
+
 it('does not retry a 4xx other than 429, nor write the exhaustion entry', async () => {
   await enqueue();
   receiver.respondWith(404);
@@ -277,6 +298,7 @@ it('sends the e-mail of a Mail job to the SMTP server, and fails it without a co
     mail = new MailGateway({ smtpUrl: smtp.url, from: 'no-reply@odp.example.test' });
     await enqueueMail('mail-1');
     expect((await runner().runOnce())?.outcome).toBe('done');
+    expect(usageRecords).toEqual([expect.objectContaining({ service: 'mail', success: true })]);
     const [message] = await smtp.waitFor(1);
     expect(message).toMatchObject({ to: ['ann@example.test'], subject: 'Hello' });
     expect(message?.headers['x-odp-delivery']).toBe('mail-1');
