@@ -30,8 +30,8 @@ export interface Platform extends AppDeps {
   /** The rate-limit counters of external services (SQLite, or Redis with `ODP_REDIS_URL`). */
   readonly counters: WindowCounters;
   /**
-   * Stops the upload sweep, closes runtimes, the document stores, the registry, the blob store, the
-   * search engine connection and the coordination.
+   * Stops the upload sweep, closes runtimes, the document stores, the job queue, the rate-limit
+   * counters, the registry, the blob store, the search engine connection and the coordination.
    */
   close(): Promise<void>;
 }
