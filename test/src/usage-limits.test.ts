@@ -18,7 +18,7 @@ import { createSystemObject, jobsOf, runScript, settled, usageRecords } from './
 import { startServer } from './support/server.js';
 import { exited, startWorkerProcess } from './support/workers.js';
 
-jest.setTimeout(90_000);
+jest.setTimeout(180_000);
 
 /** A DAYS window: the suite never straddles a roll-over except at midnight UTC. */
 const limits = (calls: number) =>

@@ -4,7 +4,13 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './server.js';
 
-/** Starts `apps/worker` with `env` on top of this process's environment; resolves once it printed ODP_WORKER_READY. */
+const WORKER_START_TIMEOUT_MS = 45_000;
+
+/**
+ * Starts `apps/worker` with `env` on top of this process's environment; resolves once it printed
+ * ODP_WORKER_READY. The wait is generous: on a busy shared machine a start (tsx compiling the
+ * workspace) can take well over 20 s, and how long it takes is not what the suites check.
+ */
 export function startWorkerProcess(
   env: Readonly<Record<string, string>>,
   started: ChildProcess[],
@@ -21,7 +27,10 @@ export function startWorkerProcess(
   started.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker not ready:\n${output}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`worker not ready:\n${output}`)),
+      WORKER_START_TIMEOUT_MS,
+    );
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
