@@ -5,7 +5,6 @@
  * `/admin/{tenant}/jobs`, and, with the api and separate worker processes: two workers without
  * duplicates, and a worker killed with SIGKILL in the middle of a job.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,39 +15,11 @@ import type { HttpsReceiver, ReceivedRequest, SmtpReceiver } from '@odp/gateways
 import { DEMO, DataApi, startDataServer } from './data-api.js';
 import type { Json } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
+import { createSystemObject, jobsOf, runScript as runObjectScript, settled } from './support/jobs.js';
 import { REPO_ROOT, startServer } from './support/server.js';
+import { exited, startWorkerProcess } from './support/workers.js';
 
 jest.setTimeout(60_000);
-
-interface JobView {
-  id: string;
-  status: string;
-  attempts: number;
-  lastError: string | null;
-  gateway: string | null;
-  script: string | null;
-  trigger: string | null;
-  object: string | null;
-}
-
-async function jobsOf(api: DataApi, query = ''): Promise<JobView[]> {
-  const res = await fetch(`${api.server.baseUrl}/admin/${api.tenant}/jobs${query}`, {
-    headers: { 'X-API-Key': api.systemKey },
-  });
-  if (res.status !== 200) throw new Error(`jobs: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { jobs: JobView[] }).jobs;
-}
-
-/** Polls the job until it leaves pending/running. */
-async function settled(api: DataApi, id: string, timeoutMs = 20_000): Promise<JobView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = (await jobsOf(api, '?size=500')).find((candidate) => candidate.id === id);
-    if (job && job.status !== 'pending' && job.status !== 'running') return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} not settled: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The server's log line of the job (waits for it: output arrives through a pipe). */
 async function logLine(api: DataApi, jobId: string, timeoutMs = 5000): Promise<string> {
@@ -71,27 +42,13 @@ function verifySignature(request: ReceivedRequest, secret: string): boolean {
   return request.headers['x-odp-signature'] === expected;
 }
 
-/** Stores a system setting under /system (system classes are never reachable under /data). */
-async function createSystemObject(api: DataApi, plural: string, body: Json): Promise<string> {
-  const res = await fetch(`${api.server.baseUrl}/system/${api.tenant}/${plural}`, {
-    method: 'POST',
-    headers: { 'X-API-Key': api.systemKey, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 201) throw new Error(`POST /system/.../${plural}: ${res.status} ${await res.text()}`);
-  return (res.headers.get('location') ?? '').slice(-36);
-}
-
 async function setWebhookUrl(api: DataApi, url: string): Promise<void> {
   await createSystemObject(api, 'systemSettings', { name: 'accountantWebhookUrl', value: url });
 }
 
-async function runScript(api: DataApi, id: string, script: string, key?: string): Promise<Response> {
-  return fetch(`${api.server.baseUrl}/scripts/${api.tenant}/invoices/${id}/${script}`, {
-    method: 'POST',
-    headers: { 'X-API-Key': key ?? api.systemKey },
-  });
-}
+/** Runs a script of an invoice. */
+const runScript = (api: DataApi, id: string, script: string, key?: string) =>
+  runObjectScript(api, 'invoices', id, script, key);
 
 describe('worker inside pnpm start', () => {
   let receiver: HttpsReceiver;
@@ -506,36 +463,7 @@ describe('scale-out: the api and separate worker processes', () => {
   const workers: ChildProcess[] = [];
   let env: Record<string, string>;
 
-  function startWorkerProcess(): Promise<ChildProcess> {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(REPO_ROOT, 'apps/worker/src/main.ts')],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    workers.push(child);
-    let output = '';
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker not ready:\n${output}`)), 20_000);
-      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('ODP_WORKER_READY')) {
-          clearTimeout(timer);
-          resolve(child);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-    });
-  }
-
-  const exited = (child: ChildProcess) =>
-    child.exitCode !== null || child.signalCode !== null
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const startWorker = () => startWorkerProcess(env, workers);
 
   beforeAll(async () => {
     receiver = await startHttpsReceiver();
@@ -573,7 +501,7 @@ describe('scale-out: the api and separate worker processes', () => {
     expect((await jobsOf(api, `?object=${DEMO.invoice1}`)).every((job) => job.status === 'pending')).toBe(
       true,
     );
-    const [a, b] = await Promise.all([startWorkerProcess(), startWorkerProcess()]);
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
     for (const id of queued) expect(await settled(api, id)).toMatchObject({ status: 'done', attempts: 1 });
     const deliveries = receiver.requests.map((request) => String(request.headers['x-odp-delivery']));
     expect(deliveries.sort()).toEqual([...queued].sort());
@@ -586,7 +514,7 @@ describe('scale-out: the api and separate worker processes', () => {
   it('re-runs the job of a worker killed with SIGKILL in the middle of it exactly once more', async () => {
     receiver.requests.splice(0);
     receiver.respondWith('hang');
-    const victim = await startWorkerProcess();
+    const victim = await startWorker();
     const res = await runScript(api, DEMO.invoice1, 'notifyAccountant');
     const { job } = (await res.json()) as { job: { id: string } };
     await receiver.waitFor(1);
@@ -594,7 +522,7 @@ describe('scale-out: the api and separate worker processes', () => {
     await exited(victim);
     const [running] = (await jobsOf(api, `?object=${DEMO.invoice1}`)).filter((entry) => entry.id === job.id);
     expect(running).toMatchObject({ status: 'running', attempts: 1 });
-    await startWorkerProcess();
+    await startWorker();
     expect(await settled(api, job.id)).toMatchObject({ status: 'done', attempts: 2 });
     // Another lease period later, nothing more has been delivered.
     await new Promise((resolve) => setTimeout(resolve, 3500));

@@ -206,6 +206,25 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       };
     },
   },
+  'invitation list': {
+    usage: 'odp invitation list --tenant ID',
+    options: ['tenant'],
+    /** Invitations of the UserInvitation gateway and their state; never a token or its hash. */
+    async run({ registry, now }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const at = now().toISOString();
+      const invitations = (await registry.listInvitations(tenant.id)).map((invitation) => ({
+        ...invitation,
+        state: invitation.acceptedAt !== null ? 'accepted' : invitation.expiresAt <= at ? 'expired' : 'open',
+      }));
+      const line = (i: (typeof invitations)[number]) =>
+        `${i.id}  ${i.state.padEnd(8)}  ${i.email}  profile ${i.profileId}  until ${i.expiresAt}`;
+      return {
+        json: { tenant: tenant.id, invitations },
+        text: invitations.length === 0 ? 'No invitations.' : invitations.map(line).join('\n'),
+      };
+    },
+  },
   'key list': {
     usage: 'odp key list --tenant ID',
     options: ['tenant'],

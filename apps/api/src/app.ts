@@ -5,6 +5,7 @@ import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { StreamTokens, TokenVerifier } from '@odp/auth';
 import type { FileService } from '@odp/files';
+import type { ServiceUsage } from '@odp/gateways';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import { jsonBody } from './json-body.js';
@@ -13,6 +14,7 @@ import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { tenantRoutes } from './routes/tenants.js';
+import { invitationRoutes } from './routes/invitations.js';
 import { dataRoutes } from './routes/data.js';
 import { auditRoutes } from './routes/audit.js';
 import { capabilitiesRoutes } from './routes/capabilities.js';
@@ -50,6 +52,12 @@ export interface AppDeps {
   readonly readiness: readonly ReadinessCheck[];
   /** Issues and opens the tokens that open an event stream without headers (`EventSource`). */
   readonly streamTokens: StreamTokens;
+  /**
+   * Rate limits and usage records of external services (`ODP_RATE_LIMITS`). A route that makes
+   * or triggers an external call (an import) asks `usage.assertWithinLimit(tenantId, service)`
+   * first (ServiceLimitError: 429 with Retry-After) and makes each call through `usage.call`.
+   */
+  readonly usage: ServiceUsage;
 }
 
 /**
@@ -99,6 +107,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
     onBranches(['health', 'ready'], healthRoutes(deps)),
     onBranches(['tenants'], tenantRoutes(deps)),
+    onBranches(['invitations'], invitationRoutes(deps)),
     onBranches(['data', 'binaries'], fileRoutes(deps)),
     onBranches(['audit', 'admin'], auditRoutes(deps)),
     onBranches(['data'], capabilitiesRoutes(deps)),

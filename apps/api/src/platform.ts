@@ -6,7 +6,7 @@ import { createTokenVerifier, StreamTokens } from '@odp/auth';
 import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
 import { ConfigError, blobsDir, jobsDatabasePath, loadConfig } from '@odp/config';
 import type { Config } from '@odp/config';
-import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
+import type { BlobStore, Coordination, PlatformRegistry, WindowCounters } from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
@@ -19,6 +19,7 @@ import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
+import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
 
 /** The platform-wide services of one process, opened from configuration. */
 export interface Platform extends AppDeps {
@@ -26,9 +27,11 @@ export interface Platform extends AppDeps {
   /** What this process shares with the other instances of the deployment. */
   readonly coordination: Coordination;
   readonly search: SearchEngine;
+  /** The rate-limit counters of external services (SQLite, or Redis with `ODP_REDIS_URL`). */
+  readonly counters: WindowCounters;
   /**
-   * Stops the upload sweep, closes runtimes, the document stores, the registry, the blob store, the
-   * search engine connection and the coordination.
+   * Stops the upload sweep, closes runtimes, the document stores, the job queue, the rate-limit
+   * counters, the registry, the blob store, the search engine connection and the coordination.
    */
   close(): Promise<void>;
 }
@@ -64,6 +67,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   const store = await openPlatformRegistry(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = openJobQueue(jobsDatabasePath(config));
+  const counters = await openWindowCounters(config);
   const runtimes = createTenantRuntimes({
     config,
     registry,
@@ -73,7 +77,9 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     jobs,
     stores,
     search,
+    gatewayLimit: (tenantId) => gatewayLimitOf(usage, tenantId),
   });
+  const usage = serviceUsage(config, counters, runtimes, log, () => new Date());
   const stopListening = await coordination.invalidations.subscribe((message) => {
     runtimes
       .apply(message)
@@ -87,6 +93,8 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     registry,
     coordination,
     search,
+    counters,
+    usage,
     runtimes,
     jobs,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
@@ -112,6 +120,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       await runtimes.closeAll();
       await stores.close();
       await jobs.close();
+      await counters.close();
       await search.close();
       await registry.close();
       await blobs.close();

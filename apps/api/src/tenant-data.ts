@@ -35,6 +35,8 @@ export interface TenantDataOptions {
   readonly log: Logger;
   /** The job queue writes relay the jobs of their scripts to (absent: they wait in the outbox). */
   readonly jobs?: JobQueue;
+  /** Refuses a MANUAL gateway script past its service's rate limit (429). */
+  readonly assertGatewayWithinLimit?: (gateway: string) => Promise<void>;
   /** Where tenant stores are opened (the configured adapter). */
   readonly stores: DocumentStores;
   readonly search: SearchEngine;
@@ -96,6 +98,9 @@ async function compose(
       search.notify();
     },
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.assertGatewayWithinLimit
+      ? { assertGatewayWithinLimit: options.assertGatewayWithinLimit }
+      : {}),
     onRelayError: (error) =>
       options.log.error('job relay failed', { tenantId: tenant.id, error: String(error) }),
   };

@@ -109,6 +109,8 @@ export interface RuntimeContext {
   readonly search: SearchEngine;
   /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
   readonly jobs?: JobQueue;
+  /** The rate-limit check of a tenant's MANUAL gateway scripts (see usage.ts); absent, not limited. */
+  readonly gatewayLimit?: (tenantId: string) => (gateway: string) => Promise<void>;
 }
 
 /** How long a rebuild lease lasts without renewal (an instance that dies frees it after this). */
@@ -135,6 +137,7 @@ export async function openTenantRuntime(
     stores: context.stores,
     ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
     ...(context.jobs ? { jobs: context.jobs } : {}),
+    ...(context.gatewayLimit ? { assertGatewayWithinLimit: context.gatewayLimit(tenant.id) } : {}),
     search: context.search,
   };
   /** The newest event seq an announcement named: the next search for the head starts there. */

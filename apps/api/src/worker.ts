@@ -6,16 +6,29 @@
  * Besides running jobs it sweeps the tenant outboxes every `ODP_WORKER_SWEEP_MS`: a job is relayed
  * right after its write by the api, and the sweep relays what a crash between the commit and that
  * relay left behind, and removes finished jobs older than `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
- * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant.
+ * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant. Every
+ * external call is counted against `ODP_RATE_LIMITS` on the platform's shared counters and leaves a
+ * `system.serviceCallLog` record (usage.ts).
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { generateInvitationToken } from '@odp/auth';
+import { AppError, NotFoundError } from '@odp/core';
 import type { Job } from '@odp/core';
-import { AddressPolicy, MailGateway, WebhookGateway } from '@odp/gateways';
+import {
+  AddressPolicy,
+  GatewayError,
+  MailGateway,
+  UserInvitationGateway,
+  WebhookGateway,
+} from '@odp/gateways';
+import type { PersonRef } from '@odp/gateways';
 import { JobRunner, gatewayHandler } from '@odp/job-runner';
 import { SecretCipher, unsealParameters } from '@odp/data';
 import type { Platform } from './platform.js';
+import type { TenantRuntimes } from './tenant-runtime.js';
+import { serviceUsage } from './usage.js';
 
 const LOG_ENTRY_CLASS = 'system.logEntry';
 
@@ -25,7 +38,7 @@ export interface WorkerOptions {
 }
 
 export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
-  const { config, registry, runtimes, log, jobs } = platform;
+  const { config, registry, runtimes, log, jobs, counters } = platform;
   const now = options.now ?? (() => new Date());
   const cipher = new SecretCipher(config.secretKey);
   const mail = config.smtpUrl ? new MailGateway({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : null;
@@ -33,6 +46,14 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     policy: new AddressPolicy(config.worker.allowedNetworks),
     now,
     ...(config.worker.caFile ? { ca: [readFileSync(config.worker.caFile, 'utf8')] } : {}),
+  });
+
+  const invitations = new UserInvitationGateway({
+    registry,
+    updatePerson: personUpdater(runtimes),
+    newToken: generateInvitationToken,
+    baseUrl: config.baseUrl,
+    now,
   });
 
   const writeRetryLogEntry = async (job: Job, error: string) => {
@@ -78,6 +99,8 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
       gateway: gatewayHandler({
         webhook,
         mail,
+        invitations,
+        usage: serviceUsage(config, counters, runtimes, log, now),
         secretOf: async (tenantId) => (await registry.getTenant(tenantId))?.webhookSecret ?? null,
         parametersOf: (payload) => unsealParameters(payload, cipher),
       }),
@@ -91,4 +114,29 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     sweep,
   });
   return runner;
+}
+
+/**
+ * Writes the names an invitation gives to its person object, as the system account; false when the
+ * object does not exist. A refused change (a name too long) fails the invitation without retry.
+ */
+function personUpdater(runtimes: TenantRuntimes) {
+  return async (
+    tenantId: string,
+    person: PersonRef,
+    names: { firstName?: string; lastName?: string },
+  ): Promise<boolean> => {
+    const data = (await runtimes.get(tenantId)).data();
+    const system = { kind: 'system', tenantId } as const;
+    try {
+      if (Object.keys(names).length === 0) await data.getOne(system, person.typeName, person.id);
+      else await data.patch(system, person.typeName, person.id, names);
+      return true;
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      if (error instanceof AppError)
+        throw new GatewayError(`The person was not updated: ${error.message}`, false);
+      throw error;
+    }
+  };
 }

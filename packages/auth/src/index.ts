@@ -3,3 +3,4 @@ export * from './tokens.js';
 export * from './authenticate.js';
 export * from './roles.js';
 export * from './stream-tokens.js';
+export * from './invitation-tokens.js';

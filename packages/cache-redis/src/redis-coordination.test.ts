@@ -1,6 +1,7 @@
 import type { Coordination } from '@odp/core';
 import { describeCoordinationContract, describeWithEngine, freePort } from '@odp/core/contract';
-import { openRedisCoordination, RedisUnreachableError } from './redis-coordination.js';
+import { RedisUnreachableError } from './connection.js';
+import { openRedisCoordination } from './redis-coordination.js';
 
 describeWithEngine('Redis coordination', 'ODP_TEST_REDIS_URL', (url) => {
   describeCoordinationContract('redis (two connections to one server)', {

@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { connectOnce, describeTarget, reason, RedisUnreachableError } from './connection.js';
 import type {
   ChangeFanout,
   Coordination,
@@ -33,14 +34,6 @@ const LOCK_PREFIX = 'odp:lock:';
 
 const RENEW_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-
-/** Redis did not answer when the coordination was opened; the message names host and port, never credentials. */
-export class RedisUnreachableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RedisUnreachableError';
-  }
-}
 
 export interface RedisCoordinationOptions {
   /** How long `openRedisCoordination` waits for Redis to answer before giving up (default 5 s). */
@@ -176,39 +169,4 @@ export async function openRedisCoordination(
       await Promise.allSettled([subscriber.quit(), commands.quit()]);
     },
   };
-}
-
-/** Connects, failing on the first error or after `timeoutMs` instead of retrying forever. */
-async function connectOnce(client: Redis, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let onError: ((error: Error) => void) | undefined;
-  try {
-    await Promise.race([
-      client.connect().then(() => client.ping()),
-      new Promise<never>((_, reject) => {
-        onError = reject;
-        client.once('error', onError);
-        timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (onError) client.off('error', onError);
-  }
-}
-
-/** `host:port` of a redis URL: what an operator needs to find the server, without credentials. */
-function describeTarget(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    return 'the configured address';
-  }
-}
-
-function reason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (typeof code === 'string') return code;
-  return error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : 'unknown error';
 }

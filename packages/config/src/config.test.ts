@@ -42,7 +42,26 @@ describe('loadConfig', () => {
         allowedNetworks: [],
         caFile: null,
       },
+      rateLimits: {},
+      exchangeRates: {},
     });
+  });
+
+  it('reads the rate limits and exchange rates blocks', () => {
+    const config = load({
+      ODP_RATE_LIMITS: JSON.stringify({
+        services: {
+          'ai-model': { calls: 1000, window: 'DAYS', units: 200_000, budgetEur: 50.5 },
+          webhook: { calls: 60, window: 'HOURS' },
+        },
+      }),
+      ODP_EXCHANGE_RATES: '{"USD": 1.08, "GBP": 0.85}',
+    });
+    expect(config.rateLimits).toEqual({
+      'ai-model': { calls: 1000, window: 'DAYS', units: 200_000, budgetEur: 50.5 },
+      webhook: { calls: 60, window: 'HOURS', units: null, budgetEur: null },
+    });
+    expect(config.exchangeRates).toEqual({ USD: 1.08, GBP: 0.85 });
   });
 
   it('defaults the data directory to ./.odp and the base URL to the port', () => {
@@ -193,6 +212,34 @@ describe('loadConfig', () => {
       { ODP_TENANT_EXPENSIVE_REQUESTS: 'many' },
       'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "many")',
     ],
+    [{ ODP_RATE_LIMITS: '{services:' }, 'ODP_RATE_LIMITS: is not valid JSON'],
+    [{ ODP_RATE_LIMITS: '[]' }, 'ODP_RATE_LIMITS: must be a JSON object'],
+    [
+      { ODP_RATE_LIMITS: '{"services": {"ai": {"calls": 1, "window": "DAYS"}}}' },
+      'ODP_RATE_LIMITS: services.ai: unknown service (one of ai-model, document-conversion, company-register-nl, company-register-gb, address-enrichment, webhook, mail)',
+    ],
+    [
+      { ODP_RATE_LIMITS: '{"services": {"mail": {"calls": 0, "window": "DAYS"}}}' },
+      'ODP_RATE_LIMITS: services.mail.calls must be a positive integer',
+    ],
+    [
+      { ODP_RATE_LIMITS: '{"services": {"mail": {"calls": 5, "window": "WEEKS"}}}' },
+      'ODP_RATE_LIMITS: services.mail.window must be "HOURS" or "DAYS"',
+    ],
+    [
+      { ODP_RATE_LIMITS: '{"services": {"mail": {"calls": 5, "window": "DAYS", "units": 1.5}}}' },
+      'ODP_RATE_LIMITS: services.mail.units must be a positive integer',
+    ],
+    [
+      { ODP_RATE_LIMITS: '{"services": {"mail": {"calls": 5, "window": "DAYS", "budgetEur": -1}}}' },
+      'ODP_RATE_LIMITS: services.mail.budgetEur must be a non-negative number',
+    ],
+    [
+      { ODP_RATE_LIMITS: '{"services": {"mail": {"calls": 5, "window": "DAYS", "call": 1}}}' },
+      'ODP_RATE_LIMITS: services.mail: unknown member "call"',
+    ],
+    [{ ODP_EXCHANGE_RATES: '{"usd": 1.08}' }, 'ODP_EXCHANGE_RATES: "usd" is not a currency code'],
+    [{ ODP_EXCHANGE_RATES: '{"USD": 0}' }, 'ODP_EXCHANGE_RATES: USD must be a positive number'],
   ])('refuses %j with one line naming the variable', (env, message) => {
     let thrown: unknown;
     try {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { EXTERNAL_SERVICES } from '@odp/core';
 
 /**
  * The platform's configuration, read from the environment in exactly one place (`loadConfig`).
@@ -38,6 +39,28 @@ export interface Config {
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   readonly worker: WorkerConfig;
+  /**
+   * Rate limits of external services (`ODP_RATE_LIMITS`, the `<platform>.rate-limits` block of the
+   * interface spec), by service name; a service without an entry is not limited.
+   */
+  readonly rateLimits: Readonly<Record<string, ServiceRateLimit>>;
+  /**
+   * Exchange rates (`ODP_EXCHANGE_RATES`, the `<platform>.exchange-rates` block) by currency code:
+   * the `cost` of a usage record divided by its currency's rate is its `costLocal` in EUR.
+   */
+  readonly exchangeRates: Readonly<Record<string, number>>;
+}
+
+/** One entry of `<platform>.rate-limits.services` (interface spec, Rate limits for external services). */
+export interface ServiceRateLimit {
+  /** Calls per window; one more is refused (429 to the triggering script or import). */
+  readonly calls: number;
+  /** The window: the current UTC hour or day; its counters start at zero when it rolls over. */
+  readonly window: 'HOURS' | 'DAYS';
+  /** Units (tokens, pages) per window; once reached, further calls are refused. null: not limited. */
+  readonly units: number | null;
+  /** Monthly spend budget in EUR; informational (shown with the usage aggregations). */
+  readonly budgetEur: number | null;
 }
 
 export interface HttpConfig {
@@ -244,7 +267,92 @@ export function loadConfig(env: Env = process.env): Config {
       allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
       caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
     },
+    rateLimits: parseRateLimits(read('ODP_RATE_LIMITS')),
+    exchangeRates: parseExchangeRates(read('ODP_EXCHANGE_RATES')),
   };
+}
+
+/** A JSON object variable; ConfigError naming it when the value is not one. */
+function parseJsonObject(name: string, raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(name, 'is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(name, 'must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * `{"services": {"<service>": {"calls": 1000, "window": "HOURS"|"DAYS", "units"?: 200000,
+ * "budgetEur"?: 50}}}`: the spec's `<platform>.rate-limits` block. Service names are the keys of
+ * `system.externalService`; `calls` and `units` positive integers, `budgetEur` a non-negative number.
+ */
+function parseRateLimits(raw: string | null): Record<string, ServiceRateLimit> {
+  if (raw === null) return {};
+  const name = 'ODP_RATE_LIMITS';
+  const block = parseJsonObject(name, raw);
+  const unknownKey = Object.keys(block).find((key) => key !== 'services');
+  if (unknownKey !== undefined)
+    throw new ConfigError(name, `unknown member "${unknownKey}" (expected "services")`);
+  const services = block['services'] ?? {};
+  if (typeof services !== 'object' || services === null || Array.isArray(services)) {
+    throw new ConfigError(name, '"services" must be an object of service names');
+  }
+  const known = new Set(EXTERNAL_SERVICES.map((service) => service.key));
+  const positive = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+  const limits: Record<string, ServiceRateLimit> = {};
+  for (const [service, entry] of Object.entries(services as Record<string, unknown>)) {
+    const where = `services.${service}`;
+    if (!known.has(service)) {
+      throw new ConfigError(name, `${where}: unknown service (one of ${[...known].join(', ')})`);
+    }
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new ConfigError(name, `${where} must be an object`);
+    }
+    const { calls, window, units, budgetEur, ...rest } = entry as Record<string, unknown>;
+    const extra = Object.keys(rest)[0];
+    if (extra !== undefined) throw new ConfigError(name, `${where}: unknown member "${extra}"`);
+    if (!positive(calls)) throw new ConfigError(name, `${where}.calls must be a positive integer`);
+    if (window !== 'HOURS' && window !== 'DAYS') {
+      throw new ConfigError(name, `${where}.window must be "HOURS" or "DAYS"`);
+    }
+    if (units !== undefined && units !== null && !positive(units)) {
+      throw new ConfigError(name, `${where}.units must be a positive integer`);
+    }
+    if (
+      budgetEur !== undefined &&
+      budgetEur !== null &&
+      !(typeof budgetEur === 'number' && Number.isFinite(budgetEur) && budgetEur >= 0)
+    ) {
+      throw new ConfigError(name, `${where}.budgetEur must be a non-negative number`);
+    }
+    limits[service] = {
+      calls: calls as number,
+      window,
+      units: (units as number | null | undefined) ?? null,
+      budgetEur: (budgetEur as number | null | undefined) ?? null,
+    };
+  }
+  return limits;
+}
+
+/** `{"USD": 1.08, "GBP": 0.85}`: three-letter currency codes, positive rates (the spec's block). */
+function parseExchangeRates(raw: string | null): Record<string, number> {
+  if (raw === null) return {};
+  const name = 'ODP_EXCHANGE_RATES';
+  const rates: Record<string, number> = {};
+  for (const [currency, rate] of Object.entries(parseJsonObject(name, raw))) {
+    if (!/^[A-Z]{3}$/.test(currency)) throw new ConfigError(name, `"${currency}" is not a currency code`);
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
+      throw new ConfigError(name, `${currency} must be a positive number`);
+    }
+    rates[currency] = rate;
+  }
+  return rates;
 }
 
 /** The server's timeouts; the headers must be due no later than the whole request. */
@@ -442,6 +550,11 @@ export function blobsDir(config: Pick<Config, 'dataDir'>): string {
 /** Path of the platform registry database (tenants, profiles, keys): `<dataDir>/platform.sqlite`. */
 export function platformDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'platform.sqlite');
+}
+
+/** Path of the embedded rate-limit counters (without `ODP_REDIS_URL`): `<dataDir>/counters.sqlite`. */
+export function countersDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'counters.sqlite');
 }
 
 /** Path of the embedded job queue database (jobs of every tenant): `<dataDir>/jobs.sqlite`. */

@@ -15,3 +15,5 @@ export { sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
+export type { WindowCounters } from './counters.js';
+export { EXTERNAL_SERVICES } from './external-services.js';

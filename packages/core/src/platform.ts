@@ -47,6 +47,21 @@ export interface ApiKeyRecord {
   readonly createdAt: string;
 }
 
+/**
+ * An invitation of a person to a tenant (the UserInvitation gateway): a one-time token, kept only as
+ * its SHA-256 hash, that a signed-in person redeems (`POST /invitations/{token}`) to become the
+ * profile's person. `acceptedAt` is set once it was redeemed.
+ */
+export interface Invitation {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly profileId: string;
+  readonly email: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly acceptedAt: string | null;
+}
+
 export interface NewProfile {
   readonly tenantId: string;
   readonly issuer: string | null;
@@ -79,6 +94,25 @@ export interface PlatformRegistry {
   listProfiles(tenantId: string): Promise<UserProfile[]>;
   /** Profiles of the tenant linked to `objectId`, oldest first (active or not). */
   profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]>;
+  /** Links the profile to the object `objectId` (its person). Throws NotFoundError when it does not exist. */
+  linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile>;
+
+  /** Stores an invitation to the profile by the hash of its token. Throws NotFoundError for an unknown profile. */
+  createInvitation(input: {
+    tenantId: string;
+    profileId: string;
+    tokenHash: string;
+    expiresAt: string;
+  }): Promise<Invitation>;
+  /** Every invitation of the tenant, oldest first; never a token or its hash. */
+  listInvitations(tenantId: string): Promise<Invitation[]>;
+  /**
+   * Redeems the invitation of `tokenHash` for the person (issuer, subject) at `now`: the profile
+   * becomes theirs and active, the invitation accepted. NotFoundError for an unknown, expired or
+   * already accepted invitation; ConflictError when the profile belongs to another person or the
+   * person already has another profile in the tenant.
+   */
+  acceptInvitation(tokenHash: string, issuer: string, subject: string, now: Date): Promise<UserProfile>;
 
   /**
    * Stores a key by the hash of its value (the value itself is never stored).

@@ -79,6 +79,20 @@ export function sharedRegistry(registry: PlatformRegistry, channel: Invalidation
       })),
     listProfiles: (tenantId) => registry.listProfiles(tenantId),
     profilesLinkedTo: (tenantId, objectId) => registry.profilesLinkedTo(tenantId, objectId),
+    linkProfile: (tenantId, profileId, objectId) =>
+      announce(registry.linkProfile(tenantId, profileId, objectId), () => ({
+        kind: 'profile',
+        tenantId,
+        profileId,
+      })),
+    createInvitation: (input) => registry.createInvitation(input),
+    listInvitations: (tenantId) => registry.listInvitations(tenantId),
+    acceptInvitation: (tokenHash, issuer, subject, now) =>
+      announce(registry.acceptInvitation(tokenHash, issuer, subject, now), (profile) => ({
+        kind: 'profile',
+        tenantId: profile.tenantId,
+        profileId: profile.id,
+      })),
 
     createApiKey: (input) =>
       announce(registry.createApiKey(input), (key) => ({

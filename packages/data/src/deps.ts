@@ -52,6 +52,11 @@ export interface DataServiceDeps {
    * gateway calls). Absent, the jobs wait in the outbox for a worker's sweep.
    */
   readonly jobs?: JobQueue;
+  /**
+   * Refuses (a RateLimitedError, HTTP 429) a MANUAL run of a script whose gateway's external
+   * service has reached its rate limit, before anything is queued. Absent: not limited.
+   */
+  readonly assertGatewayWithinLimit?: (gateway: string) => Promise<void>;
   /** A relay right after a write failed (the jobs stay in the outbox); for the log. */
   readonly onRelayError?: (error: unknown) => void;
 }

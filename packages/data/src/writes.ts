@@ -601,7 +601,8 @@ export class ObjectWriter {
 
   /**
    * MANUAL run of the gateway script `script` on `object` (`POST /scripts/...`): needs record-level
-   * WRITE on the object. Returns the queued job, or null when the script's condition is false.
+   * WRITE on the object. Returns the queued job, or null when the script's condition is false;
+   * RateLimitedError (nothing queued) when the gateway's service has reached its rate limit.
    */
   async runScript(account: Account, object: StoredObject, script: GatewayScript): Promise<NewJob | null> {
     if (!(await this.deps.access.mayModify(account, object))) {
@@ -618,6 +619,7 @@ export class ObjectWriter {
       this.deps.secretValue,
     );
     if (!job) return null;
+    await this.deps.assertGatewayWithinLimit?.(script.gateway);
     uow.enqueue([job]);
     await this.commit(uow);
     return job;

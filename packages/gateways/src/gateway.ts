@@ -9,6 +9,8 @@ export interface GatewayCall {
   readonly id: string;
   readonly tenantId: string;
   readonly parameters: Readonly<Record<string, string | null>>;
+  /** The href of the object whose script made the call (the usage record's `reference`); null when none. */
+  readonly reference?: string | null;
 }
 
 /**

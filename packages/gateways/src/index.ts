@@ -7,3 +7,12 @@ export { WebhookGateway, webhookRequest, webhookSignature } from './webhook.js';
 export type { WebhookCall, WebhookOptions } from './webhook.js';
 export { MailGateway, mailMessage } from './mail.js';
 export type { MailMessage, MailOptions } from './mail.js';
+export { ServiceLimitError, ServiceUsage, TARIFFS, costLocal, windowOf } from './usage.js';
+export type { CallMeasure, ServiceCallRecord, ServiceLimit, ServiceUsageDeps } from './usage.js';
+export {
+  INVITATION_VALIDITY_MS,
+  UserInvitationGateway,
+  hasActiveAccess,
+  parsePersonRef,
+} from './user-invitation.js';
+export type { InvitationOutcome, PersonRef, UserInvitationDeps } from './user-invitation.js';

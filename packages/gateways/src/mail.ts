@@ -16,7 +16,8 @@ import type { Transporter } from 'nodemailer';
 import type { GatewayCall } from './gateway.js';
 import { GatewayError } from './gateway.js';
 
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$|^[^\s@<>(),;:"]+@localhost$/i;
+/** One e-mail address (no display name); `name@localhost` too, for local test servers. */
+export const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$|^[^\s@<>(),;:"]+@localhost$/i;
 const MARKUP = /<\/?[a-z][\s\S]*>/i;
 
 export interface MailOptions {

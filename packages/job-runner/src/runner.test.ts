@@ -2,11 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from '@odp/core';
-import { AddressPolicy, MailGateway, WebhookGateway } from '@odp/gateways';
+import {
+  AddressPolicy,
+  MailGateway,
+  ServiceUsage,
+  UserInvitationGateway,
+  WebhookGateway,
+} from '@odp/gateways';
+import type { ServiceCallRecord, ServiceLimit } from '@odp/gateways';
 import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
-import { openJobQueue } from '@odp/store-sqlite';
-import type { SqliteJobQueue } from '@odp/store-sqlite';
+import { openJobQueue, openPlatformStore, SqliteWindowCounters } from '@odp/store-sqlite';
+import type { PlatformStore, SqliteJobQueue } from '@odp/store-sqlite';
 import { gatewayHandler } from './gateway-handler.js';
 import { JobRunner } from './runner.js';
 
@@ -20,6 +27,10 @@ let clock: Date;
 let lines: { level: string; message: string; fields: Record<string, unknown> }[];
 let exhausted: { job: Job; error: string }[];
 let mail: MailGateway | null;
+let counters: SqliteWindowCounters;
+let registry: PlatformStore;
+let limits: Record<string, ServiceLimit>;
+let usageRecords: ServiceCallRecord[];
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
@@ -32,12 +43,20 @@ beforeEach(() => {
   lines = [];
   exhausted = [];
   mail = null;
+  counters = new SqliteWindowCounters(join(dir, 'counters.sqlite'));
+  registry = openPlatformStore(join(dir, 'platform.sqlite'));
+  limits = {};
+  usageRecords = [];
   receiver.requests.splice(0);
 });
 afterEach(async () => {
   await queue.close();
+  await counters.close();
+  await registry.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+let tokens = 0;
 
 function runner(workerId = 'w1', timeoutMs = 10_000): JobRunner {
   const webhook = new WebhookGateway({
@@ -59,6 +78,22 @@ function runner(workerId = 'w1', timeoutMs = 10_000): JobRunner {
       gateway: gatewayHandler({
         webhook,
         mail,
+        invitations: new UserInvitationGateway({
+          registry,
+          updatePerson: async () => true,
+          newToken: () => ({ token: `odpi_${++tokens}`, hash: `hash-${tokens}` }),
+          baseUrl: 'https://odp.example.test',
+          now: () => clock,
+        }),
+        usage: new ServiceUsage({
+          counters,
+          limits,
+          exchangeRates: {},
+          now: () => clock,
+          write: async (_tenantId, record) => {
+            usageRecords.push(record);
+          },
+        }),
         secretOf: async (id) => (id === TENANT ? 'secret' : null),
         parametersOf: (payload) => payload['parameters'] as Record<string, string | null>,
       }),
@@ -141,6 +176,27 @@ it('retries a transient failure after 10 s, 60 s and 15 min, then gives up with 
   expect(await worker.runOnce()).toBeNull();
 });
 
+it('fails bad parameters before any call: nothing counted, no usage record', async () => {
+  limits['webhook'] = { calls: 1, window: 'HOURS', units: null, budgetEur: null };
+  await queue.enqueue([
+    {
+      id: 'plain-http',
+      tenantId: TENANT,
+      kind: 'gateway',
+      objectId: 'o1',
+      payload: { gateway: 'Webhook', script: 'notify', parameters: { url: 'http://example.test/hook' } },
+      createdAt: T0.toISOString(),
+    },
+  ]);
+  await enqueue('Webhook', TENANT, 'good');
+  const worker = runner();
+  expect((await worker.runOnce())?.outcome).toBe('failed');
+  expect(await queue.get('plain-http')).toMatchObject({ lastError: 'The webhook url must be HTTPS.' });
+  expect(usageRecords).toEqual([]);
+  expect((await worker.runOnce())?.outcome).toBe('done');
+  expect(usageRecords).toEqual([expect.objectContaining({ service: 'webhook', success: true })]);
+});
+
 it('does not retry a 4xx other than 429, nor write the exhaustion entry', async () => {
   await enqueue();
   receiver.respondWith(404);
@@ -151,20 +207,46 @@ it('does not retry a 4xx other than 429, nor write the exhaustion entry', async 
 });
 
 it('fails a gateway this release does not run, and a job of a deleted tenant, without retry', async () => {
-  await enqueue('UserInvitation', TENANT, 'invite');
+  await enqueue('DatastoreReplicator', TENANT, 'invite');
   await enqueue('Webhook', 'c0c0c0c0-0000-4000-8000-00000000dead', 'gone');
   const worker = runner();
   await worker.runOnce();
   await worker.runOnce();
   expect(await queue.get('invite')).toMatchObject({
     status: 'failed',
-    lastError: 'The UserInvitation gateway is not available in this release.',
+    lastError: 'The DatastoreReplicator gateway is not available in this release.',
   });
   expect(await queue.get('gone')).toMatchObject({
     status: 'failed',
     lastError: expect.stringContaining('tenant'),
   });
   expect(receiver.requests).toEqual([]);
+});
+
+it('writes one usage record per webhook call; past the rate limit the try is refused and retried like a 429', async () => {
+  limits['webhook'] = { calls: 1, window: 'HOURS', units: null, budgetEur: null };
+  await enqueue('Webhook', TENANT, 'first');
+  await enqueue('Webhook', TENANT, 'second');
+  const worker = runner();
+  expect((await worker.runOnce())?.outcome).toBe('done');
+  expect((await worker.runOnce())?.outcome).toBe('retry');
+  expect(receiver.requests).toHaveLength(1);
+  expect(await queue.get('second')).toMatchObject({
+    status: 'pending',
+    lastError:
+      'The rate limit of the service webhook is reached (1 call per hour); it resets at 2030-01-01T01:00:00.000Z.',
+  });
+  expect(usageRecords).toEqual([
+    expect.objectContaining({ service: 'webhook', success: true, reference: null, cost: 0, costLocal: 0 }),
+  ]);
+  // 10 s later the hour has not rolled over: refused again; after the 60 s and 15 min retries too.
+  for (const delay of [10_000, 60_000, 15 * 60_000]) {
+    advance(delay);
+    await worker.runOnce();
+  }
+  expect(await queue.get('second')).toMatchObject({ status: 'failed', attempts: 4 });
+  expect(exhausted.map((entry) => entry.job.id)).toEqual(['second']);
+  expect(receiver.requests).toHaveLength(1);
 });
 
 it('runs the job of a worker that died holding it once more after the lease', async () => {
@@ -216,6 +298,7 @@ it('sends the e-mail of a Mail job to the SMTP server, and fails it without a co
     mail = new MailGateway({ smtpUrl: smtp.url, from: 'no-reply@odp.example.test' });
     await enqueueMail('mail-1');
     expect((await runner().runOnce())?.outcome).toBe('done');
+    expect(usageRecords).toEqual([expect.objectContaining({ service: 'mail', success: true })]);
     const [message] = await smtp.waitFor(1);
     expect(message).toMatchObject({ to: ['ann@example.test'], subject: 'Hello' });
     expect(message?.headers['x-odp-delivery']).toBe('mail-1');

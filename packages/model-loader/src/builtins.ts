@@ -1,3 +1,4 @@
+import { EXTERNAL_SERVICES } from '@odp/core';
 import type { ListDef } from '@odp/core';
 import type { ClassFile } from './files.js';
 
@@ -16,13 +17,7 @@ export const BUILT_IN_LISTS: readonly ListDef[] = [
   },
   {
     name: 'system.externalService',
-    values: [
-      { key: 'ai-model', label: 'AI model' },
-      { key: 'document-conversion', label: 'Document conversion' },
-      { key: 'company-register-nl', label: 'Company register (NL)' },
-      { key: 'company-register-gb', label: 'Company register (GB)' },
-      { key: 'address-enrichment', label: 'Address enrichment' },
-    ],
+    values: EXTERNAL_SERVICES,
   },
 ];
 

@@ -85,4 +85,20 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'invitations',
+    up: `
+      CREATE TABLE invitations (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+        profile_id TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        accepted_at TEXT
+      );
+      CREATE INDEX invitations_tenant ON invitations (tenant_id, created_at);
+    `,
+  },
 ];

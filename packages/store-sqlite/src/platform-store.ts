@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { ConflictError, isProfileActive, NotFoundError, TENANT_ROLES } from '@odp/core';
 import type {
   ApiKeyRecord,
+  Invitation,
   LinkedProfile,
   NewProfile,
   PlatformRegistry,
@@ -35,6 +36,19 @@ interface ProfileRow {
   active_until: string | null;
   created_at: string;
 }
+
+interface InvitationRow {
+  id: string;
+  tenant_id: string;
+  profile_id: string;
+  email: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+}
+
+const INVITATION_COLUMNS =
+  'i.id, i.tenant_id, i.profile_id, p.email, i.created_at, i.expires_at, i.accepted_at';
 
 interface ApiKeyRow {
   id: string;
@@ -203,6 +217,103 @@ class SqlitePlatformStore implements PlatformStore {
     }));
   }
 
+  async linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile> {
+    this.run(
+      'UPDATE profiles SET object_id = ? WHERE tenant_id = ? AND id = ?',
+      objectId,
+      tenantId,
+      profileId,
+    );
+    const profile = await this.getProfile(tenantId, profileId);
+    if (profile === null) throw new NotFoundError('No such profile in this tenant.');
+    return profile;
+  }
+
+  async createInvitation(input: {
+    tenantId: string;
+    profileId: string;
+    tokenHash: string;
+    expiresAt: string;
+  }): Promise<Invitation> {
+    if ((await this.getProfile(input.tenantId, input.profileId)) === null) {
+      throw new NotFoundError('No such profile in this tenant.');
+    }
+    const id = randomUUID();
+    this.run(
+      `INSERT INTO invitations (id, tenant_id, profile_id, token_hash, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      id,
+      input.tenantId,
+      input.profileId,
+      input.tokenHash,
+      new Date().toISOString(),
+      input.expiresAt,
+    );
+    return toInvitation(
+      this.statement(
+        `SELECT ${INVITATION_COLUMNS} FROM invitations i JOIN profiles p ON p.id = i.profile_id WHERE i.id = ?`,
+      ).get(id) as InvitationRow,
+    );
+  }
+
+  async listInvitations(tenantId: string): Promise<Invitation[]> {
+    const rows = this.statement(
+      `SELECT ${INVITATION_COLUMNS} FROM invitations i JOIN profiles p ON p.id = i.profile_id
+       WHERE i.tenant_id = ? ORDER BY i.created_at, i.rowid`,
+    ).all(tenantId) as InvitationRow[];
+    return rows.map(toInvitation);
+  }
+
+  async acceptInvitation(
+    tokenHash: string,
+    issuer: string,
+    subject: string,
+    now: Date,
+  ): Promise<UserProfile> {
+    const accept = this.db.transaction((): { tenantId: string; profileId: string } => {
+      const invitation = this.statement(
+        `SELECT i.tenant_id, i.profile_id, i.expires_at, i.accepted_at, p.issuer, p.subject
+         FROM invitations i JOIN profiles p ON p.id = i.profile_id WHERE i.token_hash = ?`,
+      ).get(tokenHash) as
+        | {
+            tenant_id: string;
+            profile_id: string;
+            expires_at: string;
+            accepted_at: string | null;
+            issuer: string;
+            subject: string | null;
+          }
+        | undefined;
+      if (
+        invitation === undefined ||
+        invitation.accepted_at !== null ||
+        Date.parse(invitation.expires_at) <= now.getTime()
+      ) {
+        throw new NotFoundError('No such invitation, or it has expired or was used.');
+      }
+      if (invitation.subject !== null && (invitation.issuer !== issuer || invitation.subject !== subject)) {
+        throw new ConflictError('The invited profile belongs to another person.');
+      }
+      try {
+        this.run(
+          'UPDATE profiles SET issuer = ?, subject = ?, active = 1 WHERE id = ?',
+          issuer,
+          subject,
+          invitation.profile_id,
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new ConflictError('This person already has another profile in the tenant.');
+        }
+        throw error;
+      }
+      this.run('UPDATE invitations SET accepted_at = ? WHERE token_hash = ?', now.toISOString(), tokenHash);
+      return { tenantId: invitation.tenant_id, profileId: invitation.profile_id };
+    });
+    const { tenantId, profileId } = accept.immediate();
+    return (await this.getProfile(tenantId, profileId))!;
+  }
+
   async createApiKey(input: {
     tenantId: string;
     profileId: string | null;
@@ -323,6 +434,18 @@ class SqlitePlatformStore implements PlatformStore {
     this.remembered.set(key, value);
     return value;
   }
+}
+
+function toInvitation(row: InvitationRow): Invitation {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    profileId: row.profile_id,
+    email: row.email,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    acceptedAt: row.accepted_at,
+  };
 }
 
 function toTenant(row: TenantRow): TenantRecord {

@@ -2,7 +2,9 @@
  * `POST /scripts/{tenant}/{typeName}/{id}/{scriptName}` (model-format section 7, MANUAL scripts):
  * queues the object's CONSUMER_GATEWAY script with trigger MANUAL and answers 202 Accepted at once;
  * the call runs in the background (docs/worker.md). 404 for an unknown script or an object the caller
- * cannot read; 403 for the viewer role (the role check) and without record-level WRITE.
+ * cannot read; 403 for the viewer role (the role check) and without record-level WRITE; 429 (with
+ * `Retry-After`, nothing queued) when the external service of the script's gateway has reached its
+ * rate limit (`ODP_RATE_LIMITS`).
  * Body: `{queued: true, job: {id, href}}`, or `{queued: false, reason}` when the script's condition
  * is false for the object (nothing is queued).
  */

@@ -11,7 +11,8 @@
  * - `GET /system/{tenant}/{systemPlural}` (`serviceCallLogs`, `logEntries`, `systemSettings`,
  *   `secretValues`): a DataObjectPage with the filters, sort and paging of a data list; `/{id}` one
  *   object; `/aggregations` the aggregations of a data list (for `serviceCallLogs` by default, with
- *   no `sum`, `avg` or `count` asked, the sum of `costUnits` and `costLocal`). SECRET values are
+ *   no `sum`, `avg` or `count` asked, the sum of `costUnits` and `costLocal`, and always the
+ *   deployment's `rateLimits` with their informational `budgetEur`). SECRET values are
  *   never rendered. Links point under `/system/{tenant}/...`.
  * - `POST /system/{tenant}/{systemPlural}`, `PATCH` and `DELETE /system/{tenant}/{systemPlural}/{id}`:
  *   the writes of the data API on system classes (settings that `systemSetting()` reads, records
@@ -75,7 +76,10 @@ export function systemRoutes(deps: AppDeps): Router {
     const unasked = !query.has('sum') && !query.has('avg') && !query.has('count');
     if (typeName(req) === USAGE && unasked) query.set('sum', 'costUnits,costLocal');
     const { system } = await service(tenantId);
-    res.json(await system.aggregations(account, { typeName: typeName(req) }, query));
+    const aggregations = await system.aggregations(account, { typeName: typeName(req) }, query);
+    res.json(
+      typeName(req) === USAGE ? { ...aggregations, rateLimits: deps.config.rateLimits } : aggregations,
+    );
   });
 
   router.get('/system/:tenant/:typeName/:id', async (req, res) => {

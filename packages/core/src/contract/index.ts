@@ -16,3 +16,4 @@ export type { CoordinationContractTarget } from './coordination.contract.js';
 export { describeJobQueueContract } from './job-queue.contract.js';
 export { describePlatformRegistryContract } from './platform-registry.contract.js';
 export { freePort } from './ports.js';
+export { describeWindowCountersContract } from './window-counters.contract.js';

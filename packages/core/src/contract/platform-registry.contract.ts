@@ -116,6 +116,124 @@ export function describePlatformRegistryContract(
       expect(second).toMatchObject({ issuer: null, subject: null });
     });
 
+    it('links a profile to its person object', async () => {
+      const t = await registry.createTenant({ name: 'T', modelSource: null });
+      const p = await registry.createProfile({
+        tenantId: t.id,
+        issuer: null,
+        subject: null,
+        email: 'a',
+        role: 'member',
+      });
+      expect(await registry.linkProfile(t.id, p.id, 'person-1')).toMatchObject({
+        id: p.id,
+        objectId: 'person-1',
+      });
+      expect(await registry.profilesLinkedTo(t.id, 'person-1')).toEqual([
+        { profileId: p.id, role: 'member', extraRoles: [] },
+      ]);
+      await expect(registry.linkProfile(t.id, 'nope', 'person-1')).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('stores invitations by token hash; a signed-in person redeems one once, before it expires', async () => {
+      const t = await registry.createTenant({ name: 'T', modelSource: null });
+      const invited = await registry.createProfile({
+        tenantId: t.id,
+        issuer: null,
+        subject: null,
+        email: 'ann@example.test',
+        role: 'viewer',
+      });
+      await registry.setProfileActive(t.id, invited.id, false);
+      const now = new Date('2030-01-01T00:00:00.000Z');
+      const expiresAt = '2030-01-15T00:00:00.000Z';
+      const invitation = await registry.createInvitation({
+        tenantId: t.id,
+        profileId: invited.id,
+        tokenHash: 'hash-1',
+        expiresAt,
+      });
+      expect(invitation).toMatchObject({
+        profileId: invited.id,
+        email: 'ann@example.test',
+        expiresAt,
+        acceptedAt: null,
+      });
+      await registry.createInvitation({
+        tenantId: t.id,
+        profileId: invited.id,
+        tokenHash: 'hash-2',
+        expiresAt: '2029-12-31T00:00:00.000Z',
+      });
+      expect(JSON.stringify(await registry.listInvitations(t.id))).not.toContain('hash-');
+      await expect(registry.acceptInvitation('hash-2', 'https://idp', 'ann', now)).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      await expect(registry.acceptInvitation('unknown', 'https://idp', 'ann', now)).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      const accepted = await registry.acceptInvitation('hash-1', 'https://idp', 'ann', now);
+      expect(accepted).toMatchObject({
+        id: invited.id,
+        issuer: 'https://idp',
+        subject: 'ann',
+        active: true,
+        role: 'viewer',
+      });
+      expect(await registry.findProfileByPerson(t.id, 'https://idp', 'ann')).toMatchObject({
+        id: invited.id,
+      });
+      expect((await registry.listInvitations(t.id))[0]).toMatchObject({ acceptedAt: now.toISOString() });
+      await expect(registry.acceptInvitation('hash-1', 'https://idp', 'ann', now)).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      await expect(
+        registry.createInvitation({ tenantId: t.id, profileId: 'nope', tokenHash: 'hash-3', expiresAt }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('refuses to redeem an invitation to a profile of another person, or for a person with a profile', async () => {
+      const t = await registry.createTenant({ name: 'T', modelSource: null });
+      const owned = await registry.createProfile({
+        tenantId: t.id,
+        issuer: 'https://idp',
+        subject: 'bob',
+        email: 'b',
+        role: 'member',
+      });
+      const open = await registry.createProfile({
+        tenantId: t.id,
+        issuer: null,
+        subject: null,
+        email: 'c',
+        role: 'member',
+      });
+      const expiresAt = '2030-01-15T00:00:00.000Z';
+      await registry.createInvitation({
+        tenantId: t.id,
+        profileId: owned.id,
+        tokenHash: 'to-owned',
+        expiresAt,
+      });
+      await registry.createInvitation({
+        tenantId: t.id,
+        profileId: open.id,
+        tokenHash: 'to-open',
+        expiresAt,
+      });
+      const now = new Date('2030-01-01T00:00:00.000Z');
+      await expect(registry.acceptInvitation('to-owned', 'https://idp', 'eve', now)).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+      await expect(registry.acceptInvitation('to-open', 'https://idp', 'bob', now)).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+      expect(await registry.getProfile(t.id, open.id)).toMatchObject({ subject: null });
+      expect(await registry.acceptInvitation('to-owned', 'https://idp', 'bob', now)).toMatchObject({
+        id: owned.id,
+      });
+    });
+
     it('suspends and activates profiles; lists only tenants with an active profile', async () => {
       const t1 = await registry.createTenant({ name: 'T1', modelSource: null });
       const t2 = await registry.createTenant({ name: 'T2', modelSource: null });

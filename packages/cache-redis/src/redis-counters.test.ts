@@ -1,0 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { describeWindowCountersContract, describeWithEngine } from '@odp/core/contract';
+import { openRedisWindowCounters } from './redis-counters.js';
+
+describeWithEngine('Redis window counters', 'ODP_TEST_REDIS_URL', (url) => {
+  describeWindowCountersContract('redis (a key prefix per set of counters)', (shared) =>
+    openRedisWindowCounters(url, { prefix: `odp-test:counters:${shared ?? randomUUID()}:` }),
+  );
+});

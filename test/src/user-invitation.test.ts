@@ -1,0 +1,240 @@
+/**
+ * The UserInvitation gateway through real processes (docs/worker.md): `pnpm start` (api and worker),
+ * a real SMTP server on 127.0.0.1 receiving the invitation e-mails, and a test identity provider
+ * whose signed-in person redeems an invitation. One test per row of the spec's table (profile none /
+ * exists without active access / exists with active access), then the link and bad parameters.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSmtpReceiver } from '@odp/gateways/testing';
+import type { ReceivedMail, SmtpReceiver } from '@odp/gateways/testing';
+import { DEMO, DataApi } from './data-api.js';
+import type { Json } from './data-api.js';
+import { startIdp } from './support/idp.js';
+import type { Idp } from './support/idp.js';
+import { runScriptToEnd, usageRecords } from './support/jobs.js';
+import { REPO_ROOT, startServer } from './support/server.js';
+
+jest.setTimeout(60_000);
+
+interface ProfileView {
+  id: string;
+  email: string;
+  role: string;
+  objectId: string | null;
+  subject: string | null;
+  activeNow: boolean;
+}
+interface InvitationView {
+  id: string;
+  profileId: string;
+  email: string;
+  state: string;
+}
+
+describe('UserInvitation gateway', () => {
+  let smtp: SmtpReceiver;
+  let idp: Idp;
+  let api: DataApi;
+  let modelDir: string;
+
+  const profiles = async () =>
+    (await api.server.odp(['profile', 'list', '--tenant', api.tenant]))['profiles'] as ProfileView[];
+  const profileOf = async (email: string) => (await profiles()).find((profile) => profile.email === email);
+  const invitations = async () =>
+    (await api.server.odp(['invitation', 'list', '--tenant', api.tenant]))['invitations'] as InvitationView[];
+  const invite = (person: string, script = 'invite') => runScriptToEnd(api, 'persons', person, script);
+  const tokenOf = (mail: ReceivedMail | undefined) =>
+    /\/invitations\/(odpi_[A-Za-z0-9_-]{43})/.exec(mail?.text ?? '')?.[1];
+
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    idp = await startIdp();
+    modelDir = mkdtempSync(path.join(os.tmpdir(), 'odp-invitation-model-'));
+    cpSync(path.join(REPO_ROOT, 'examples/models/crm'), modelDir, { recursive: true });
+    const file = path.join(modelDir, 'classes/crm/person.json');
+    const person = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: unknown[] };
+    const script = (name: string, parameters: unknown[]) => ({
+      name,
+      type: 'CONSUMER_GATEWAY',
+      gateway: 'UserInvitation',
+      scope: 'OBJECT',
+      trigger: ['MANUAL'],
+      parameters: [
+        { name: 'email', formula: 'email' },
+        { name: 'personRef', formula: '_href' },
+        ...parameters,
+      ],
+    });
+    person.scripts = [
+      script('invite', [{ name: 'role', value: 'viewer' }]),
+      script('inviteRenamed', [
+        { name: 'firstName', formula: 'upper(firstName)' },
+        { name: 'lastName', value: 'Invited' },
+        { name: 'role', value: 'admin' },
+      ]),
+    ];
+    writeFileSync(file, JSON.stringify(person));
+    const server = await startServer({
+      env: {
+        ...idp.env,
+        ODP_SMTP_URL: smtp.url,
+        ODP_MAIL_FROM: 'no-reply@odp.example.test',
+        ODP_WORKER_POLL_MS: '50',
+      },
+    });
+    const tenant = await server.odp(['tenant', 'create', '--name', 'Acme CRM', '--model', modelDir]);
+    const key = await server.odp(['key', 'create', '--tenant', String(tenant['id'])]);
+    api = new DataApi(server, String(tenant['id']), String(key['key']));
+    expect((await api.call('POST', '/loadDefaultData')).status).toBe(200);
+  });
+  afterAll(async () => {
+    await api?.server.stop();
+    await smtp?.close();
+    await idp?.stop();
+    rmSync(modelDir, { recursive: true, force: true });
+  });
+  beforeEach(() => smtp.messages.splice(0));
+
+  it('no profile: creates one with the role of the script, linked to the person, and e-mails an invitation', async () => {
+    expect(await invite(DEMO.ann)).toMatchObject({ status: 'done', attempts: 1, gateway: 'UserInvitation' });
+    expect(await profileOf('ann@acme.example')).toMatchObject({
+      role: 'viewer',
+      objectId: DEMO.ann,
+      subject: null,
+    });
+    const profile = await profileOf('ann@acme.example');
+    expect(await invitations()).toEqual([
+      expect.objectContaining({ profileId: profile!.id, email: 'ann@acme.example', state: 'open' }),
+    ]);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail).toMatchObject({ to: ['ann@acme.example'], subject: 'You are invited to Acme CRM' });
+    expect(mail?.text).toContain(`Accept the invitation: ${api.server.baseUrl}/invitations/odpi_`);
+    expect(tokenOf(mail)).toBeDefined();
+    // The token travels in the e-mail only: never in the job list, the log or the registry listing.
+    expect(api.server.output()).not.toContain(tokenOf(mail)!);
+    expect(JSON.stringify(await invitations())).not.toContain(tokenOf(mail)!);
+    // The e-mail is an external call: one usage record of the mail service for the person.
+    expect(await usageRecords(api, '&service=mail')).toEqual([
+      expect.objectContaining({ service: 'mail', success: true, reference: api.href('persons', DEMO.ann) }),
+    ]);
+  });
+
+  it('the invitation link: the signed-in person redeems it once and then has access', async () => {
+    await invite(DEMO.ann);
+    const [mail] = await smtp.waitFor(1);
+    const token = tokenOf(mail)!;
+    const bearer = {
+      Authorization: `Bearer ${await idp.token({ sub: 'ann-sub', email: 'ann@acme.example' })}`,
+    };
+    expect(
+      (await fetch(`${api.server.baseUrl}/data/${api.tenant}/persons`, { headers: bearer })).status,
+    ).toBe(403);
+    const withKey = await fetch(`${api.server.baseUrl}/invitations/${token}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': api.systemKey },
+    });
+    expect(withKey.status).toBe(401);
+    const accepted = await fetch(`${api.server.baseUrl}/invitations/${token}`, {
+      method: 'POST',
+      headers: bearer,
+    });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({
+      tenantId: api.tenant,
+      profileId: (await profileOf('ann@acme.example'))!.id,
+      role: 'viewer',
+    });
+    expect(
+      (await fetch(`${api.server.baseUrl}/data/${api.tenant}/persons`, { headers: bearer })).status,
+    ).toBe(200);
+    const again = await fetch(`${api.server.baseUrl}/invitations/${token}`, {
+      method: 'POST',
+      headers: bearer,
+    });
+    expect(again.status).toBe(404);
+    expect(again.headers.get('content-type')).toContain('application/problem+json');
+    const forged = await fetch(`${api.server.baseUrl}/invitations/odpi_${'x'.repeat(43)}`, {
+      method: 'POST',
+      headers: bearer,
+    });
+    expect(forged.status).toBe(404);
+    expect(await profileOf('ann@acme.example')).toMatchObject({ subject: 'ann-sub', activeNow: true });
+  });
+
+  it('a profile without active access: links the person, updates the names, keeps the role, invites again', async () => {
+    const created = await api.server.odp([
+      'profile',
+      'create',
+      '--tenant',
+      api.tenant,
+      '--sub',
+      'bob-sub',
+      '--email',
+      'Bob@Acme.example',
+      '--role',
+      'member',
+    ]);
+    await api.server.odp(['profile', 'suspend', '--tenant', api.tenant, '--id', String(created['id'])]);
+    const before = (await invitations()).length;
+    expect(await invite(DEMO.bob, 'inviteRenamed')).toMatchObject({ status: 'done' });
+    expect(await profileOf('Bob@Acme.example')).toMatchObject({
+      id: created['id'],
+      role: 'member',
+      objectId: DEMO.bob,
+    });
+    expect(await api.get(`/persons/${DEMO.bob}`)).toMatchObject({ firstName: 'BOB', lastName: 'Invited' });
+    const added = (await invitations()).slice(before);
+    expect(added).toEqual([expect.objectContaining({ profileId: created['id'], state: 'open' })]);
+    const [mail] = await smtp.waitFor(1);
+    // Sent to the profile's address (the SMTP server lower-cases the domain).
+    expect(mail?.to.map((to) => to.toLowerCase())).toEqual(['bob@acme.example']);
+    expect(mail?.text).toMatch(/^Hello BOB,/);
+  });
+
+  it('a profile with active access: links the person and updates the names; no invitation, no e-mail', async () => {
+    const created = await api.server.odp([
+      'profile',
+      'create',
+      '--tenant',
+      api.tenant,
+      '--sub',
+      'carla-sub',
+      '--email',
+      'carla@globex.example',
+      '--role',
+      'viewer',
+    ]);
+    const before = (await invitations()).length;
+    const mailRecords = (await usageRecords(api, '&service=mail')).length;
+    expect(await invite(DEMO.carla, 'inviteRenamed')).toMatchObject({ status: 'done', lastError: null });
+    expect(await profileOf('carla@globex.example')).toMatchObject({
+      id: created['id'],
+      role: 'viewer',
+      objectId: DEMO.carla,
+      activeNow: true,
+    });
+    expect(await api.get(`/persons/${DEMO.carla}`)).toMatchObject({
+      firstName: 'CARLA',
+      lastName: 'Invited',
+    });
+    expect(await invitations()).toHaveLength(before);
+    expect(smtp.messages).toEqual([]);
+    expect(await usageRecords(api, '&service=mail')).toHaveLength(mailRecords);
+  });
+
+  it('fails bad parameters without retry and without any change', async () => {
+    const nobody = await api.create('persons', { firstName: 'No', lastName: 'Mail' });
+    const before = (await profiles()).length;
+    expect(await invite(nobody)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastError: 'The invitation parameter email is missing or not an e-mail address.',
+    });
+    expect(await profiles()).toHaveLength(before);
+    expect(smtp.messages).toEqual([]);
+    const found = (await api.get<Json>(`/persons/${nobody}`))['firstName'];
+    expect(found).toBe('No');
+  });
+});
