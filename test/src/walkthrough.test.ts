@@ -382,7 +382,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     });
   });
 
-  it('odp: the same configuration as the server, --json on each command', async () => {
+  it('odp: the same configuration as the server, one JSON object with --json', async () => {
     const env = odpEnv();
     const tenants = await runOdpProcess(env, ['tenant', 'list', '--json']);
     expect(tenants.code).toBe(0);
@@ -396,6 +396,19 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     });
     const profiles = await runOdpProcess(env, ['profile', 'list', '--tenant', started.tenantId, '--json']);
     expect(JSON.parse(profiles.stdout)).toEqual({ tenant: started.tenantId, profiles: [] });
+    const loaded = await runOdpProcess(env, [
+      'data',
+      'load-defaults',
+      '--tenant',
+      started.tenantId,
+      '--json',
+    ]);
+    expect(JSON.parse(loaded.stdout)).toEqual({ tenant: started.tenantId, requested: true });
+    const help = await runOdpProcess(env, ['help', '--json']);
+    expect((JSON.parse(help.stdout) as { commands: unknown[] }).commands).toContainEqual({
+      command: 'data load-defaults',
+      usage: 'odp data load-defaults --tenant ID',
+    });
   });
 
   it('Ctrl-C (SIGINT to pnpm) stops the server', async () => {
