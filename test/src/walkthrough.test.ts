@@ -152,8 +152,18 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     const valueOf = (selector: string) => page.$eval(selector, (e) => (e as unknown as Control).value);
     const clear = (selector: string) => page.$eval(selector, (e) => ((e as unknown as Control).value = ''));
     const storedSession = () => page.evaluate(`sessionStorage.getItem('odp.admin.session')`);
+    /** Waits until the view of the current address is complete (the page marks it on <body>). */
+    const settled = () => until(`document.body.dataset.rendered === location.hash`);
     const goto = async (hash: string) => {
       await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      await settled();
+    };
+    /** Clicks a link or button that moves to another view and waits for that view. */
+    const follow = async (selector: string) => {
+      const before = await page.evaluate('location.hash');
+      await page.click(selector);
+      await until(`location.hash !== ${JSON.stringify(before)}`);
+      await settled();
     };
     const api = async (route: string, init: RequestInit = {}) =>
       fetch(`${started.baseUrl}${route}`, { ...init, headers: { ...auth, ...init.headers } });
@@ -220,19 +230,18 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     });
 
     it('lists a class, sorts by a column both ways, filters and pages', async () => {
-      await page.click('a[data-class="companies"]');
-      await page.waitForSelector('#rows a[data-sort="legalName"]');
+      await follow('a[data-class="companies"]');
       const names = async () =>
         page.$$eval('#rows tbody tr td:first-child', (cells) => cells.map((c) => c.textContent ?? ''));
       const all = [...(await names())];
       expect(all.length).toBeGreaterThanOrEqual(2);
 
-      await page.click('a[data-sort="legalName"]');
-      await until(`location.hash.includes('sort=legalName') && !location.hash.includes('desc')`);
+      await follow('a[data-sort="legalName"]');
+      expect(await page.evaluate('location.hash')).toBe('#/list/companies?sort=legalName');
       await until(`document.querySelector('#rows th a[data-sort="legalName"]').textContent.includes('▲')`);
       const ascending = await names();
       expect(ascending).toEqual([...all].sort((a, b) => a.localeCompare(b)));
-      await page.click('a[data-sort="legalName"]');
+      await follow('a[data-sort="legalName"]');
       await until(`document.querySelector('#rows th a[data-sort="legalName"]').textContent.includes('▼')`);
       expect(await names()).toEqual([...ascending].reverse());
       await screenshot('list-sorted-descending');
@@ -240,24 +249,24 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       await page.select('#filter-field', 'legalName');
       await page.select('#filter-operator', '_startswith');
       await page.type('#filter-value', 'Acme');
-      await page.click('#filter-form button[type="submit"]');
+      await follow('#filter-form button[type="submit"]');
       await page.waitForSelector('[data-filter="legalName_startswith"]');
       const filtered = await names();
       expect(filtered.length).toBeGreaterThan(0);
       expect(filtered.every((name) => name.startsWith('Acme'))).toBe(true);
       expect(filtered.length).toBeLessThan(all.length);
       await screenshot('list-filtered');
-      await page.click('[data-filter="legalName_startswith"] button');
+      await follow('[data-filter="legalName_startswith"] button');
       await until(`document.querySelector('[data-filter]') === null`);
 
       await goto('#/list/companies?sort=legalName&size=1');
       await until(`document.querySelector('#page-number')?.textContent === 'Page 1'`);
       expect(await names()).toEqual([ascending[0]]);
-      await page.click('a[data-page="next"]');
+      await follow('a[data-page="next"]');
       await until(`document.querySelector('#page-number')?.textContent === 'Page 2'`);
       expect(await names()).toEqual([ascending[1]]);
       await screenshot('list-second-page');
-      await page.click('a[data-page="prev"]');
+      await follow('a[data-page="prev"]');
       await until(`document.querySelector('#page-number')?.textContent === 'Page 1'`);
     });
 
@@ -265,9 +274,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
 
     it("creates an object: the server's validation errors show under each field, then it is fixed", async () => {
       await goto('#/list/companies');
-      await page.waitForSelector('#create');
-      await page.click('#create');
-      await page.waitForSelector('#record-form');
+      await follow('#create');
       await page.type('#field-email', 'not-an-address');
       await page.type('#field-employeeCount', 'many');
       await page.click('#save');
@@ -292,7 +299,8 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       await page.type('#field-legalName', 'Walkthrough BV');
       await page.select('#field-employees', await valueOf('#field-employees option'));
       await page.click('#save');
-      await page.waitForSelector('#fields [data-field="legalName"]');
+      await until(`location.hash.startsWith('#/object/companies/')`);
+      await settled();
       expect(await text('#fields [data-field="legalName"]')).toBe('Walkthrough BV');
       expect(await text('.notice')).toContain('Created');
       createdId = await text('#object-id');
@@ -309,12 +317,12 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     });
 
     it('edits the object', async () => {
-      await page.click('#edit');
-      await page.waitForSelector('#field-employeeCount');
+      await follow('#edit');
       await clear('#field-employeeCount');
       await page.type('#field-employeeCount', '13');
       await page.click('#save');
       await until(`document.querySelector('#fields [data-field="employeeCount"]')?.textContent === '13'`);
+      await settled();
       const stored = (await (await api(`/data/${started.tenantId}/companies/${createdId}`)).json()) as Record<
         string,
         unknown
@@ -326,7 +334,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
 
     it('follows a relation to the related object and back', async () => {
       const name = await text('a[data-relation="employees"]');
-      await page.click('a[data-relation="employees"]');
+      await follow('a[data-relation="employees"]');
       await until(
         `location.hash.startsWith('#/object/persons/') && document.querySelector('h1')?.textContent.startsWith('persons')`,
       );
@@ -336,11 +344,11 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       await screenshot('related-person');
       await page.goBack();
       await until(`document.querySelector('#object-id')?.textContent === '${createdId}'`);
+      await settled();
     });
 
     it('shows who can see the object (audit)', async () => {
-      await page.click('#audit');
-      await page.waitForSelector('#audit-grants, #audit-empty');
+      await follow('#audit');
       const report = (await (
         await api(`/audit/${started.tenantId}/companies/${createdId}/access`)
       ).json()) as { grants: { definition: string }[] };
@@ -354,7 +362,6 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
 
     it('shows the model status and runs a rebuild to the end', async () => {
       await goto('#/model');
-      await page.waitForSelector('#model-state');
       expect(await text('#model-state')).toBe('LOADED');
       await page.click('#start-rebuild');
       await until(`document.querySelector('#rebuild-state')?.textContent === 'done'`);
@@ -364,7 +371,6 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
 
     it('deletes the object after a confirmation', async () => {
       await goto(`#/object/companies/${createdId}`);
-      await page.waitForSelector('#delete');
       await page.click('#delete');
       await page.waitForSelector('#confirm-delete:not([hidden])');
       await page.click('#confirm-delete');

@@ -41,6 +41,8 @@ let generation = 0;
 async function render() {
   const token = ++generation;
   const active = () => token === generation;
+  // `data-rendered` names the hash whose view is complete (tests and assistive tools wait for it).
+  delete document.body.dataset.rendered;
   const session = currentSession();
   const nav = document.getElementById('nav');
   nav.hidden = session === null;
@@ -49,6 +51,7 @@ async function render() {
   const [name = 'classes', ...segments] = path;
   if (session === null || name === 'sign-in') {
     signInView(query);
+    document.body.dataset.rendered = location.hash;
     return;
   }
   const view = VIEWS[name] ?? VIEWS.classes;
@@ -62,6 +65,7 @@ async function render() {
     }
     show(alertBox(error instanceof ApiError ? `${error.status}: ${error.message}` : String(error)));
   }
+  if (active()) document.body.dataset.rendered = location.hash;
 }
 
 document.getElementById('sign-out').addEventListener('click', () => {
