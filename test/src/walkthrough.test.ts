@@ -345,6 +345,15 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       await page.goBack();
       await until(`document.querySelector('#object-id')?.textContent === '${createdId}'`);
       await settled();
+
+      // The related list of the relation: the one employee linked on create.
+      await follow('a[data-related-list="employees"]');
+      expect(await page.$$eval('#rows tbody tr', (rows) => rows.length)).toBe(1);
+      expect(await text('#rows tbody tr td:first-child')).toBe(name.split(' ')[0]);
+      await screenshot('related-list');
+      await page.goBack();
+      await until(`document.querySelector('#object-id')?.textContent === '${createdId}'`);
+      await settled();
     });
 
     it('shows who can see the object (audit)', async () => {
@@ -388,6 +397,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     });
   });
 
+  /** Runs the real executable, as a newcomer types it. */
   it('odp: the same configuration as the server, one JSON object with --json', async () => {
     const env = odpEnv();
     const tenants = await runOdpProcess(env, ['tenant', 'list', '--json']);
@@ -415,7 +425,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       command: 'data load-defaults',
       usage: 'odp data load-defaults --tenant ID',
     });
-  });
+  }, 120_000); // five runs of the real executable, each compiling TypeScript at start
 
   it('Ctrl-C (SIGINT to pnpm) stops the server', async () => {
     const exited = new Promise((resolve) => started.child.once('exit', resolve));

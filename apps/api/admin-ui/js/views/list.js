@@ -86,16 +86,21 @@ function nextSort(current, field) {
  */
 export async function listView(segments, query) {
   const typeName = segments[segments.length - 1];
-  const [page, metadata, capabilities] = await Promise.all([
+  const related = segments.length === 3;
+  const [page, capabilities] = await Promise.all([
     get(`${tenantPath('data', ...segments)}?${query}`),
-    get(`${tenantPath('metadata', 'dataObject')}?classes=${encodeURIComponent(typeName)}`),
     get(tenantPath('data', ...segments, 'capabilities')).catch(() => ({ mayCreate: false })),
   ]);
+  // A related list's last segment is the relation's name; its rows are listed under their class.
+  const className = related ? (Object.keys(page._embedded ?? {})[0] ?? null) : typeName;
+  const metadata =
+    className === null
+      ? { fields: [] }
+      : await get(`${tenantPath('metadata', 'dataObject')}?classes=${encodeURIComponent(className)}`);
   const rows = Object.values(page._embedded ?? {}).flat();
   const indexed = metadata.fields.filter((f) => f.indexed && !f.hidden && !NO_COLUMN.has(f.type));
   const columns = indexed.slice(0, MAX_COLUMNS);
   const sort = query.get('sort') ?? '';
-  const related = segments.length === 3;
 
   const header = columns.map((field) => {
     const direction = sort === field.name ? ' ▲' : sort === `${field.name},desc` ? ' ▼' : '';
