@@ -1,20 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pnpmCommand } from './support/pnpm.js';
 import { freePort, REPO_ROOT } from './support/server.js';
-
-/**
- * The pnpm that runs this suite (`pnpm run test` sets npm_execpath), else one on the PATH. The
- * README's start command is `pnpm start`, so the test drives it through pnpm itself.
- */
-function pnpmCommand(): string[] | null {
-  const execPath = process.env['npm_execpath'];
-  if (execPath !== undefined && /pnpm/.test(path.basename(execPath))) {
-    return execPath.endsWith('.js') || execPath.endsWith('.cjs') ? [process.execPath, execPath] : [execPath];
-  }
-  return spawnSync('pnpm', ['--version'], { encoding: 'utf8' }).status === 0 ? ['pnpm'] : null;
-}
 
 const pnpm = pnpmCommand();
 if (pnpm === null) process.stderr.write('skipped: pnpm start: no pnpm on the PATH or in npm_execpath\n');

@@ -339,6 +339,45 @@ describe('the odp command', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it('takes --json on every command, help included', async () => {
+    const help = (await server.odp(['help'])) as { commands: { command: string; usage: string }[] };
+    expect(help.commands.map((c) => c.command)).toEqual(
+      expect.arrayContaining(['data load-defaults', 'key list']),
+    );
+    for (const { command } of help.commands) {
+      const result = await server.odpRaw([...command.split(' '), '--json']);
+      // Either one JSON object, or a usage error about a missing option: never "Unknown option '--json'".
+      if (result.code === 0) expect(() => JSON.parse(result.stdout) as unknown).not.toThrow();
+      else expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/is required/) });
+    }
+  });
+
+  it('data load-defaults: the api loads the missing default objects on its next request, keeping the others', async () => {
+    const tenant = String(server.tenantId);
+    const headers = { 'X-API-Key': String(server.systemKey) };
+    const lines = (await (
+      await fetch(`${server.baseUrl}/data/${tenant}/invoiceLines`, { headers })
+    ).json()) as {
+      _embedded: { invoiceLines: { _links: { _self: { href: string } } }[] };
+    };
+    const line = lines._embedded.invoiceLines[0]?._links._self.href ?? '';
+    expect(line).not.toBe('');
+    expect((await fetch(`${server.baseUrl}${line}`, { method: 'DELETE', headers })).status).toBe(200);
+    expect((await fetch(`${server.baseUrl}${line}`, { headers })).status).toBe(404);
+
+    expect(await server.odp(['data', 'load-defaults', '--tenant', tenant])).toEqual({
+      tenant,
+      requested: true,
+    });
+    expect((await fetch(`${server.baseUrl}${line}`, { headers })).status).toBe(200);
+    // The log line travels through the server's stdout pipe; give it a moment.
+    for (let i = 0; i < 50 && !server.output().includes('"default data loaded"'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(server.output()).toMatch(/"message":"default data loaded".*"created":1,"skipped":\d+/);
+    expect((await server.odpRaw(['data', 'load-defaults', '--tenant', 'nope'])).code).toBe(1);
+  });
+
   it('runs as an executable: one JSON object on stdout, or a message on stderr and a non-zero exit', async () => {
     const listed = await runOdpProcess(server.env, ['tenant', 'list', '--json']);
     expect(listed.code).toBe(0);

@@ -26,8 +26,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const help = `usage:\n${Object.values(COMMANDS)
       .map((c) => `  ${c.usage}`)
       .join('\n')}\nEvery command takes --json to print one JSON object.\n`;
-    if (first === '' || first === 'help' || first === '--help') {
-      io.stdout(help);
+    if (['', 'help', '--help', '--json'].includes(first)) {
+      // `odp help --json` too: every command answers one JSON object when asked.
+      const commands = Object.entries(COMMANDS).map(([words, c]) => ({ command: words, usage: c.usage }));
+      io.stdout(argv.includes('--json') ? JSON.stringify({ commands }) + '\n' : help);
       return 0;
     }
     io.stderr(

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '@odp/auth';
 import {
+  defaultDataRequestKey,
   isProfileActive,
   modelReloadRequestKey,
   NotFoundError,
@@ -302,6 +303,27 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       return {
         json: { tenant: tenant.id, requested: true, progress },
         text: `Rebuild of tenant ${tenant.id} requested: the api starts it on its next request to the tenant.\nProgress: GET ${progress}`,
+      };
+    },
+  },
+  'data load-defaults': {
+    usage: 'odp data load-defaults --tenant ID',
+    options: ['tenant'],
+    /**
+     * Asks the api to load the tenant's default data (the model's fixtures, `POST
+     * /data/{tenant}/loadDefaultData`): like `rebuild`, the writes belong to the api that owns the
+     * tenant's stores, so the command records a request the api serves on its next request to the
+     * tenant. Objects that exist are skipped; the api logs `default data loaded` with the counts.
+     */
+    async run({ registry, config }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      await registry.setSetting(defaultDataRequestKey(tenant.id), randomUUID());
+      const check = `${config.baseUrl}/data/${tenant.id}`;
+      return {
+        json: { tenant: tenant.id, requested: true },
+        text:
+          `Loading of the default data of tenant ${tenant.id} requested: the api loads it on its next request ` +
+          `to the tenant (${check}/...); objects that exist are kept.`,
       };
     },
   },

@@ -28,6 +28,7 @@ import { fileRoutes } from './routes/files.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
 import { scriptRoutes } from './routes/scripts.js';
 import { systemRoutes } from './routes/system.js';
+import { adminUiRoutes } from './routes/admin-ui.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
   return [
     onBranches(['health', 'ready'], healthRoutes(deps)),
+    onBranches(['admin-ui'], adminUiRoutes(deps)),
     onBranches(['tenants'], tenantRoutes(deps)),
     onBranches(['invitations'], invitationRoutes(deps)),
     onBranches(['data', 'binaries'], fileRoutes(deps)),

@@ -24,9 +24,10 @@ const TENANT_BRANCHES: ReadonlySet<string> = new Set([
 
 /**
  * Paths under these first segments need no credential header: `binaries` carries its own (a signed
- * token in the URL); `health` and `ready` are the probes of load balancers (routes/health.ts).
+ * token in the URL); `health` and `ready` are the probes of load balancers (routes/health.ts);
+ * `admin-ui` is the admin web page's static files, which hold no data (routes/admin-ui.ts).
  */
-const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries', 'health', 'ready']);
+const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries', 'health', 'ready', 'admin-ui']);
 /** Routes that authenticate themselves: the model push webhook checks an HMAC signature (routes/admin-model.ts). */
 const SELF_AUTHENTICATED = /^\/admin\/[^/]+\/modelWebhook\/?$/;
 

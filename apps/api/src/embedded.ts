@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
+import { ADMIN_UI_PATH } from './routes/admin-ui.js';
 import { ensureDemoTenant } from './demo-tenant.js';
 import { configOrExit, listen, openPlatformOrExit, shutdownOnSignal } from './platform.js';
 import { startWorker } from './worker.js';
@@ -22,6 +23,8 @@ shutdownOnSignal(server, platform, worker);
 
 const lines = [`ODP is running at ${config.baseUrl} (data in ${config.dataDir})`];
 if (demo.tenantId !== null) lines.push(`Demo tenant: ${demo.tenantId}`);
+const signIn = demo.tenantId === null ? '' : `#/sign-in?tenant=${demo.tenantId}`;
+lines.push(`Admin page: ${config.baseUrl}${ADMIN_UI_PATH}${signIn} (sign in with an API key)`);
 if (demo.tenantId !== null && demo.systemKey !== null) {
   const runtime = await platform.runtimes.get(demo.tenantId);
   const loaded = await runtime.data().loadDefaultData({ kind: 'system', tenantId: demo.tenantId });

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import {
   ConflictError,
+  defaultDataRequestKey,
   keepRenewed,
   modelReloadRequestKey,
   NotFoundError,
@@ -87,6 +88,11 @@ export interface TenantRuntime {
   startExclusive(start: () => RebuildStatus): Promise<RebuildStatus>;
   /** Starts the rebuild `odp rebuild` asked for (see `rebuildRequestKey`) once none is running. */
   applyRequestedRebuild(): Promise<void>;
+  /**
+   * Loads the default data `odp data load-defaults` asked for (see `defaultDataRequestKey`), once: the
+   * request is cleared whatever the outcome, which is logged (`default data loaded` or `... failed`).
+   */
+  applyRequestedDefaultData(): Promise<void>;
   /**
    * Wakes the tenant's change event streams on this instance whenever a write through any instance
    * appended change events (announced on the coordination's change fan-out).
@@ -198,6 +204,8 @@ export async function openTenantRuntime(
     reloads = run.catch(() => undefined);
     return run;
   };
+  /** The `odp data load-defaults` request being served (concurrent requests serve it once). */
+  let loadingDefaultData: string | null = null;
   const reloadRequestKey = modelReloadRequestKey(tenant.id);
   let seenReloadRequest = await context.registry.getSetting(reloadRequestKey);
   // Last before the runtime exists, so that a failed open leaves no subscription behind.
@@ -278,6 +286,22 @@ export async function openTenantRuntime(
       }
       await context.registry.setSetting(rebuildRequestKey(tenant.id), '');
     },
+    async applyRequestedDefaultData() {
+      const key = defaultDataRequestKey(tenant.id);
+      const request = await context.registry.getSetting(key);
+      if (request === null || request === '' || request === loadingDefaultData) return;
+      if (!model.model) return; // pending until a model loads
+      loadingDefaultData = request;
+      try {
+        const loaded = await runtime.data().loadDefaultData({ kind: 'system', tenantId: tenant.id });
+        log.info('default data loaded', { tenantId: tenant.id, ...loaded });
+      } catch (error) {
+        log.error('default data load failed', { tenantId: tenant.id, error: String(error) });
+      } finally {
+        await context.registry.setSetting(key, '');
+        loadingDefaultData = null;
+      }
+    },
     generalSearchClasses: () => model.model?.settings.generalSearchClasses ?? [],
     data: () => current().data,
     system: () => current().system,
@@ -338,6 +362,7 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
       return runtime.then(async (opened) => {
         await opened.applyRequestedReload();
         await opened.applyRequestedRebuild();
+        await opened.applyRequestedDefaultData();
         return opened;
       });
     },

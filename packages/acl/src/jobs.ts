@@ -1,5 +1,5 @@
 /**
- * Progress of a tenant's long-running rebuild (decisions.md 14: `POST .../rebuildAccessControl` answers
+ * Progress of a tenant's long-running rebuild (docs/search.md, Rebuild: `POST .../rebuildAccessControl` answers
  * 202 and progress is read at `GET /admin/{tenant}/rebuild`). One job at a time per tenant; starting
  * another while one runs is a ConflictError (409).
  */

@@ -8,7 +8,7 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH
 
 /**
  * The coarse tenant-role check, run before any data is reached. System accounts have no role and
- * pass (decisions.md 5). Throws ForbiddenError when the role does not allow the method or branch.
+ * pass (docs/sign-in.md). Throws ForbiddenError when the role does not allow the method or branch.
  */
 export function assertRoleAllows(account: Account, method: string, branch: string): void {
   if (account.kind === 'system') return;

@@ -154,6 +154,15 @@ export function rebuildRequestKey(tenantId: string): string {
   return `rebuildRequest:${tenantId}`;
 }
 
+/**
+ * The registry setting through which `odp data load-defaults` asks the running api to load a tenant's
+ * default data (the model's fixtures): the command stores a fresh non-empty value; the api loads the
+ * fixtures on its next request to the tenant (objects that exist are skipped) and clears the value.
+ */
+export function defaultDataRequestKey(tenantId: string): string {
+  return `defaultDataRequest:${tenantId}`;
+}
+
 /** Whether a profile may act at `now`: not suspended and `activeUntil` (inclusive, UTC) not passed. */
 export function isProfileActive(profile: Pick<UserProfile, 'active' | 'activeUntil'>, now: Date): boolean {
   return (

@@ -1,5 +1,5 @@
 /**
- * What the server decides about an uploaded file (decision 8): its name, sanitised, and its content
+ * What the server decides about an uploaded file: its name, sanitised, and its content
  * type, from the bytes' signature first and the file extension second, never the client's claim;
  * and how it is served (the Content-Disposition table of the interface spec).
  */

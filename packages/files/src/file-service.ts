@@ -66,7 +66,7 @@ interface UploadRecord {
 /** Bytes a multipart body may carry beyond its file (boundaries, part headers, small fields). */
 const MULTIPART_ALLOWANCE = 64 * 1024;
 
-/** One message for every unknown, expired, used or foreign token (decision 14). */
+/** One message for every unknown, expired, used or foreign token. */
 const NO_SUCH_LINK = 'This link does not exist or has expired.';
 
 export class RangeNotSatisfiableError extends AppError {

@@ -460,6 +460,15 @@ function checkField(
   ) {
     issues.error(file, `${at}/unique`, `A ${field.type} field cannot be unique: the type is not indexed`);
   }
+  if (field.default !== undefined && field.default !== null && field.required !== true) {
+    // The interface applies defaults to required fields left empty only: on an optional field the
+    // declared default would silently never apply.
+    issues.warning(
+      file,
+      `${at}/default`,
+      `The default of '${field.name}' never applies: defaults fill required fields left empty, and the field is not required`,
+    );
+  }
   if (field.onlyWhenMissing && !field.formula) {
     issues.warning(file, `${at}/onlyWhenMissing`, `'onlyWhenMissing' has no effect without a formula`);
   }

@@ -22,7 +22,7 @@ const BASE: Files = {
     kind: 'class',
     class: 'a.company',
     extends: ['a.org'],
-    fields: [{ name: 'status', type: 'LIST', list: 'a.status', default: 'open' }],
+    fields: [{ name: 'status', type: 'LIST', list: 'a.status', required: true, default: 'open' }],
     relations: [{ name: 'employees', target: 'a.person', multiple: true, inverse: 'employers' }],
   },
   'classes/a/person.json': {
@@ -248,7 +248,7 @@ describe('loading a model repository: one row per check, exact issues', () => {
     ],
     [
       'a built-in list',
-      field({ name: 'x', type: 'LIST', list: 'system.profileRole', default: 'viewer' }),
+      field({ name: 'x', type: 'LIST', list: 'system.profileRole', required: true, default: 'viewer' }),
       [],
     ],
     [
@@ -258,20 +258,35 @@ describe('loading a model repository: one row per check, exact issues', () => {
     ],
     [
       'a default that is not a list key',
-      field({ name: 'x', type: 'LIST', list: 'a.status', default: 'gone' }),
+      field({ name: 'x', type: 'LIST', list: 'a.status', required: true, default: 'gone' }),
       [E(C, '/fields/0/default', "The default 'gone' is not a key of list a.status")],
     ],
     [
       'a text default on a number',
-      field({ name: 'x', type: 'INTEGER', default: 'one' }),
+      field({ name: 'x', type: 'INTEGER', required: true, default: 'one' }),
       [E(C, '/fields/0/default', 'The default must be a number')],
     ],
     [
       'a default on a FILE field',
-      field({ name: 'x', type: 'FILE', default: 'a' }),
+      field({ name: 'x', type: 'FILE', required: true, default: 'a' }),
       [E(C, '/fields/0/default', 'The default a FILE field cannot have a default')],
     ],
-    ['a formula default', field({ name: 'x', type: 'DATE', default: { formula: 'today()' } }), []],
+    [
+      'a formula default',
+      field({ name: 'x', type: 'DATE', required: true, default: { formula: 'today()' } }),
+      [],
+    ],
+    [
+      'a default on a field that is not required (it would never apply)',
+      field({ name: 'x', type: 'INTEGER', default: 0 }),
+      [
+        W(
+          C,
+          '/fields/0/default',
+          "The default of 'x' never applies: defaults fill required fields left empty, and the field is not required",
+        ),
+      ],
+    ],
     [
       'a unique JSON field',
       field({ name: 'x', type: 'JSON', unique: true }),
@@ -337,7 +352,7 @@ describe('loading a model repository: one row per check, exact issues', () => {
     ],
     [
       'a default formula naming an unknown field',
-      field({ name: 'x', type: 'TEXT', default: { formula: 'nope' } }),
+      field({ name: 'x', type: 'TEXT', required: true, default: { formula: 'nope' } }),
       [E(C, '/fields/0/default/formula', "Unknown field or relation 'nope' on class a.company")],
     ],
     [

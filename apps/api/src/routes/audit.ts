@@ -1,6 +1,6 @@
 /**
  * The audit branch (interface spec, Audit API) and the access-control rebuild of the admin branch
- * (decisions.md 14). The coarse role check (admin or system account) has run before these handlers.
+ * (docs/search.md, Rebuild). The coarse role check (admin or system account) has run before these handlers.
  *
  * - `GET /audit/{tenant}/{typePluralName}/{id}/access`: the per-record report; the object must be
  *   readable by the caller exactly as Get one reads it (same 404; the admin role does not lift it).

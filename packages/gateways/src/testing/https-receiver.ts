@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -88,6 +89,13 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
       for (const wake of waiters.splice(0)) wake();
     });
   });
+  // Every TCP connection, also those still in (or failed in) the TLS handshake, which the HTTP layer's
+  // closeAllConnections() does not know: close() ends them all, so nothing outlives the receiver.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
@@ -113,8 +121,10 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
       return requests.slice(0, count);
     },
     async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
       rmSync(dir, { recursive: true, force: true });
     },
   };

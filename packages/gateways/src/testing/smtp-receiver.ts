@@ -32,6 +32,8 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    // close() ends open sessions after this long instead of the default 30 s, which outlived the tests.
+    closeTimeout: 100,
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((mail) => {

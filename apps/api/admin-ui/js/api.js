@@ -1,0 +1,76 @@
+/**
+ * The page's only way to the server: the public REST API of one tenant, with the API key the user
+ * typed. The key and tenant id live in this tab's sessionStorage (gone when the tab closes) and travel
+ * in the `X-API-Key` header only, never in a URL.
+ */
+
+const SESSION_KEY = 'odp.admin.session';
+
+/** `{tenant, key}` of the signed-in tab, or null. */
+export function currentSession() {
+  try {
+    const session = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null');
+    return session && typeof session.tenant === 'string' && typeof session.key === 'string' ? session : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(tenant, key) {
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify({ tenant, key }));
+}
+
+export function clearSession() {
+  sessionStorage.removeItem(SESSION_KEY);
+}
+
+/** An error answer of the API: `status` and its problem document (`detail`, `errors: [{field, message}]`). */
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** The path of a tenant route: `tenantPath('data', 'companies')` is `/data/<tenant>/companies`. */
+export function tenantPath(branch, ...segments) {
+  const session = currentSession();
+  return ['', branch, session?.tenant ?? '', ...segments].map(encodeURIComponent).join('/');
+}
+
+/**
+ * One API call. `path` is a server path (as the API's own links give them). Resolves
+ * `{status, body, location}` (body null when empty); rejects with an ApiError for a 4xx or 5xx. A 401
+ * ends the session: the key is no longer valid.
+ */
+export async function call(method, path, { body, session = currentSession(), prefer } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (session) headers['X-API-Key'] = session.key;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (prefer) headers.Prefer = prefer;
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: 'no-store',
+  });
+  const text = await response.text();
+  let parsed = null;
+  if (text !== '') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = { detail: text };
+    }
+  }
+  if (!response.ok) {
+    if (response.status === 401) clearSession();
+    throw new ApiError(response.status, parsed ?? { detail: response.statusText });
+  }
+  return { status: response.status, body: parsed, location: response.headers.get('Location') };
+}
+
+export async function get(path) {
+  return (await call('GET', path)).body;
+}

@@ -1,0 +1,59 @@
+/**
+ * The admin web page (docs/admin-ui.md): static HTML, CSS and ES modules from `apps/api/admin-ui/`,
+ * served under `/admin-ui/` without a credential (the files hold no data; the page calls the public
+ * REST API with the API key the user types, kept in the tab's sessionStorage, never in a URL).
+ *
+ * - `GET /admin-ui` redirects to `/admin-ui/`; `GET /admin-ui/` is the page; other files by name.
+ * - Content-Security-Policy: scripts, styles and connections from this origin only, no inline
+ *   script or style, no framing; `Referrer-Policy: no-referrer`; `Cache-Control: no-cache` so a new
+ *   release is picked up on the next load (revalidated by ETag).
+ */
+import express from 'express';
+import type { RequestHandler, Router } from 'express';
+import { fileURLToPath } from 'node:url';
+import type { AppDeps } from '../app.js';
+import { routeModule } from './router.js';
+
+/** Where the page's files are: a folder of the api app, shipped with it, no build step. */
+export const ADMIN_UI_DIR = fileURLToPath(new URL('../../admin-ui/', import.meta.url));
+
+/** The page's address, relative to the base URL (printed by `pnpm start`, linked in the README). */
+export const ADMIN_UI_PATH = '/admin-ui/';
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const pageHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-cache');
+  next();
+};
+
+export function adminUiRoutes(_deps: AppDeps): Router {
+  const router = routeModule();
+  // Without the slash the page's relative addresses (app.css, js/main.js) would resolve under `/`.
+  router.get('/admin-ui', (req, res, next) => {
+    if (req.path === '/admin-ui') res.redirect(301, ADMIN_UI_PATH);
+    else next();
+  });
+  router.use(
+    ADMIN_UI_PATH,
+    pageHeaders,
+    express.static(ADMIN_UI_DIR, {
+      index: 'index.html',
+      redirect: false,
+      dotfiles: 'ignore',
+      fallthrough: true,
+    }),
+  );
+  return router;
+}
