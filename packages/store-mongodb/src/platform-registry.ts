@@ -9,7 +9,8 @@
  * No operation needs a multi-document transaction:
  * - deleting a tenant removes its keys first (no credential works from the first step on), then its
  *   profiles, then the tenant; a delete cut short is completed by running it again;
- * - a profile whose insert fails releases its claim.
+ * - a profile whose insert fails releases its claim;
+ * - an invitation is redeemed in the order described at `acceptInvitation`.
  * "Oldest first" orders by `createdAt`, then by a per-record ObjectId (creation order within one
  * process; within the same millisecond across processes the order is the ObjectIds').
  *
@@ -22,6 +23,7 @@ import type { Collection, Db, MongoClient } from 'mongodb';
 import { ConflictError, isProfileActive, NotFoundError, TENANT_ROLES } from '@odp/core';
 import type {
   ApiKeyRecord,
+  Invitation,
   LinkedProfile,
   NewProfile,
   PlatformRegistry,
@@ -78,6 +80,16 @@ interface ApiKeyDocument extends Ordered {
   revokedAt: string | null;
 }
 
+interface InvitationDocument extends Ordered {
+  /** The hash of the invitation's token (the token itself is never stored). */
+  _id: string;
+  id: string;
+  tenantId: string;
+  profileId: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+}
+
 interface SettingDocument {
   _id: string;
   value: string;
@@ -115,6 +127,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   private readonly profiles: Collection<ProfileDocument>;
   private readonly profilePersons: Collection<ProfilePersonDocument>;
   private readonly apiKeys: Collection<ApiKeyDocument>;
+  private readonly invitations: Collection<InvitationDocument>;
   private readonly settings: Collection<SettingDocument>;
 
   constructor(
@@ -125,6 +138,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     this.profiles = db.collection('profiles');
     this.profilePersons = db.collection('profilePersons');
     this.apiKeys = db.collection('apiKeys');
+    this.invitations = db.collection('invitations');
     this.settings = db.collection('settings');
   }
 
@@ -132,6 +146,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   async createIndexes(): Promise<void> {
     await this.profiles.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.apiKeys.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
+    await this.invitations.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
   }
 
   async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
@@ -171,6 +186,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
 
   async deleteTenant(id: string): Promise<boolean> {
     await this.apiKeys.deleteMany({ tenantId: id });
+    await this.invitations.deleteMany({ tenantId: id });
     await this.profiles.deleteMany({ tenantId: id });
     await this.profilePersons.deleteMany({ tenantId: id });
     return (await this.tenants.deleteOne({ _id: id })).deletedCount > 0;
@@ -245,6 +261,102 @@ export class MongoPlatformRegistry implements PlatformRegistry {
       role: toRole(document.role),
       extraRoles: document.extraRoles,
     }));
+  }
+
+  async linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile> {
+    const document = await this.profiles.findOneAndUpdate(
+      { tenantId, _id: profileId },
+      { $set: { objectId } },
+      { returnDocument: 'after' },
+    );
+    if (document === null) throw new NotFoundError('No such profile in this tenant.');
+    return toProfile(document);
+  }
+
+  async createInvitation(input: {
+    tenantId: string;
+    profileId: string;
+    tokenHash: string;
+    expiresAt: string;
+  }): Promise<Invitation> {
+    const profile = await this.getProfile(input.tenantId, input.profileId);
+    if (profile === null) throw new NotFoundError('No such profile in this tenant.');
+    const document: InvitationDocument = {
+      _id: input.tokenHash,
+      id: randomUUID(),
+      tenantId: input.tenantId,
+      profileId: input.profileId,
+      expiresAt: input.expiresAt,
+      acceptedAt: null,
+      ...ordered(),
+    };
+    await this.invitations.insertOne(document);
+    return toInvitation(document, profile.email);
+  }
+
+  async listInvitations(tenantId: string): Promise<Invitation[]> {
+    const invitations = await this.invitations.find({ tenantId }).sort(OLDEST_FIRST).toArray();
+    const emails = new Map((await this.listProfiles(tenantId)).map((profile) => [profile.id, profile.email]));
+    return invitations.flatMap((invitation) => {
+      const email = emails.get(invitation.profileId);
+      return email === undefined ? [] : [toInvitation(invitation, email)];
+    });
+  }
+
+  /**
+   * Without a transaction, in an order whose every prefix is safe: the person is claimed in the
+   * tenant (ConflictError when they hold another profile), the profile becomes theirs only while it
+   * belongs to nobody else, and only then is the invitation marked accepted. A redemption cut short
+   * after the profile step leaves the invitation usable by the same person only.
+   */
+  async acceptInvitation(
+    tokenHash: string,
+    issuer: string,
+    subject: string,
+    now: Date,
+  ): Promise<UserProfile> {
+    const invitation = await this.invitations.findOne({ _id: tokenHash });
+    if (
+      invitation === null ||
+      invitation.acceptedAt !== null ||
+      Date.parse(invitation.expiresAt) <= now.getTime()
+    ) {
+      throw new NotFoundError('No such invitation, or it has expired or was used.');
+    }
+    const { tenantId, profileId } = invitation;
+    const profile = await this.profiles.findOne({ tenantId, _id: profileId });
+    if (profile === null) throw new NotFoundError('No such invitation, or it has expired or was used.');
+    const theirs = profile.issuer === issuer && profile.subject === subject;
+    if (profile.subject !== null && !theirs) {
+      throw new ConflictError('The invited profile belongs to another person.');
+    }
+    const claim = [tenantId, issuer, subject].join('\n');
+    if (!theirs) {
+      try {
+        await this.profilePersons.insertOne({ _id: claim, tenantId });
+      } catch (error) {
+        if (isDuplicateKey(error))
+          throw new ConflictError('This person already has another profile in the tenant.');
+        throw error;
+      }
+      const taken = await this.profiles.updateOne(
+        { tenantId, _id: profileId, subject: null },
+        { $set: { issuer, subject, active: true } },
+      );
+      if (taken.matchedCount === 0) {
+        await this.profilePersons.deleteOne({ _id: claim });
+        throw new ConflictError('The invited profile belongs to another person.');
+      }
+    } else {
+      await this.profiles.updateOne({ tenantId, _id: profileId }, { $set: { active: true } });
+    }
+    const accepted = await this.invitations.updateOne(
+      { _id: tokenHash, acceptedAt: null },
+      { $set: { acceptedAt: now.toISOString() } },
+    );
+    if (accepted.matchedCount === 0)
+      throw new NotFoundError('No such invitation, or it has expired or was used.');
+    return (await this.getProfile(tenantId, profileId))!;
   }
 
   async createApiKey(input: {
@@ -351,6 +463,18 @@ function toProfile(document: ProfileDocument): UserProfile {
     active: document.active,
     activeUntil: document.activeUntil,
     createdAt: document.createdAt,
+  };
+}
+
+function toInvitation(document: InvitationDocument, email: string): Invitation {
+  return {
+    id: document.id,
+    tenantId: document.tenantId,
+    profileId: document.profileId,
+    email,
+    createdAt: document.createdAt,
+    expiresAt: document.expiresAt,
+    acceptedAt: document.acceptedAt,
   };
 }
 
