@@ -4,14 +4,23 @@ import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
 import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
-import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, platformDatabasePath } from '@odp/config';
+import {
+  ConfigError,
+  blobsDir,
+  jobsDatabasePath,
+  loadConfig,
+  platformDatabasePath,
+  replicationDatabasePath,
+  warehouseDir,
+} from '@odp/config';
 import type { Config } from '@odp/config';
-import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
+import type { BlobStore, Coordination, PlatformRegistry, ReplicationBuffer, Warehouse } from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
 import { FileService } from '@odp/files';
-import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
+import { openJobQueue, openPlatformStore, openReplicationBuffer } from '@odp/store-sqlite';
+import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { AppDeps } from './app.js';
 import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
@@ -26,6 +35,11 @@ export interface Platform extends AppDeps {
   /** What this process shares with the other instances of the deployment. */
   readonly coordination: Coordination;
   readonly search: SearchEngine;
+  /**
+   * The DatastoreReplicator's buffer (`<dataDir>/replication.sqlite`) and warehouse (the embedded
+   * DuckDB files of `<dataDir>/warehouse`), used by the worker.
+   */
+  readonly replication: { readonly buffer: ReplicationBuffer; readonly warehouse: Warehouse };
   /**
    * Stops the upload sweep, closes runtimes, the document stores, the registry, the blob store, the
    * search engine connection and the coordination.
@@ -64,6 +78,10 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   const store = openPlatformStore(platformDatabasePath(config));
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = openJobQueue(jobsDatabasePath(config));
+  const replication = {
+    buffer: openReplicationBuffer(replicationDatabasePath(config)),
+    warehouse: new DuckDbWarehouse(warehouseDir(config)),
+  };
   const runtimes = createTenantRuntimes({
     config,
     registry,
@@ -89,6 +107,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     search,
     runtimes,
     jobs,
+    replication,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
     files,
@@ -112,6 +131,8 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       await runtimes.closeAll();
       await stores.close();
       await jobs.close();
+      await replication.buffer.close();
+      await replication.warehouse.close();
       await search.close();
       await registry.close();
       await blobs.close();

@@ -12,8 +12,14 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Job } from '@odp/core';
-import { AddressPolicy, MailGateway, WebhookGateway } from '@odp/gateways';
-import { JobRunner, gatewayHandler } from '@odp/job-runner';
+import {
+  AddressPolicy,
+  DatastoreReplicator,
+  MailGateway,
+  REPLICATION_FLUSH_JOB,
+  WebhookGateway,
+} from '@odp/gateways';
+import { JobRunner, gatewayHandler, replicationFlushHandler } from '@odp/job-runner';
 import { SecretCipher, unsealParameters } from '@odp/data';
 import type { Platform } from './platform.js';
 
@@ -25,7 +31,7 @@ export interface WorkerOptions {
 }
 
 export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
-  const { config, registry, runtimes, log, jobs } = platform;
+  const { config, registry, runtimes, log, jobs, replication } = platform;
   const now = options.now ?? (() => new Date());
   const cipher = new SecretCipher(config.secretKey);
   const mail = config.smtpUrl ? new MailGateway({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : null;
@@ -34,6 +40,9 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     now,
     ...(config.worker.caFile ? { ca: [readFileSync(config.worker.caFile, 'utf8')] } : {}),
   });
+
+  const parametersOf = (payload: Job['payload']) => unsealParameters(payload, cipher);
+  const replicator = new DatastoreReplicator({ ...replication, queue: jobs, now, parametersOf });
 
   const writeRetryLogEntry = async (job: Job, error: string) => {
     try {
@@ -55,8 +64,10 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
   };
 
   const sweep = async () => {
-    const pruned = await jobs.prune(new Date(now().getTime() - config.worker.retentionDays * 86_400_000));
+    const retainedFrom = new Date(now().getTime() - config.worker.retentionDays * 86_400_000);
+    const pruned = await jobs.prune(retainedFrom);
     if (pruned > 0) log.info('jobs pruned', { jobs: pruned });
+    await replication.buffer.prune(retainedFrom);
     for (const tenant of await registry.listTenants()) {
       try {
         const relayed = await (await runtimes.get(tenant.id)).data().relayJobs();
@@ -79,8 +90,10 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
         webhook,
         mail,
         secretOf: async (tenantId) => (await registry.getTenant(tenantId))?.webhookSecret ?? null,
-        parametersOf: (payload) => unsealParameters(payload, cipher),
+        replicator,
+        parametersOf,
       }),
+      [REPLICATION_FLUSH_JOB]: replicationFlushHandler(replicator),
     },
     onRetriesExhausted: writeRetryLogEntry,
   });

@@ -448,3 +448,16 @@ export function platformDatabasePath(config: Pick<Config, 'dataDir'>): string {
 export function jobsDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'jobs.sqlite');
 }
+
+/**
+ * Path of the buffer of the DatastoreReplicator (changes waiting for their warehouse flush):
+ * `<dataDir>/replication.sqlite`.
+ */
+export function replicationDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'replication.sqlite');
+}
+
+/** Directory of the embedded warehouse (one DuckDB file per `_projectId`): `<dataDir>/warehouse`. */
+export function warehouseDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'warehouse');
+}

@@ -15,3 +15,4 @@ export { sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
+export * from './warehouse.js';

@@ -7,3 +7,10 @@ export { WebhookGateway, webhookRequest, webhookSignature } from './webhook.js';
 export type { WebhookCall, WebhookOptions } from './webhook.js';
 export { MailGateway, mailMessage } from './mail.js';
 export type { MailMessage, MailOptions } from './mail.js';
+export {
+  DEFAULT_FLUSH_INTERVAL_MS,
+  DatastoreReplicator,
+  REPLICATION_FLUSH_JOB,
+  flushIntervalMs,
+} from './replicator.js';
+export type { ReplicatorDeps } from './replicator.js';

@@ -3,3 +3,4 @@ export * from './platform-store.js';
 export * from './tenant-store.js';
 export * from './search-sqlite.js';
 export * from './job-queue.js';
+export * from './replication-buffer.js';
