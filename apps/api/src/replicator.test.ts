@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, warehouseDir } from '@odp/config';
 import type { Account } from '@odp/core';
+import { SecretCipher, unsealParameters } from '@odp/data';
 import type { JobRunner } from '@odp/job-runner';
 import { projectFile } from '@odp/warehouse-duckdb';
 import { readWarehouseTable } from '@odp/warehouse-duckdb/testing';
@@ -59,7 +60,7 @@ function writeModel(columns: readonly Record<string, string>[]): void {
   writeFileSync(file, JSON.stringify(company));
 }
 
-const COLUMNS = [
+const COLUMNS: readonly Record<string, string>[] = [
   { name: 'legalName', formula: 'legalName' },
   { name: 'employeeCount', formula: 'employeeCount' },
   { name: 'revenue', formula: 'revenue' },
@@ -216,6 +217,34 @@ it('rule 6: keeps the changes of a failed flush and writes them on the next cycl
     expect.objectContaining({ status: 'pending', runAt: '2030-01-01T00:30:00.000Z' }),
   );
   rmSync(file, { recursive: true });
+  clock = new Date(T0.getTime() + 30 * MINUTE);
+  await drain();
+  expect((await table()).rows.map((row) => row['id'])).toEqual([ACME, GLOBEX]);
+});
+
+it('rule 1: a delete removes the row by id and evaluates no column formula', async () => {
+  const service = await data();
+  const href = await service.create(system, 'companies', { legalName: 'Short-lived BV', employeeCount: 2 });
+  const id = href.slice(-36);
+  await drain();
+  clock = new Date(T0.getTime() + 15 * MINUTE);
+  await drain();
+  expect((await table()).rows.map((row) => row['id'])).toContain(id);
+  await service.remove(system, 'companies', id);
+  await drain();
+  const [deleted] = await platform.replication.buffer.pending(tenantId, 'acme-analytics/crm/companies', 10);
+  expect(deleted).toMatchObject({
+    objectId: id,
+    payload: { trigger: 'DELETE', replication: { columns: {} } },
+  });
+  const parameters = unsealParameters(deleted!.payload, new SecretCipher(platform.config.secretKey));
+  expect(Object.keys(parameters ?? {}).sort()).toEqual([
+    '_credentials',
+    '_dataset',
+    '_projectId',
+    '_table',
+    '_type',
+  ]);
   clock = new Date(T0.getTime() + 30 * MINUTE);
   await drain();
   expect((await table()).rows.map((row) => row['id'])).toEqual([ACME, GLOBEX]);

@@ -45,10 +45,7 @@ export function flushIntervalMs(text: string | null | undefined): number {
   const match = /^(\d{1,6})\s*([smhd])$/.exec(text.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2]!]! : 0;
   if (ms <= 0)
-    throw new GatewayError(
-      `_flushInterval '${text}' is not a duration such as 30s, 15m, 3h or 1d.`,
-      false,
-    );
+    throw new GatewayError(`_flushInterval '${text}' is not a duration such as 30s, 15m, 3h or 1d.`, false);
   return ms;
 }
 
