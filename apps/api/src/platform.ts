@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
-import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
+import { openRedisCoordination, openRedisJobQueue, RedisUnreachableError } from '@odp/cache-redis';
 import {
   ConfigError,
   blobsDir,
@@ -14,7 +14,14 @@ import {
   warehouseDir,
 } from '@odp/config';
 import type { Config } from '@odp/config';
-import type { BlobStore, Coordination, PlatformRegistry, ReplicationBuffer, Warehouse } from '@odp/core';
+import type {
+  BlobStore,
+  Coordination,
+  JobQueue,
+  PlatformRegistry,
+  ReplicationBuffer,
+  Warehouse,
+} from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
@@ -77,7 +84,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   });
   const store = openPlatformStore(platformDatabasePath(config));
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
-  const jobs = openJobQueue(jobsDatabasePath(config));
+  const jobs = await openJobs(config);
   const replication = {
     buffer: openReplicationBuffer(replicationDatabasePath(config)),
     warehouse: new DuckDbWarehouse(warehouseDir(config)),
@@ -176,6 +183,20 @@ function startUploadSweep(
   }, intervalMs);
   timer.unref();
   return timer;
+}
+
+/**
+ * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), or Redis
+ * (any number of machines; ConfigError naming ODP_REDIS_URL when it does not answer).
+ */
+async function openJobs(config: Config): Promise<JobQueue> {
+  if (config.jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
+  try {
+    return await openRedisJobQueue(config.jobs.url, { prefix: config.jobs.prefix });
+  } catch (error) {
+    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
+    throw error;
+  }
 }
 
 /**

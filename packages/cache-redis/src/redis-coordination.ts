@@ -179,7 +179,7 @@ export async function openRedisCoordination(
 }
 
 /** Connects, failing on the first error or after `timeoutMs` instead of retrying forever. */
-async function connectOnce(client: Redis, timeoutMs: number): Promise<void> {
+export async function connectOnce(client: Redis, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let onError: ((error: Error) => void) | undefined;
   try {
@@ -198,7 +198,7 @@ async function connectOnce(client: Redis, timeoutMs: number): Promise<void> {
 }
 
 /** `host:port` of a redis URL: what an operator needs to find the server, without credentials. */
-function describeTarget(url: string): string {
+export function describeTarget(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}:${parsed.port || '6379'}`;
@@ -207,7 +207,7 @@ function describeTarget(url: string): string {
   }
 }
 
-function reason(error: unknown): string {
+export function reason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : 'unknown error';

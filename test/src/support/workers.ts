@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './server.js';
 
-const READY_TIMEOUT_MS = 20_000;
+const READY_TIMEOUT_MS = 40_000;
 
 export interface WorkerProcess {
   readonly child: ChildProcess;
