@@ -127,10 +127,13 @@ export class RedisJobQueue implements JobQueue {
     return this.prefix + parts.join(':');
   }
 
+  /** One pipeline of one script per job: each job is added atomically, and at most once. */
   async enqueue(jobs: readonly NewJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const pipeline = this.redis.pipeline();
     for (const job of jobs) {
       const created = Date.parse(job.createdAt);
-      await this.redis.eval(
+      pipeline.eval(
         ENQUEUE,
         5,
         this.key('job', job.id),
@@ -148,6 +151,7 @@ export class RedisJobQueue implements JobQueue {
         String(created),
       );
     }
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
   }
 
   async claim(worker: string, leaseMs: number, now: Date): Promise<Job | null> {
