@@ -5,8 +5,12 @@
  *
  * Besides running jobs it sweeps the tenant outboxes every `ODP_WORKER_SWEEP_MS`: a job is relayed
  * right after its write by the api, and the sweep relays what a crash between the commit and that
- * relay left behind, and removes finished jobs older than `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
+ * relay left behind, and removes finished jobs (and flushed replication events) older than
+ * `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
  * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant.
+ *
+ * DatastoreReplicator jobs buffer their change; the `replication-flush` jobs they schedule write
+ * the buffered changes to the platform's warehouse (`DatastoreReplicator` of `@odp/gateways`).
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
