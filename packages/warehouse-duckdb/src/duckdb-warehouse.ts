@@ -6,10 +6,11 @@
  * minutes apart, and a closed file can be read by other tools (DuckDB lets one process write a
  * file at a time; a flush that finds it locked fails and is tried again on the next cycle).
  * Credentials are not used: the file system is the access control of an embedded warehouse.
+ * DuckDB's native library is loaded on the first write, not when the platform starts (an api
+ * process never flushes).
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Warehouse, WarehouseBatch, WarehouseColumnType, WarehouseTarget } from '@odp/core';
 
@@ -61,6 +62,7 @@ export class DuckDbWarehouse implements Warehouse {
   async write(target: WarehouseTarget, batch: WarehouseBatch): Promise<void> {
     checkTarget(target);
     await mkdir(this.dir, { recursive: true });
+    const { DuckDBInstance } = await import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(projectFile(this.dir, target.projectId));
     try {
       const connection = await instance.connect();
@@ -116,6 +118,7 @@ async function applyBatch(
   }
   const removed = [...batch.deletes, ...batch.rows.map((row) => row.id)];
   if (removed.length > 0) {
+    const { listValue } = await import('@duckdb/node-api');
     await connection.run(`DELETE FROM ${table} WHERE "id" IN (SELECT unnest($1::VARCHAR[]))`, [
       listValue(removed),
     ]);
