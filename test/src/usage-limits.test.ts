@@ -5,7 +5,6 @@
  * like a 429 instead of calling. With the api and two separate worker processes, the limit holds
  * across the workers: on the SQLite counters of one machine, and on Redis (ODP_REDIS_URL).
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +15,8 @@ import { DEMO, DataApi, startDataServer } from './data-api.js';
 import type { Json } from './data-api.js';
 import { createSystemObject, jobsOf, runScript, settled, usageRecords } from './support/jobs.js';
 import { startServer } from './support/server.js';
-import { exited, startWorkerProcess } from './support/workers.js';
+import { startWorkerProcess } from './support/workers.js';
+import type { WorkerProcess } from './support/workers.js';
 
 jest.setTimeout(180_000);
 
@@ -131,7 +131,7 @@ function describeAcrossWorkers(title: string, extraEnv: () => Record<string, str
     let receiver: HttpsReceiver;
     let dataDir: string;
     let api: DataApi;
-    const workers: ChildProcess[] = [];
+    const workers: WorkerProcess[] = [];
     let env: Record<string, string>;
 
     beforeAll(async () => {
@@ -155,8 +155,7 @@ function describeAcrossWorkers(title: string, extraEnv: () => Record<string, str
       });
     });
     afterAll(async () => {
-      for (const child of workers) child.kill('SIGKILL');
-      await Promise.all(workers.map(exited));
+      await Promise.all(workers.map((worker) => worker.kill()));
       await api?.server.stop();
       await receiver?.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -169,7 +168,7 @@ function describeAcrossWorkers(title: string, extraEnv: () => Record<string, str
         expect(res.status).toBe(202);
         queued.push(((await res.json()) as { job: { id: string } }).job.id);
       }
-      await Promise.all([startWorkerProcess(env, workers), startWorkerProcess(env, workers)]);
+      workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
       const deadline = Date.now() + 30_000;
       let jobs = await jobsOf(api, `?object=${DEMO.invoice1}`);
       while (jobs.some((job) => job.attempts === 0 || job.status === 'running') && Date.now() < deadline) {

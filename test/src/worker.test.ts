@@ -2,14 +2,16 @@
  * The background half through real processes (docs/worker.md): scripts fired by writes and by
  * `POST /scripts/...`, delivered by the worker to a real HTTPS receiver on 127.0.0.1 (reachable only
  * because the test configuration lists it in ODP_GATEWAY_ALLOWED_NETWORKS), the job list under
- * `/admin/{tenant}/jobs`, and, with the api and separate worker processes: two workers without
- * duplicates, and a worker killed with SIGKILL in the middle of a job.
+ * `/admin/{tenant}/jobs`, and, with the api and separate worker processes on each job queue
+ * (`ODP_JOBS=sqlite`, and `redis` when a Redis runs): two workers without duplicates, and a worker
+ * killed with SIGKILL in the middle of a job.
  */
-import type { ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHmac, randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import { describeWithEngine } from '@odp/core/contract';
 import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver, ReceivedRequest, SmtpReceiver } from '@odp/gateways/testing';
 import { DEMO, DataApi, startDataServer } from './data-api.js';
@@ -17,7 +19,8 @@ import type { Json } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
 import { createSystemObject, jobsOf, runScript as runObjectScript, settled } from './support/jobs.js';
 import { REPO_ROOT, startServer } from './support/server.js';
-import { exited, startWorkerProcess } from './support/workers.js';
+import { startWorkerProcess } from './support/workers.js';
+import type { WorkerProcess } from './support/workers.js';
 
 jest.setTimeout(60_000);
 
@@ -456,82 +459,104 @@ describe('without the test allow-list', () => {
   });
 });
 
-describe('scale-out: the api and separate worker processes', () => {
-  let receiver: HttpsReceiver;
-  let dataDir: string;
-  let api: DataApi;
-  const workers: ChildProcess[] = [];
-  let env: Record<string, string>;
+/**
+ * The api alone and separate worker processes on the job queue `queueEnv` selects (`ODP_JOBS`):
+ * jobs queued while no worker runs, two workers without duplicates, a worker killed mid-job.
+ */
+function describeScaleOut(queue: 'sqlite' | 'redis', queueEnv: Record<string, string>): void {
+  describe(`scale-out: the api and separate worker processes, jobs in ${queue}`, () => {
+    let receiver: HttpsReceiver;
+    let dataDir: string;
+    let api: DataApi;
+    const workers: WorkerProcess[] = [];
+    let env: Record<string, string>;
 
-  const startWorker = () => startWorkerProcess(env, workers);
-
-  beforeAll(async () => {
-    receiver = await startHttpsReceiver();
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-worker-'));
-    // The first start creates the demo tenant; the api then runs alone on the same data.
-    const first = await startDataServer({ dataDir });
-    await first.server.stop();
-    env = {
-      ODP_DATA_DIR: dataDir,
-      ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
-      ODP_GATEWAY_CA_FILE: receiver.caFile,
-      ODP_WORKER_POLL_MS: '50',
-      ODP_WORKER_LEASE_MS: '3000',
-      ODP_WORKER_SWEEP_MS: '500',
-    };
-    const server = await startServer({ dataDir, entry: 'api', env });
-    api = new DataApi(server, first.tenant, first.systemKey);
-    await setWebhookUrl(api, `${receiver.origin}/hook`);
-  });
-  afterAll(async () => {
-    for (const child of workers) child.kill('SIGKILL');
-    await Promise.all(workers.map(exited));
-    await api?.server.stop();
-    await receiver?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('queues jobs while no worker runs; two workers then deliver each exactly once', async () => {
-    const queued: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const res = await runScript(api, DEMO.invoice1, 'notifyAccountant');
-      expect(res.status).toBe(202);
-      queued.push(((await res.json()) as { job: { id: string } }).job.id);
+    async function startWorker(): Promise<WorkerProcess> {
+      const worker = await startWorkerProcess(env);
+      workers.push(worker);
+      return worker;
     }
-    expect((await jobsOf(api, `?object=${DEMO.invoice1}`)).every((job) => job.status === 'pending')).toBe(
-      true,
-    );
-    const [a, b] = await Promise.all([startWorker(), startWorker()]);
-    for (const id of queued) expect(await settled(api, id)).toMatchObject({ status: 'done', attempts: 1 });
-    const deliveries = receiver.requests.map((request) => String(request.headers['x-odp-delivery']));
-    expect(deliveries.sort()).toEqual([...queued].sort());
-    a!.kill('SIGTERM');
-    b!.kill('SIGTERM');
-    await Promise.all([exited(a!), exited(b!)]);
-    expect([a!.exitCode, b!.exitCode]).toEqual([0, 0]);
-  });
 
-  it('re-runs the job of a worker killed with SIGKILL in the middle of it exactly once more', async () => {
-    receiver.requests.splice(0);
-    receiver.respondWith('hang');
-    const victim = await startWorker();
-    const res = await runScript(api, DEMO.invoice1, 'notifyAccountant');
-    const { job } = (await res.json()) as { job: { id: string } };
-    await receiver.waitFor(1);
-    victim.kill('SIGKILL');
-    await exited(victim);
-    const [running] = (await jobsOf(api, `?object=${DEMO.invoice1}`)).filter((entry) => entry.id === job.id);
-    expect(running).toMatchObject({ status: 'running', attempts: 1 });
-    await startWorker();
-    expect(await settled(api, job.id)).toMatchObject({ status: 'done', attempts: 2 });
-    // Another lease period later, nothing more has been delivered.
-    await new Promise((resolve) => setTimeout(resolve, 3500));
-    expect(receiver.requests.map((request) => request.headers['x-odp-delivery'])).toEqual([job.id, job.id]);
-    expect(
-      (await jobsOf(api, `?object=${DEMO.invoice1}`)).find((entry) => entry.id === job.id),
-    ).toMatchObject({
-      status: 'done',
-      attempts: 2,
+    beforeAll(async () => {
+      receiver = await startHttpsReceiver();
+      dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-worker-'));
+      env = {
+        ODP_DATA_DIR: dataDir,
+        ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
+        ODP_GATEWAY_CA_FILE: receiver.caFile,
+        ODP_WORKER_POLL_MS: '50',
+        ODP_WORKER_LEASE_MS: '3000',
+        ODP_WORKER_SWEEP_MS: '500',
+        ...queueEnv,
+      };
+      // The first start creates the demo tenant; the api then runs alone on the same data.
+      const first = await startDataServer({ dataDir, env });
+      await first.server.stop();
+      const server = await startServer({ dataDir, entry: 'api', env });
+      api = new DataApi(server, first.tenant, first.systemKey);
+      await setWebhookUrl(api, `${receiver.origin}/hook`);
+    });
+    afterAll(async () => {
+      await Promise.all(workers.map((worker) => worker.kill()));
+      await api?.server.stop();
+      await receiver?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('queues jobs while no worker runs; two workers then deliver each exactly once', async () => {
+      const queued: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const res = await runScript(api, DEMO.invoice1, 'notifyAccountant');
+        expect(res.status).toBe(202);
+        queued.push(((await res.json()) as { job: { id: string } }).job.id);
+      }
+      expect((await jobsOf(api, `?object=${DEMO.invoice1}`)).every((job) => job.status === 'pending')).toBe(
+        true,
+      );
+      expect(existsSync(path.join(dataDir, 'jobs.sqlite'))).toBe(queue === 'sqlite');
+      const [a, b] = await Promise.all([startWorker(), startWorker()]);
+      for (const id of queued) expect(await settled(api, id)).toMatchObject({ status: 'done', attempts: 1 });
+      const deliveries = receiver.requests.map((request) => String(request.headers['x-odp-delivery']));
+      expect(deliveries.sort()).toEqual([...queued].sort());
+      expect(await Promise.all([a!.stop(), b!.stop()])).toEqual([0, 0]);
+    });
+
+    it('re-runs the job of a worker killed with SIGKILL in the middle of it exactly once more', async () => {
+      receiver.requests.splice(0);
+      receiver.respondWith('hang');
+      const victim = await startWorker();
+      const res = await runScript(api, DEMO.invoice1, 'notifyAccountant');
+      const { job } = (await res.json()) as { job: { id: string } };
+      await receiver.waitFor(1);
+      await victim.kill();
+      const [running] = (await jobsOf(api, `?object=${DEMO.invoice1}`)).filter(
+        (entry) => entry.id === job.id,
+      );
+      expect(running).toMatchObject({ status: 'running', attempts: 1 });
+      await startWorker();
+      expect(await settled(api, job.id)).toMatchObject({ status: 'done', attempts: 2 });
+      // Another lease period later, nothing more has been delivered.
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      expect(receiver.requests.map((request) => request.headers['x-odp-delivery'])).toEqual([job.id, job.id]);
+      expect(
+        (await jobsOf(api, `?object=${DEMO.invoice1}`)).find((entry) => entry.id === job.id),
+      ).toMatchObject({
+        status: 'done',
+        attempts: 2,
+      });
     });
   });
+}
+
+describeScaleOut('sqlite', { ODP_JOBS: 'sqlite' });
+
+describeWithEngine('scale-out on the Redis job queue', 'ODP_TEST_REDIS_URL', (redisUrl) => {
+  const prefix = `odp-test:worker:${randomUUID()}:`;
+  afterAll(async () => {
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+  describeScaleOut('redis', { ODP_JOBS: 'redis', ODP_REDIS_URL: redisUrl, ODP_JOBS_REDIS_PREFIX: prefix });
 });

@@ -3,15 +3,31 @@ import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
-import { openRedisCoordination, RedisUnreachableError } from '@odp/cache-redis';
-import { ConfigError, blobsDir, jobsDatabasePath, loadConfig } from '@odp/config';
+import { openRedisCoordination, openRedisJobQueue, RedisUnreachableError } from '@odp/cache-redis';
+import {
+  ConfigError,
+  blobsDir,
+  jobsDatabasePath,
+  loadConfig,
+  replicationDatabasePath,
+  warehouseDir,
+} from '@odp/config';
 import type { Config } from '@odp/config';
-import type { BlobStore, Coordination, PlatformRegistry, WindowCounters } from '@odp/core';
+import type {
+  BlobStore,
+  Coordination,
+  JobQueue,
+  PlatformRegistry,
+  ReplicationBuffer,
+  Warehouse,
+  WindowCounters,
+} from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
 import { FileService } from '@odp/files';
-import { openJobQueue } from '@odp/store-sqlite';
+import { openJobQueue, openReplicationBuffer } from '@odp/store-sqlite';
+import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { AppDeps } from './app.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
 import { createLogger } from './log.js';
@@ -30,8 +46,14 @@ export interface Platform extends AppDeps {
   /** The rate-limit counters of external services (SQLite, or Redis with `ODP_REDIS_URL`). */
   readonly counters: WindowCounters;
   /**
+   * The DatastoreReplicator's buffer (`<dataDir>/replication.sqlite`) and warehouse (the embedded
+   * DuckDB files of `<dataDir>/warehouse`), used by the worker.
+   */
+  readonly replication: { readonly buffer: ReplicationBuffer; readonly warehouse: Warehouse };
+  /**
    * Stops the upload sweep, closes runtimes, the document stores, the job queue, the rate-limit
-   * counters, the registry, the blob store, the search engine connection and the coordination.
+   * counters, the replication buffer and warehouse, the registry, the blob store, the search engine
+   * connection and the coordination.
    */
   close(): Promise<void>;
 }
@@ -66,8 +88,12 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
   });
   const store = await openPlatformRegistry(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
-  const jobs = openJobQueue(jobsDatabasePath(config));
+  const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
+  const replication = {
+    buffer: openReplicationBuffer(replicationDatabasePath(config)),
+    warehouse: new DuckDbWarehouse(warehouseDir(config)),
+  };
   const runtimes = createTenantRuntimes({
     config,
     registry,
@@ -97,6 +123,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     usage,
     runtimes,
     jobs,
+    replication,
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
     files,
@@ -121,6 +148,8 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
       await stores.close();
       await jobs.close();
       await counters.close();
+      await replication.buffer.close();
+      await replication.warehouse.close();
       await search.close();
       await registry.close();
       await blobs.close();
@@ -164,6 +193,20 @@ function startUploadSweep(
   }, intervalMs);
   timer.unref();
   return timer;
+}
+
+/**
+ * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), or Redis
+ * (any number of machines; ConfigError naming ODP_REDIS_URL when it does not answer).
+ */
+async function openJobs(config: Config): Promise<JobQueue> {
+  if (config.jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
+  try {
+    return await openRedisJobQueue(config.jobs.url, { prefix: config.jobs.prefix });
+  } catch (error) {
+    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
+    throw error;
+  }
 }
 
 /**

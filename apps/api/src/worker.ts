@@ -5,10 +5,14 @@
  *
  * Besides running jobs it sweeps the tenant outboxes every `ODP_WORKER_SWEEP_MS`: a job is relayed
  * right after its write by the api, and the sweep relays what a crash between the commit and that
- * relay left behind, and removes finished jobs older than `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
+ * relay left behind, and removes finished jobs (and flushed replication events) older than
+ * `ODP_JOB_RETENTION_DAYS`. A gateway call whose retries are exhausted writes a `system.logEntry`
  * (`consumer_gateway_retry`, `ERROR`, the gateway and the last error) in the tenant. Every
  * external call is counted against `ODP_RATE_LIMITS` on the platform's shared counters and leaves a
  * `system.serviceCallLog` record (usage.ts).
+ *
+ * DatastoreReplicator jobs buffer their change; the `replication-flush` jobs they schedule write
+ * the buffered changes to the platform's warehouse (`DatastoreReplicator` of `@odp/gateways`).
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -18,13 +22,15 @@ import { AppError, NotFoundError } from '@odp/core';
 import type { Job } from '@odp/core';
 import {
   AddressPolicy,
+  DatastoreReplicator,
   GatewayError,
   MailGateway,
+  REPLICATION_FLUSH_JOB,
   UserInvitationGateway,
   WebhookGateway,
 } from '@odp/gateways';
 import type { PersonRef } from '@odp/gateways';
-import { JobRunner, gatewayHandler } from '@odp/job-runner';
+import { JobRunner, gatewayHandler, replicationFlushHandler } from '@odp/job-runner';
 import { SecretCipher, unsealParameters } from '@odp/data';
 import type { Platform } from './platform.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -38,7 +44,7 @@ export interface WorkerOptions {
 }
 
 export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
-  const { config, registry, runtimes, log, jobs, counters } = platform;
+  const { config, registry, runtimes, log, jobs, counters, replication } = platform;
   const now = options.now ?? (() => new Date());
   const cipher = new SecretCipher(config.secretKey);
   const mail = config.smtpUrl ? new MailGateway({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : null;
@@ -55,6 +61,8 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     baseUrl: config.baseUrl,
     now,
   });
+  const parametersOf = (payload: Job['payload']) => unsealParameters(payload, cipher);
+  const replicator = new DatastoreReplicator({ ...replication, queue: jobs, now, parametersOf });
 
   const writeRetryLogEntry = async (job: Job, error: string) => {
     try {
@@ -76,8 +84,10 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
   };
 
   const sweep = async () => {
-    const pruned = await jobs.prune(new Date(now().getTime() - config.worker.retentionDays * 86_400_000));
+    const retainedFrom = new Date(now().getTime() - config.worker.retentionDays * 86_400_000);
+    const pruned = await jobs.prune(retainedFrom);
     if (pruned > 0) log.info('jobs pruned', { jobs: pruned });
+    await replication.buffer.prune(retainedFrom);
     for (const tenant of await registry.listTenants()) {
       try {
         const relayed = await (await runtimes.get(tenant.id)).data().relayJobs();
@@ -102,8 +112,10 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
         invitations,
         usage: serviceUsage(config, counters, runtimes, log, now),
         secretOf: async (tenantId) => (await registry.getTenant(tenantId))?.webhookSecret ?? null,
-        parametersOf: (payload) => unsealParameters(payload, cipher),
+        replicator,
+        parametersOf,
       }),
+      [REPLICATION_FLUSH_JOB]: replicationFlushHandler(replicator),
     },
     onRetriesExhausted: writeRetryLogEntry,
   });

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
       tenantExpensiveRequests: 16,
       mailFrom: 'no-reply@localhost',
+      jobs: { kind: 'sqlite' },
       worker: {
         pollMs: 1000,
         leaseMs: 300_000,
@@ -99,6 +100,7 @@ describe('loadConfig', () => {
       ODP_MAX_PAGE_BYTES: '65536',
       ODP_TENANT_EXPENSIVE_REQUESTS: '12',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
+      ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
       ODP_WORKER_LEASE_MS: '3000',
       ODP_WORKER_SWEEP_MS: '200',
@@ -131,6 +133,7 @@ describe('loadConfig', () => {
       dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
       tenantExpensiveRequests: 12,
       mailFrom: 'ODP <no-reply@odp.example.com>',
+      jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
         pollMs: 50,
         leaseMs: 3000,
@@ -153,6 +156,8 @@ describe('loadConfig', () => {
     [{ ODP_SEARCH: 'solr' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "solr")'],
     [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
     [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
+    [{ ODP_JOBS: 'agenda' }, 'ODP_JOBS: must be one of sqlite, redis (got "agenda")'],
+    [{ ODP_JOBS: 'redis' }, 'ODP_REDIS_URL: is required when ODP_JOBS=redis'],
     [{ ODP_BLOBS: 'gcs' }, 'ODP_BLOBS: must be one of fs, s3 (got "gcs")'],
     [{ ODP_STORE: 'MongoDB' }, 'ODP_STORE: must be one of sqlite, mongodb (got "MongoDB")'],
     [{ ODP_SEARCH: 'elastic' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "elastic")'],

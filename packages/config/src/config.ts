@@ -38,6 +38,13 @@ export interface Config {
   readonly tenantExpensiveRequests: number;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
+  /**
+   * Where jobs are queued (`ODP_JOBS`): `sqlite` (default), the file `<dataDir>/jobs.sqlite` shared
+   * by the processes of one machine; `redis`, the Redis of `ODP_REDIS_URL`, shared by any number of
+   * machines (docs/worker.md), under the key prefix `ODP_JOBS_REDIS_PREFIX` (default `odp:jobs:`).
+   */
+  readonly jobs:
+    { readonly kind: 'sqlite' } | { readonly kind: 'redis'; readonly url: string; readonly prefix: string };
   readonly worker: WorkerConfig;
   /**
    * Rate limits of external services (`ODP_RATE_LIMITS`, the `<platform>.rate-limits` block of the
@@ -229,7 +236,17 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const redis = read('ODP_REDIS_URL');
+  const redisUrl = redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']);
   const smtp = read('ODP_SMTP_URL');
+  const jobsKind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'redis'], 'sqlite');
+  const jobs: Config['jobs'] =
+    jobsKind === 'sqlite'
+      ? { kind: 'sqlite' }
+      : {
+          kind: 'redis',
+          url: redisUrl ?? required(read, 'ODP_REDIS_URL', 'ODP_JOBS=redis'),
+          prefix: read('ODP_JOBS_REDIS_PREFIX') ?? 'odp:jobs:',
+        };
 
   return {
     port,
@@ -239,7 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     search,
     blobs,
     files,
-    redisUrl: redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']),
+    redisUrl,
     auth: parseAuth(read),
     secretKey: resolveSecretKey(read('ODP_SECRET_KEY'), dataDir),
     smtpUrl: smtp === null ? null : parseUrl('ODP_SMTP_URL', smtp, ['smtp:', 'smtps:']),
@@ -255,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
       { max: 100_000 },
     ),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
+    jobs,
     worker: {
       pollMs: parseInteger('ODP_WORKER_POLL_MS', read('ODP_WORKER_POLL_MS'), 1000, MILLISECONDS),
       leaseMs: parseInteger('ODP_WORKER_LEASE_MS', read('ODP_WORKER_LEASE_MS'), 300_000, MILLISECONDS),
@@ -560,4 +578,17 @@ export function countersDatabasePath(config: Pick<Config, 'dataDir'>): string {
 /** Path of the embedded job queue database (jobs of every tenant): `<dataDir>/jobs.sqlite`. */
 export function jobsDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'jobs.sqlite');
+}
+
+/**
+ * Path of the buffer of the DatastoreReplicator (changes waiting for their warehouse flush):
+ * `<dataDir>/replication.sqlite`.
+ */
+export function replicationDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'replication.sqlite');
+}
+
+/** Directory of the embedded warehouse (one DuckDB file per `_projectId`): `<dataDir>/warehouse`. */
+export function warehouseDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'warehouse');
 }

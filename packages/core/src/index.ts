@@ -17,3 +17,4 @@ export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
 export { EXTERNAL_SERVICES } from './external-services.js';
+export * from './warehouse.js';

@@ -20,6 +20,8 @@ export interface NewJob {
   readonly payload: Readonly<Record<string, unknown>>;
   /** ISO timestamp of when the job was produced. */
   readonly createdAt: string;
+  /** ISO timestamp before which the job is not claimed (a delayed job); `createdAt` when absent. */
+  readonly runAt?: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface JobListFilter {
 
 export interface JobQueue {
   /**
-   * Adds the jobs, due at once. A job whose id is already queued (in any status) is left as it is,
+   * Adds the jobs, due at their `runAt` (at once without one). A job whose id is already queued (in any status) is left as it is,
    * so relaying the same outbox entry twice enqueues it once.
    */
   enqueue(jobs: readonly NewJob[]): Promise<void>;

@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { evaluate, toText } from '@odp/formulas';
-import type { Model, NewJob, ScriptDef, ScriptTrigger, StoredObject } from '@odp/core';
+import type { Model, NewJob, ScriptDef, ScriptTrigger, StoredObject, WarehouseColumnType } from '@odp/core';
 import type { ComputeEnvironment, Draft } from './compute.js';
+import { isConnectionParameter, replicationColumns } from './replication-columns.js';
 import { formulaRecord, objectHref } from './compute.js';
 import { HISTORY_KEY } from './history.js';
 import type { SecretCipher } from './secret-cipher.js';
@@ -36,6 +37,15 @@ export interface GatewayJobPayload {
   readonly parameters?: Readonly<Record<string, string | null>>;
   /** The parameters as JSON, encrypted with the deployment's secret key (see `unsealParameters`). */
   readonly sealedParameters?: string;
+  /**
+   * DatastoreReplicator only: the warehouse type of each column parameter (none on DELETE, which
+   * evaluates no field formula), and whether `_credentials` was read from a `system.secretValue`
+   * (the only source the gateway accepts for it).
+   */
+  readonly replication?: {
+    readonly columns: Readonly<Record<string, WarehouseColumnType>>;
+    readonly credentialsFromSecret: boolean;
+  };
 }
 
 /**
@@ -136,9 +146,17 @@ export async function gatewayJobs(
   const jobs: NewJob[] = [];
   for (const script of scripts) {
     readSecret = false;
-    if (script.condition && !(await evaluate(script.condition, { ...env, record }))) continue;
+    // A replicated object that is deleted is removed from the warehouse whatever its values were:
+    // on DELETE only the connection parameters are resolved (interface spec, rule 1).
+    const replicatedDelete = script.gateway === 'DatastoreReplicator' && trigger === 'DELETE';
+    if (!replicatedDelete && script.condition && !(await evaluate(script.condition, { ...env, record })))
+      continue;
     const parameters: Record<string, string | null> = {};
+    let credentialsFromSecret = false;
     for (const parameter of script.parameters) {
+      if (replicatedDelete && !isConnectionParameter(parameter.name)) continue;
+      const secretBefore: boolean = readSecret;
+      readSecret = false;
       if (parameter.value !== undefined) parameters[parameter.name] = parameter.value;
       else if (parameter.formula)
         parameters[parameter.name] = toText(await evaluate(parameter.formula, { ...env, record }));
@@ -149,6 +167,8 @@ export async function gatewayJobs(
           parameter.templateFile,
           script.gateway === 'Mail',
         );
+      if (parameter.name === '_credentials') credentialsFromSecret = readSecret;
+      readSecret = readSecret || secretBefore;
     }
     const sealed = readSecret && env.secrets ? env.secrets.encrypt(JSON.stringify(parameters)) : null;
     const payload: GatewayJobPayload = {
@@ -158,6 +178,14 @@ export async function gatewayJobs(
       trigger,
       href: objectHref(env.model, env.tenantId, object),
       ...(sealed === null ? { parameters } : { sealedParameters: sealed }),
+      ...(script.gateway === 'DatastoreReplicator'
+        ? {
+            replication: {
+              columns: replicatedDelete ? {} : replicationColumns(env.model, script),
+              credentialsFromSecret,
+            },
+          }
+        : {}),
     };
     jobs.push({
       id: randomUUID(),

@@ -16,3 +16,10 @@ export {
   parsePersonRef,
 } from './user-invitation.js';
 export type { InvitationOutcome, PersonRef, UserInvitationDeps } from './user-invitation.js';
+export {
+  DEFAULT_FLUSH_INTERVAL_MS,
+  DatastoreReplicator,
+  REPLICATION_FLUSH_JOB,
+  flushIntervalMs,
+} from './replicator.js';
+export type { ReplicatorDeps } from './replicator.js';

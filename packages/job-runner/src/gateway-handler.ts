@@ -1,18 +1,20 @@
 /**
  * The handler of `gateway` jobs (queued by CONSUMER_GATEWAY scripts, see `@odp/data` scripts.ts):
  * calls the script's gateway (Webhook, Mail, UserInvitation) with the parameters resolved when the
- * script fired. Every external call (a webhook request, an e-mail, an invitation's e-mail) runs
- * (its parameters checked first: bad ones fail the job before any call) through the
- * {@link ServiceUsage} of the deployment: the rate limit of its service (`webhook`,
+ * script fired, or buffers the change of a DatastoreReplicator for its flush (the handler of flush
+ * jobs is {@link replicationFlushHandler}). Every external call (a webhook request, an e-mail, an
+ * invitation's e-mail) runs (its parameters checked first: bad ones fail the job before any call)
+ * through the {@link ServiceUsage} of the deployment: the rate limit of its service (`webhook`,
  * `mail`) is applied across every worker, and one usage record is written per call. A call the
  * limit refuses fails the try with a ServiceLimitError, which the retry schedule treats like an
  * HTTP 429: tried again after 10 s, 60 s, 15 min, then given up with a `consumer_gateway_retry`
- * log entry. A gateway this release does not run (DatastoreReplicator), and Mail or UserInvitation
- * without a configured mail server, fail the job without retry, with a message saying so.
+ * log entry. A DatastoreReplicator without a warehouse, and Mail or UserInvitation without a
+ * configured mail server, fail the job without retry, with a message saying so.
  */
 import type { Job } from '@odp/core';
 import { GatewayError, mailMessage, webhookRequest } from '@odp/gateways';
 import type {
+  DatastoreReplicator,
   GatewayCall,
   MailGateway,
   ServiceUsage,
@@ -29,6 +31,8 @@ export interface GatewayHandlerDeps {
   readonly invitations: UserInvitationGateway;
   /** Rate limits and usage records of the external calls. */
   readonly usage: ServiceUsage;
+  /** The DatastoreReplicator; absent, its jobs fail as not available (a runner without a warehouse). */
+  readonly replicator?: DatastoreReplicator;
   /** The tenant's webhook signing secret; null when the tenant no longer exists. */
   readonly secretOf: (tenantId: string) => Promise<string | null>;
   /**
@@ -57,7 +61,8 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
   };
   return async (job) => {
     const gateway = job.payload['gateway'];
-    if (gateway !== 'Webhook' && gateway !== 'Mail' && gateway !== 'UserInvitation') {
+    const replicator = gateway === 'DatastoreReplicator' ? deps.replicator : undefined;
+    if (gateway !== 'Webhook' && gateway !== 'Mail' && gateway !== 'UserInvitation' && !replicator) {
       throw new GatewayError(`The ${String(gateway)} gateway is not available in this release.`, false);
     }
     const secret = await deps.secretOf(job.tenantId);
@@ -68,6 +73,10 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
         'The parameters of the job cannot be decrypted with the current secret key.',
         false,
       );
+    }
+    if (replicator) {
+      await replicator.accept(job, parameters);
+      return;
     }
     const href = job.payload['href'];
     const call: GatewayCall = {
@@ -91,5 +100,12 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
     await usage.call(job.tenantId, SERVICE_OF_GATEWAY.Webhook!, call.reference ?? null, () =>
       deps.webhook.send({ ...call, secret }),
     );
+  };
+}
+
+/** The handler of `replication-flush` jobs: writes a destination's buffered changes. */
+export function replicationFlushHandler(replicator: DatastoreReplicator): JobHandler {
+  return async (job) => {
+    await replicator.flush(job);
   };
 }

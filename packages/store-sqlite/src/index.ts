@@ -4,3 +4,4 @@ export * from './tenant-store.js';
 export * from './search-sqlite.js';
 export * from './job-queue.js';
 export * from './window-counters.js';
+export * from './replication-buffer.js';

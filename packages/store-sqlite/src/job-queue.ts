@@ -90,7 +90,7 @@ export class SqliteJobQueue implements JobQueue {
     applyMigrations(this.db, JOB_MIGRATIONS);
   }
 
-  /** Due at `createdAt` (the producer's clock), so a job is due as soon as it exists. */
+  /** Due at `runAt`, else at `createdAt` (the producer's clock): a job is due as soon as it exists. */
   async enqueue(jobs: readonly NewJob[]): Promise<void> {
     const insert = this.db.prepare(
       `INSERT OR IGNORE INTO jobs (id, tenant_id, kind, object_id, payload, status, run_at, created_at, updated_at)
@@ -106,7 +106,7 @@ export class SqliteJobQueue implements JobQueue {
             job.kind,
             job.objectId,
             JSON.stringify(job.payload),
-            created,
+            job.runAt === undefined ? created : Date.parse(job.runAt),
             job.createdAt,
             created,
           );

@@ -32,10 +32,13 @@ export function applyMigrations(db: Database.Database, migrations: readonly Migr
   }
   for (const migration of migrations.slice(before)) {
     db.transaction(() => {
+      // Another process opening the same new database (an api and a worker) may have applied the
+      // step meanwhile: the version is read again under the write lock (BEGIN IMMEDIATE).
+      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
       if (typeof migration.up === 'string') db.exec(migration.up);
       else migration.up(db);
       db.pragma(`user_version = ${migration.version}`);
-    })();
+    }).immediate();
   }
   return before;
 }

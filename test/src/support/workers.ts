@@ -1,20 +1,37 @@
-/** Separate worker processes (`apps/worker`) for the scale-out suites; each stops with its owner's afterAll. */
+/**
+ * Worker processes for the scale-out suites: `apps/worker` (what `pnpm --filter @odp/worker start`
+ * runs) with the environment of an api started by `startServer` (same data directory and engines),
+ * plus any extra variables.
+ */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './server.js';
 
-const WORKER_START_TIMEOUT_MS = 45_000;
-
 /**
- * Starts `apps/worker` with `env` on top of this process's environment; resolves once it printed
- * ODP_WORKER_READY. The wait is generous: on a busy shared machine a start (tsx compiling the
- * workspace) can take well over 20 s, and how long it takes is not what the suites check.
+ * Generous: on a busy shared machine a start (tsx compiling the workspace) can take well over 20 s,
+ * and how long it takes is not what the suites check.
  */
-export function startWorkerProcess(
-  env: Readonly<Record<string, string>>,
-  started: ChildProcess[],
-): Promise<ChildProcess> {
+const READY_TIMEOUT_MS = 45_000;
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM (the job in hand is finished first); resolves the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: a crash in the middle of whatever it does. */
+  kill(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Starts a worker; resolves once it prints `ODP_WORKER_READY`. */
+export function startWorkerProcess(env: Readonly<Record<string, string>>): Promise<WorkerProcess> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(REPO_ROOT, 'apps/worker/src/main.ts')],
@@ -24,28 +41,35 @@ export function startWorkerProcess(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  started.push(child);
   let output = '';
+  const worker: WorkerProcess = {
+    child,
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited(child);
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`worker not ready:\n${output}`)),
-      WORKER_START_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker not ready:\n${output}`));
+    }, READY_TIMEOUT_MS);
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('ODP_WORKER_READY')) {
         clearTimeout(timer);
-        resolve(child);
+        resolve(worker);
       }
     });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
   });
-}
-
-/** Resolves when the process has exited (at once when it already has). */
-export function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
 }

@@ -80,6 +80,15 @@ export function describeJobQueueContract(name: string, open: (shared?: string) =
       expect((await queue.claim('w', 1000, at(5000)))?.id).toBe('job-1');
     });
 
+    it('holds a delayed job until its run time', async () => {
+      await queue.enqueue([job(1, { runAt: at(60_000).toISOString() }), job(2)]);
+      expect(await queue.get('job-1')).toMatchObject({ status: 'pending', runAt: at(60_000).toISOString() });
+      expect((await queue.claim('w', 1000, T0))?.id).toBe('job-2');
+      await queue.complete('job-2', 'w', T0);
+      expect(await queue.claim('w', 1000, at(59_999))).toBeNull();
+      expect((await queue.claim('w', 1000, at(60_000)))?.id).toBe('job-1');
+    });
+
     it('re-offers a job whose lease expired, and refuses the late worker', async () => {
       await queue.enqueue([job(1)]);
       await queue.claim('crashed', 10_000, T0);

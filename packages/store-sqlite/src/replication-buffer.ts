@@ -1,0 +1,114 @@
+/**
+ * The embedded ReplicationBuffer: changes waiting for their warehouse flush, in one SQLite file for
+ * the platform (`<ODP_DATA_DIR>/replication.sqlite`), shared by the processes of the deployment
+ * like the job queue. `synchronous = FULL`: an event appended survives a power loss, so the job
+ * that buffered it may be marked done.
+ *
+ * A flushed event keeps its row (without its payload) until `prune`, so a job run again after a
+ * crash (at-least-once delivery) cannot buffer an older state of its object a second time.
+ */
+import Database from 'better-sqlite3';
+import type { ReplicationBuffer, ReplicationEvent } from '@odp/core';
+import { applyMigrations } from './platform-migrations.js';
+import type { Migration } from './platform-migrations.js';
+
+/** The buffer database's schema steps; a released step is never edited, the next one is appended. */
+export const REPLICATION_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'replication events',
+    up: `
+  -- at: ISO time of the write. flushed_at: epoch milliseconds, null while waiting for a flush.
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL,
+    destination TEXT NOT NULL,
+    object_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    payload TEXT,
+    flushed_at INTEGER
+  );
+  CREATE INDEX events_pending ON events (tenant_id, destination, at, seq) WHERE flushed_at IS NULL;
+  CREATE INDEX events_flushed ON events (flushed_at) WHERE flushed_at IS NOT NULL;
+  `,
+  },
+];
+
+interface EventRow {
+  id: string;
+  tenant_id: string;
+  destination: string;
+  object_id: string;
+  at: string;
+  payload: string;
+}
+
+export class SqliteReplicationBuffer implements ReplicationBuffer {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    applyMigrations(this.db, REPLICATION_MIGRATIONS);
+  }
+
+  async append(event: ReplicationEvent): Promise<boolean> {
+    const result = this.db
+      .prepare(
+        `INSERT OR IGNORE INTO events (id, tenant_id, destination, object_id, at, payload)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        event.id,
+        event.tenantId,
+        event.destination,
+        event.objectId,
+        event.at,
+        JSON.stringify(event.payload),
+      );
+    return result.changes === 1;
+  }
+
+  async pending(tenantId: string, destination: string, limit: number): Promise<ReplicationEvent[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT id, tenant_id, destination, object_id, at, payload FROM events
+         WHERE tenant_id = ? AND destination = ? AND flushed_at IS NULL ORDER BY at, seq LIMIT ?`,
+      )
+      .all(tenantId, destination, limit) as EventRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      tenantId: row.tenant_id,
+      destination: row.destination,
+      objectId: row.object_id,
+      at: row.at,
+      payload: JSON.parse(row.payload) as Record<string, unknown>,
+    }));
+  }
+
+  async markFlushed(ids: readonly string[], now: Date): Promise<void> {
+    const mark = this.db.prepare(
+      `UPDATE events SET flushed_at = ?, payload = NULL WHERE id = ? AND flushed_at IS NULL`,
+    );
+    this.db
+      .transaction(() => {
+        for (const id of ids) mark.run(now.getTime(), id);
+      })
+      .immediate();
+  }
+
+  async prune(before: Date): Promise<number> {
+    return this.db.prepare(`DELETE FROM events WHERE flushed_at < ?`).run(before.getTime()).changes;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export function openReplicationBuffer(file: string): SqliteReplicationBuffer {
+  return new SqliteReplicationBuffer(file);
+}

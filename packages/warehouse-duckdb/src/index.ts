@@ -1,0 +1,7 @@
+export {
+  DuckDbWarehouse,
+  DUCKDB_TYPES,
+  WarehouseTargetError,
+  checkTarget,
+  projectFile,
+} from './duckdb-warehouse.js';
