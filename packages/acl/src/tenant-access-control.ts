@@ -170,7 +170,7 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     holdingsOfAcId: (acId) => store.holdingsOfAcId(acId),
     storedAclIds: () => store.storedAclIds(),
     scan: (afterId, limit) => store.scan(afterId, limit),
-    eventsAfter: (afterSeq, limit) => store.eventsAfter(afterSeq, limit),
+    events: store.events,
     outbox: (limit) => store.outbox(limit),
     removeFromOutbox: (ids) => store.removeFromOutbox(ids),
     close: () => store.close(),

@@ -6,6 +6,7 @@
  * fetching. Every write is one atomic {@link WriteBatch}.
  */
 import type { AccessFilter } from './account.js';
+import type { EventLog, NewChangeEvent } from './events.js';
 import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
 import type { AggregatePlan, DistinctPlan, ListPlan, Selection } from './query.js';
@@ -46,21 +47,6 @@ export interface AclRow {
   readonly nodeId: string;
   readonly definition: string;
 }
-
-/** A data-change event, as appended in the same transaction as the change it reports. */
-export interface ChangeEvent {
-  /** Monotonically increasing per tenant; assigned by the store. */
-  readonly seq: number;
-  readonly type: 'create' | 'update' | 'delete' | 'merge';
-  readonly objectId: string;
-  /** Qualified classes of the object at the time of the change. */
-  readonly classes: readonly string[];
-  /** For merges: the id of the object merged away. */
-  readonly loserId?: string;
-  readonly at: string;
-}
-
-export type NewChangeEvent = Omit<ChangeEvent, 'seq'>;
 
 /**
  * A holder's claim on an anchored grant: the holder object (ordinarily a person) reached from the
@@ -103,6 +89,7 @@ export interface WriteBatch {
   }[];
   /** Merge redirects: a GET of `from` answers with `to`. */
   readonly redirects?: readonly { readonly from: string; readonly to: string }[];
+  /** Appended to the tenant's {@link EventLog} (`events`), in order, atomically with the rest. */
   readonly events?: readonly NewChangeEvent[];
   /**
    * Background jobs the write triggers (script gateway calls), kept in the tenant's outbox in the
@@ -238,8 +225,8 @@ export interface TenantStore {
   outbox(limit: number): Promise<NewJob[]>;
   /** Removes relayed jobs from the outbox; ids not in it are ignored. */
   removeFromOutbox(ids: readonly string[]): Promise<void>;
-  /** Events with `seq` greater than `afterSeq`, oldest first. */
-  eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]>;
+  /** The tenant's change events, as `write` appends them (port in events.ts). */
+  readonly events: EventLog;
 
   close(): Promise<void>;
 }

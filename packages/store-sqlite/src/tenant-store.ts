@@ -10,6 +10,7 @@ import {
   NUMERIC_TYPES,
   NotFoundError,
   derivedSourcesOf,
+  integerEventLog,
   searchTextOf,
   WriteConflictError,
 } from '@odp/core';
@@ -20,6 +21,7 @@ import type {
   AggregateResult,
   ChangeEvent,
   DistinctBucket,
+  EventLog,
   DistinctPlan,
   Holding,
   IncomingRef,
@@ -105,6 +107,35 @@ export class SqliteTenantStore implements TenantStore {
   readonly capabilities: StoreCapabilities = { transactions: true, fullTextIndex: true };
   /** The tenant's full-text index, maintained by `write` in the same transaction. */
   readonly search: SqliteSearchIndex;
+  /**
+   * The change events `write` appends, at AUTOINCREMENT row ids: writes commit one at a time, so
+   * positions follow the commit order and a reader never sees an event before the ones below it.
+   */
+  readonly events: EventLog = integerEventLog({
+    newest: async () => (this.statement('SELECT max(seq) FROM events').pluck().get() as number | null) ?? 0,
+    after: async (position, limit) => {
+      const rows = this.statement(
+        'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+      ).all(position, limit) as {
+        seq: number;
+        type: ChangeEvent['type'];
+        object_id: string;
+        classes: string;
+        loser_id: string | null;
+        at: string;
+      }[];
+      return rows.map((row) => ({
+        position: row.seq,
+        event: {
+          type: row.type,
+          objectId: row.object_id,
+          classes: JSON.parse(row.classes) as string[],
+          ...(row.loser_id === null ? {} : { loserId: row.loser_id }),
+          at: row.at,
+        },
+      }));
+    },
+  });
 
   private readonly db: Database.Database;
   private readonly driverLimit: number;
@@ -488,27 +519,6 @@ export class SqliteTenantStore implements TenantStore {
     this.inTransaction(() => {
       for (const id of ids) remove.run(id);
     });
-  }
-
-  async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
-    const rows = this.statement(
-      'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
-    ).all(afterSeq, limit) as {
-      seq: number;
-      type: ChangeEvent['type'];
-      object_id: string;
-      classes: string;
-      loser_id: string | null;
-      at: string;
-    }[];
-    return rows.map((row) => ({
-      seq: row.seq,
-      type: row.type,
-      objectId: row.object_id,
-      classes: JSON.parse(row.classes) as string[],
-      ...(row.loser_id === null ? {} : { loserId: row.loser_id }),
-      at: row.at,
-    }));
   }
 
   /** Refreshes the planner's statistics (after bulk loads). */

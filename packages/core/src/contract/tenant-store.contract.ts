@@ -1012,7 +1012,7 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         ])('refuses the whole batch when an expected object was %s', async (_label, expectation) => {
           await seed();
           const before = await read(uuid(1));
-          const events = await store.eventsAfter(0, 100);
+          const events = (await store.events.read(null, 100)).events;
           await expect(
             store.write({
               expect: [await expectation()],
@@ -1025,7 +1025,7 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           ).rejects.toBeInstanceOf(WriteConflictError);
           expect(await read(uuid(1))).toEqual(before);
           expect(await store.get(uuid(3), ALL)).not.toBeNull();
-          expect(await store.eventsAfter(0, 100)).toEqual(events);
+          expect((await store.events.read(null, 100)).events).toEqual(events);
         });
 
         it('lets exactly one of two writers that read the same version win', async () => {
@@ -1046,7 +1046,7 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
 
       it('applies nothing of a failing batch', async () => {
         await seed();
-        const before = await store.eventsAfter(0, 100);
+        const before = (await store.events.read(null, 100)).events;
         const batch: WriteBatch = {
           put: [
             storedObject({ n: 50, basicClass: COMPANY, name: 'Fine' }),
@@ -1061,7 +1061,7 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         await expect(store.write(batch)).rejects.toBeInstanceOf(NotFoundError);
         expect(await store.get(uuid(50), ALL)).toBeNull();
         expect(await store.get(uuid(2), ALL)).not.toBeNull();
-        expect(await store.eventsAfter(0, 100)).toEqual(before);
+        expect((await store.events.read(null, 100)).events).toEqual(before);
         expect(await store.outbox(10)).toEqual([]);
         await store.write({ put: [storedObject({ n: 50, basicClass: COMPANY, name: 'Fine' })] });
         expect(nums(await list({ className: COMPANY }))).toEqual([1, 2, 3, 4, 5, 9, 50]);
@@ -1106,26 +1106,6 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect((await store.outbox(2)).map((job) => job.id)).toEqual(['a', 'b']);
         await store.removeFromOutbox(['a', 'c', 'unknown']);
         expect(await store.outbox(10)).toEqual([outboxJob('b')]);
-      });
-
-      it('appends events with monotonically increasing sequence numbers', async () => {
-        const event = (n: number, type: 'create' | 'merge') => ({
-          type,
-          objectId: uuid(n),
-          classes: [COMPANY],
-          at: '2024-01-01T00:00:00.000Z',
-          ...(type === 'merge' ? { loserId: uuid(n + 1) } : {}),
-        });
-        await store.write({ events: [event(1, 'create'), event(2, 'create')] });
-        await store.write({ events: [event(3, 'merge')] });
-        const events = await store.eventsAfter(0, 100);
-        expect(events.map((entry) => entry.objectId)).toEqual([uuid(1), uuid(2), uuid(3)]);
-        expect(events[2]).toMatchObject({ type: 'merge', loserId: uuid(4), classes: [COMPANY] });
-        const seqs = events.map((entry) => entry.seq);
-        expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-        expect(new Set(seqs).size).toBe(3);
-        expect((await store.eventsAfter(seqs[0]!, 1)).map((entry) => entry.seq)).toEqual([seqs[1]]);
-        expect(await store.eventsAfter(seqs[2]!, 10)).toEqual([]);
       });
     });
   });
