@@ -143,7 +143,9 @@ export interface TenantStore {
    * - Filters and sorts on a field that is not an indexed field of `className` are ignored; an
    *   operand that no value of the field's type can equal matches nothing. Multi-valued fields match
    *   when any value matches. DATETIME compares instants; numbers compare numerically.
-   * - Text compares case-insensitively (ASCII letters) in filters, sorts and `unique` checks.
+   * - Text compares case-insensitively in filters, sorts and `unique` checks, with Unicode case
+   *   folding (`foldCase`: É/é, Ω/ω, ß as "ss"; accents still count). A distinct bucket of text
+   *   shows one of the case variants it counts, as written.
    * - Order: by the sort key, objects without a value first ascending (last descending), ties by
    *   creation order in the sort's direction; without a sort, creation order. Relation-name keys
    *   use the linked objects' current names (the smallest one ascending, largest descending).

@@ -51,6 +51,7 @@ import {
   comparable,
   compareText,
   fieldPath,
+  fold,
   fromDocument,
   linkEntry,
   objectIndexedFields,
@@ -1234,7 +1235,7 @@ function compareNullableText(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
-  return compareText(a.toLowerCase(), b.toLowerCase()) || compareText(a, b);
+  return compareText(fold(a), fold(b)) || compareText(a, b);
 }
 
 /** Buckets in the plan's order: by `byValue`, or by count (ascending or descending) then `byValue`. */

@@ -10,6 +10,7 @@ import {
   NUMERIC_TYPES,
   NotFoundError,
   derivedSourcesOf,
+  foldCase,
   integerEventLog,
   searchTextOf,
   WriteConflictError,
@@ -22,9 +23,11 @@ import type {
   ChangeEvent,
   DistinctBucket,
   EventLog,
+  FieldDef,
   DistinctPlan,
   Holding,
   IncomingRef,
+  IndexKey,
   ListPlan,
   NewJob,
   Model,
@@ -35,7 +38,16 @@ import type {
   TenantStore,
   WriteBatch,
 } from '@odp/core';
-import { fromIndexKey, indexKeysOf, indexSignature, indexedField, indexedFields } from './tenant-index.js';
+import {
+  FOLD_FUNCTION,
+  foldForNocase,
+  fromIndexKey,
+  indexKeysOf,
+  indexSignature,
+  indexedField,
+  indexedFields,
+  ixKey,
+} from './tenant-index.js';
 import {
   EMPTY_KEY,
   compileAccess,
@@ -165,6 +177,7 @@ export class SqliteTenantStore implements TenantStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('cache_size = -65536');
     this.db.pragma(`mmap_size = ${Math.trunc(options.mmapBytes ?? MAX_MMAP_BYTES)}`);
+    this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
     migrateTenantDatabase(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.driverLimit = options.driverLimit ?? 5000;
@@ -271,10 +284,15 @@ export class SqliteTenantStore implements TenantStore {
       const rows = this.fieldValueRows(selection, plan.className, field.name, access);
       if (rows === null) return [];
       const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
+      // With min(), the bare s.v is the key of the bucket's first object (SQLite's documented rule).
       const buckets = this.statement(
-        `SELECT s.v AS v, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
-      ).all(...rows.params) as { v: unknown; count: number }[];
-      return buckets.map((row) => ({ value: fromIndexKey(field.type, row.v), count: row.count }));
+        `SELECT s.v AS v, min(s.n) AS first, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
+      ).all(...rows.params) as { v: unknown; first: number; count: number }[];
+      const written = this.writtenTextKeys(field, buckets);
+      return buckets.map((row) => ({
+        value: fromIndexKey(field.type, written.get(row) ?? row.v),
+        count: row.count,
+      }));
     }
     // A relation never linked has no key: every object of the selection is in the null bucket.
     const rel = this.lookupKey(`r:${plan.target.relation.key}`) ?? -1;
@@ -521,6 +539,32 @@ export class SqliteTenantStore implements TenantStore {
     });
   }
 
+  /**
+   * The value as written behind each text bucket whose key may be case-folded (`ixKey`: any key
+   * without an ASCII capital), by the bucket's first object: the key of its value that folds like
+   * the bucket's. So a bucket shows "Straße" or "École", never the folded "strasse" or "école".
+   */
+  private writtenTextKeys<B extends { v: unknown; first: number }>(
+    field: FieldDef,
+    buckets: readonly B[],
+  ): Map<B, IndexKey> {
+    const written = new Map<B, IndexKey>();
+    const folded = buckets.filter((row) => typeof row.v === 'string' && !/[A-Z]/.test(row.v));
+    if (folded.length === 0) return written;
+    const rows = this.statement(
+      'SELECT n, vals FROM objects WHERE n IN (SELECT value FROM json_each(?))',
+    ).all(JSON.stringify(folded.map((row) => row.first))) as { n: number; vals: string }[];
+    const values = new Map(rows.map((row) => [row.n, JSON.parse(row.vals) as Record<string, unknown>]));
+    for (const row of folded) {
+      const bucket = foldCase(row.v as string);
+      const key = indexKeysOf(field, values.get(row.first)?.[field.name]).find(
+        (candidate) => typeof candidate === 'string' && foldCase(candidate) === bucket,
+      );
+      if (key !== undefined) written.set(row, key);
+    }
+    return written;
+  }
+
   /** Refreshes the planner's statistics (after bulk loads). */
   analyze(): void {
     this.db.exec('ANALYZE');
@@ -635,7 +679,7 @@ export class SqliteTenantStore implements TenantStore {
         const f = this.intern(`f:${field.name}`);
         const keys = indexKeysOf(field, object.values[field.name]);
         if (keys.length === 0) insertEmpty.run(c, f, n);
-        for (const key of keys) insertValue.run(c, f, key, n);
+        for (const key of keys) insertValue.run(c, f, ixKey(key), n);
       }
     }
     const text = searchTextOf(this.model, object);
@@ -706,7 +750,7 @@ export class SqliteTenantStore implements TenantStore {
         const c = this.lookupKey(`c:${field.declaredOn}`);
         const f = this.lookupKey(`f:${field.name}`);
         for (const key of indexKeysOf(field, object.values[field.name])) {
-          if (clash.get(c, f, key, n) !== undefined) {
+          if (clash.get(c, f, ixKey(key), n) !== undefined) {
             throw new ConflictError(
               `Another object already has this value of the unique field ${field.name}.`,
               {
