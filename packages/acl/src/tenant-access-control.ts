@@ -151,7 +151,6 @@ export class TenantAccessControl {
  */
 export function accessControlledStore(store: TenantStore, acl: TenantAccessControl): TenantStore {
   return {
-    capabilities: store.capabilities,
     applyModel: (model) => store.applyModel(model),
     get: (id, access) => store.get(id, access),
     getMany: (ids, access) => store.getMany(ids, access),

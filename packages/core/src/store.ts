@@ -116,14 +116,12 @@ export interface AggregateResult {
   readonly count: Readonly<Record<string, number>>;
 }
 
-export interface StoreCapabilities {
-  readonly transactions: boolean;
-  readonly fullTextIndex: boolean;
-}
-
+/**
+ * One tenant's documents. Every adapter implements the whole port, so the port has no capability
+ * flags: what differs between engines is decided inside the adapter (MongoDB detects transactions
+ * itself) or told by the SearchIndex (`maintainedByStore`, which the tenant rebuild reads).
+ */
 export interface TenantStore {
-  readonly capabilities: StoreCapabilities;
-
   /**
    * Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent.
    * Must be called before `list`, `distinct`, `values`, `aggregate` and `write`. When the model

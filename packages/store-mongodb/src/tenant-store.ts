@@ -37,7 +37,6 @@ import type {
   NewJob,
   ObjectRef,
   Selection,
-  StoreCapabilities,
   StoredObject,
   TenantStore,
   WriteBatch,
@@ -171,7 +170,7 @@ export async function openMongoTenantStore(options: MongoTenantStoreOptions): Pr
       throw error;
     });
   const secret = Buffer.from(key?.key ?? '', 'base64');
-  const store = new MongoTenantStore(db, { transactions, fullTextIndex: false }, options, secret);
+  const store = new MongoTenantStore(db, transactions, options, secret);
   await store.createFixedIndexes();
   return store;
 }
@@ -222,7 +221,8 @@ export class MongoTenantStore implements TenantStore {
 
   constructor(
     private readonly db: Db,
-    readonly capabilities: StoreCapabilities,
+    /** The server runs multi-document transactions: each batch is then one (see `write`). */
+    private readonly transactions: boolean,
     private readonly options: MongoTenantStoreOptions,
     secret: Buffer,
   ) {
@@ -647,7 +647,7 @@ export class MongoTenantStore implements TenantStore {
     this.requireModel();
     const held = await this.claimVersions(batch.expect ?? []);
     try {
-      if (!this.capabilities.transactions) {
+      if (!this.transactions) {
         await this.applyBatch(batch, {});
         return;
       }

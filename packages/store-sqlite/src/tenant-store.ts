@@ -33,7 +33,6 @@ import type {
   Model,
   ObjectRef,
   Selection,
-  StoreCapabilities,
   StoredObject,
   TenantStore,
   WriteBatch,
@@ -116,7 +115,6 @@ const STATEMENT_CACHE_SIZE = 256;
 const MAX_MMAP_BYTES = 0x7fff0000;
 
 export class SqliteTenantStore implements TenantStore {
-  readonly capabilities: StoreCapabilities = { transactions: true, fullTextIndex: true };
   /** The tenant's full-text index, maintained by `write` in the same transaction. */
   readonly search: SqliteSearchIndex;
   /**
