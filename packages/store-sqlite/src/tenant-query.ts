@@ -339,9 +339,10 @@ function compileValueRange(field: FieldDef, filter: Filter): ValueRange | null {
       return { text: (v) => `${v} = ${EMPTY_KEY}`, params: [] };
     case 'notEmpty':
       return { text: (v) => `${v} > ${EMPTY_KEY}`, params: [] };
-    case 'startsWith':
+    case 'startsWith': {
       const prefix = ixKey(filter.value);
       return { text: (v) => `${v} >= ? AND ${v} < ?`, params: [prefix, prefix + MAX_CHAR] };
+    }
     case 'range': {
       const from = filter.from === undefined ? undefined : indexKey(field.type, filter.from);
       const to = filter.to === undefined ? undefined : indexKey(field.type, filter.to);

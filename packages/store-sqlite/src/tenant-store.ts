@@ -282,9 +282,10 @@ export class SqliteTenantStore implements TenantStore {
       const rows = this.fieldValueRows(selection, plan.className, field.name, access);
       if (rows === null) return [];
       const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
-      // With min(), the bare s.v is the key of the bucket's first object (SQLite's documented rule).
+      // `s.n`: some object of the bucket (each holds a key that folds like the bucket's). Not min():
+      // that aggregate costs as much as the grouping itself.
       const buckets = this.statement(
-        `SELECT s.v AS v, min(s.n) AS first, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
+        `SELECT s.v AS v, s.n AS first, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
       ).all(...rows.params) as { v: unknown; first: number; count: number }[];
       const written = this.writtenTextKeys(field, buckets);
       return buckets.map((row) => ({
@@ -539,8 +540,9 @@ export class SqliteTenantStore implements TenantStore {
 
   /**
    * The value as written behind each text bucket whose key may be case-folded (`ixKey`: any key
-   * without an ASCII capital), by the bucket's first object: the key of its value that folds like
-   * the bucket's. So a bucket shows "Straße" or "École", never the folded "strasse" or "école".
+   * without an ASCII capital), read from one object of the bucket: the key of its value that folds
+   * like the bucket's. So a bucket shows "Straße" or "École" (or another case variant it counts, as
+   * written), never the folded "strasse" or "école". One point lookup per such bucket.
    */
   private writtenTextKeys<B extends { v: unknown; first: number }>(
     field: FieldDef,
@@ -549,13 +551,13 @@ export class SqliteTenantStore implements TenantStore {
     const written = new Map<B, IndexKey>();
     const folded = buckets.filter((row) => typeof row.v === 'string' && !/[A-Z]/.test(row.v));
     if (folded.length === 0) return written;
-    const rows = this.statement(
-      'SELECT n, vals FROM objects WHERE n IN (SELECT value FROM json_each(?))',
-    ).all(JSON.stringify(folded.map((row) => row.first))) as { n: number; vals: string }[];
-    const values = new Map(rows.map((row) => [row.n, JSON.parse(row.vals) as Record<string, unknown>]));
+    const valuesOf = this.statement('SELECT vals FROM objects WHERE n = ?').pluck();
     for (const row of folded) {
+      const vals = valuesOf.get(row.first) as string | undefined;
+      const stored =
+        vals === undefined ? undefined : (JSON.parse(vals) as Record<string, unknown>)[field.name];
       const bucket = foldCase(row.v as string);
-      const key = indexKeysOf(field, values.get(row.first)?.[field.name]).find(
+      const key = indexKeysOf(field, stored).find(
         (candidate) => typeof candidate === 'string' && foldCase(candidate) === bucket,
       );
       if (key !== undefined) written.set(row, key);

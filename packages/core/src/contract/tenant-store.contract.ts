@@ -362,7 +362,9 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           },
           ALL,
         );
-        expect(buckets.map((bucket) => [bucket.value, bucket.count])).toEqual([['Straße 1', 2]]);
+        expect(buckets).toHaveLength(1);
+        expect(['Straße 1', 'straße 1']).toContain(buckets[0]!.value);
+        expect(buckets[0]!.count).toBe(2);
         const all = await store.distinct(
           {
             className: COMPANY,
