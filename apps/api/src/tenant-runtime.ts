@@ -146,16 +146,21 @@ export async function openTenantRuntime(
     ...(context.gatewayLimit ? { assertGatewayWithinLimit: context.gatewayLimit(tenant.id) } : {}),
     search: context.search,
   };
-  /** The newest event seq an announcement named: the next search for the head starts there. */
-  let knownHead = 0;
-  /** After each committed write: tells every instance (this one included) the log's new head. */
+  /**
+   * After each committed write: wakes this tenant's event streams. With a fan-out to other
+   * processes, by announcing the log's new head to every instance (this one included); in one
+   * process, directly (no head to read).
+   */
   const announceChange = (): void => {
-    const announced = composed?.data.latestEventSeq(knownHead) ?? Promise.resolve(knownHead);
-    announced
-      .then((head) => {
-        knownHead = Math.max(knownHead, head);
-        return coordination.changes.publish(tenant.id, String(head));
-      })
+    if (!coordination.changes.crossesProcesses) {
+      changes.notify();
+      return;
+    }
+    const events = composed?.data.eventLog;
+    if (events === undefined) return;
+    events
+      .head()
+      .then((head) => coordination.changes.publish(tenant.id, head))
       .catch((error: unknown) => {
         // Streams still poll the log on their heartbeat; the announcement only makes them prompt.
         changes.notify();

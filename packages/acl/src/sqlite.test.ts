@@ -115,7 +115,7 @@ describe('access control on the example model over SQLite', () => {
     const invoiceId = line.links['crm.invoiceLine#invoice']?.[0] ?? '';
     const invoice = fixture.object(invoiceId);
     const before = await fixture.store.aclRowsOf('l3');
-    const head = (await fixture.store.eventsAfter(0, 10_000)).at(-1)?.seq ?? 0;
+    const head = await fixture.store.events.head();
     await fixture.acl.write({
       put: [{ ...invoice, links: { ...invoice.links, 'crm.invoice#client': ['acme'] } }],
       events: [
@@ -123,7 +123,7 @@ describe('access control on the example model over SQLite', () => {
       ],
     });
     expect(await fixture.store.aclRowsOf('l3')).not.toEqual(before);
-    const events = await fixture.store.eventsAfter(head, 100);
+    const { events } = await fixture.store.events.read(head, 100);
     expect(events.map((event) => [event.type, event.objectId])).toEqual(
       expect.arrayContaining([
         ['update', invoiceId],
@@ -132,13 +132,15 @@ describe('access control on the example model over SQLite', () => {
     );
     expect(events.find((event) => event.objectId === 'l3')?.classes).toEqual(line.classes);
     // Objects whose rows stay the same get no event: a second identical write adds only its own.
-    const again = (await fixture.store.eventsAfter(0, 10_000)).at(-1)?.seq ?? 0;
+    const again = await fixture.store.events.head();
     await fixture.acl.write({
       put: [{ ...invoice, links: { ...invoice.links, 'crm.invoice#client': ['acme'] } }],
       events: [
         { type: 'update', objectId: invoiceId, classes: invoice.classes, at: '2031-01-01T00:00:01.000Z' },
       ],
     });
-    expect((await fixture.store.eventsAfter(again, 100)).map((event) => event.objectId)).toEqual([invoiceId]);
+    expect((await fixture.store.events.read(again, 100)).events.map((event) => event.objectId)).toEqual([
+      invoiceId,
+    ]);
   });
 });

@@ -151,7 +151,6 @@ export class TenantAccessControl {
  */
 export function accessControlledStore(store: TenantStore, acl: TenantAccessControl): TenantStore {
   return {
-    capabilities: store.capabilities,
     applyModel: (model) => store.applyModel(model),
     get: (id, access) => store.get(id, access),
     getMany: (ids, access) => store.getMany(ids, access),
@@ -170,7 +169,7 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     holdingsOfAcId: (acId) => store.holdingsOfAcId(acId),
     storedAclIds: () => store.storedAclIds(),
     scan: (afterId, limit) => store.scan(afterId, limit),
-    eventsAfter: (afterSeq, limit) => store.eventsAfter(afterSeq, limit),
+    events: store.events,
     outbox: (limit) => store.outbox(limit),
     removeFromOutbox: (ids) => store.removeFromOutbox(ids),
     close: () => store.close(),

@@ -114,6 +114,7 @@ export async function openRedisCoordination(
   const envelope = <T>(body: T) => JSON.stringify({ origin, body } satisfies Envelope<T>);
 
   const changes: ChangeFanout = {
+    crossesProcesses: true,
     async publish(tenantId, head) {
       const channel = CHANGES_PREFIX + tenantId;
       emit(channel, head);

@@ -13,6 +13,12 @@ export type Unsubscribe = () => Promise<void>;
 /** "Tenant T's event log advanced; its head is X", delivered to every instance. */
 export interface ChangeFanout {
   /**
+   * True when announcements reach other processes (api instances, workers); false when `publish`
+   * only calls listeners of this process. A writer with no other process to tell wakes its own
+   * listeners directly and does not read the log's head for an announcement nobody else hears.
+   */
+  readonly crossesProcesses: boolean;
+  /**
    * Announces that `tenantId`'s event log advanced to `head` (the log's opaque head cursor). Every
    * subscriber of the tenant on every instance, this one included, is called once. Delivery is best
    * effort (an instance disconnected from the shared medium misses it), so readers also poll: the

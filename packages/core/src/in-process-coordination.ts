@@ -51,6 +51,7 @@ export function createInProcessCoordination(): Coordination {
   const leases = new Map<string, { token: string; expiresAt: number }>();
 
   const changes: ChangeFanout = {
+    crossesProcesses: false,
     async publish(tenantId, head) {
       changeListeners.emit(tenantId, head);
     },

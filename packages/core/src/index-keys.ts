@@ -67,6 +67,21 @@ export function indexKey(type: DataType, value: unknown): IndexKey | null {
   }
 }
 
+/**
+ * Text as every store compares it case-insensitively (filters, sorts, `unique` checks, relation
+ * names): Unicode case folding, the same in every locale. Lower-, upper- then lower-casing applies
+ * the full case mappings of the Unicode database, so:
+ * - letters of every script compare with their other case: É/é, Ä/ä, Ω/ω (and the Ohm sign),
+ *   Σ/σ/ς, K/k (and the Kelvin sign), ligatures with their letters (ﬁ/fi);
+ * - ß and ẞ fold to "ss": "Straße" equals "STRASSE" and "strasse" (as their upper case does);
+ * - Turkish dotted capital İ folds to "i̇" (i with a combining dot), equal to itself in either
+ *   case but not to I or i; dotless ı folds with I and i (no locale rule merges or splits them);
+ * - no Unicode normalisation: a precomposed é and e + combining acute differ.
+ */
+export function foldCase(text: string): string {
+  return text.toLowerCase().toUpperCase().toLowerCase();
+}
+
 /** A key read back from the index in the value's API form (BOOLEAN 0/1 back to false/true). */
 export function fromIndexKey(type: DataType, key: unknown): unknown {
   return type === 'BOOLEAN' ? key === 1 : key;
@@ -109,5 +124,6 @@ export function indexSignature(model: Model): string {
     ])
     .sort();
   const lists = [...model.lists.values()].map((list) => [list.name, list.values]).sort();
-  return JSON.stringify({ classes, lists });
+  // The text comparison rule: changing it re-derives the stored comparable keys.
+  return JSON.stringify({ classes, lists, textKeys: 'foldCase-1' });
 }

@@ -6,6 +6,7 @@
  * fetching. Every write is one atomic {@link WriteBatch}.
  */
 import type { AccessFilter } from './account.js';
+import type { EventLog, NewChangeEvent } from './events.js';
 import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
 import type { AggregatePlan, DistinctPlan, ListPlan, Selection } from './query.js';
@@ -46,21 +47,6 @@ export interface AclRow {
   readonly nodeId: string;
   readonly definition: string;
 }
-
-/** A data-change event, as appended in the same transaction as the change it reports. */
-export interface ChangeEvent {
-  /** Monotonically increasing per tenant; assigned by the store. */
-  readonly seq: number;
-  readonly type: 'create' | 'update' | 'delete' | 'merge';
-  readonly objectId: string;
-  /** Qualified classes of the object at the time of the change. */
-  readonly classes: readonly string[];
-  /** For merges: the id of the object merged away. */
-  readonly loserId?: string;
-  readonly at: string;
-}
-
-export type NewChangeEvent = Omit<ChangeEvent, 'seq'>;
 
 /**
  * A holder's claim on an anchored grant: the holder object (ordinarily a person) reached from the
@@ -103,6 +89,7 @@ export interface WriteBatch {
   }[];
   /** Merge redirects: a GET of `from` answers with `to`. */
   readonly redirects?: readonly { readonly from: string; readonly to: string }[];
+  /** Appended to the tenant's {@link EventLog} (`events`), in order, atomically with the rest. */
   readonly events?: readonly NewChangeEvent[];
   /**
    * Background jobs the write triggers (script gateway calls), kept in the tenant's outbox in the
@@ -129,14 +116,12 @@ export interface AggregateResult {
   readonly count: Readonly<Record<string, number>>;
 }
 
-export interface StoreCapabilities {
-  readonly transactions: boolean;
-  readonly fullTextIndex: boolean;
-}
-
+/**
+ * One tenant's documents. Every adapter implements the whole port, so the port has no capability
+ * flags: what differs between engines is decided inside the adapter (MongoDB detects transactions
+ * itself) or told by the SearchIndex (`maintainedByStore`, which the tenant rebuild reads).
+ */
 export interface TenantStore {
-  readonly capabilities: StoreCapabilities;
-
   /**
    * Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent.
    * Must be called before `list`, `distinct`, `values`, `aggregate` and `write`. When the model
@@ -156,7 +141,9 @@ export interface TenantStore {
    * - Filters and sorts on a field that is not an indexed field of `className` are ignored; an
    *   operand that no value of the field's type can equal matches nothing. Multi-valued fields match
    *   when any value matches. DATETIME compares instants; numbers compare numerically.
-   * - Text compares case-insensitively (ASCII letters) in filters, sorts and `unique` checks.
+   * - Text compares case-insensitively in filters, sorts and `unique` checks, with Unicode case
+   *   folding (`foldCase`: É/é, Ω/ω, ß as "ss"; accents still count). A distinct bucket of text
+   *   shows one of the case variants it counts, as written.
    * - Order: by the sort key, objects without a value first ascending (last descending), ties by
    *   creation order in the sort's direction; without a sort, creation order. Relation-name keys
    *   use the linked objects' current names (the smallest one ascending, largest descending).
@@ -238,8 +225,8 @@ export interface TenantStore {
   outbox(limit: number): Promise<NewJob[]>;
   /** Removes relayed jobs from the outbox; ids not in it are ignored. */
   removeFromOutbox(ids: readonly string[]): Promise<void>;
-  /** Events with `seq` greater than `afterSeq`, oldest first. */
-  eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]>;
+  /** The tenant's change events, as `write` appends them (port in events.ts). */
+  readonly events: EventLog;
 
   close(): Promise<void>;
 }

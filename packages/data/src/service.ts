@@ -8,6 +8,8 @@ import type {
   AccessFilter,
   Account,
   ChangeEvent,
+  EventCursor,
+  EventLog,
   SearchIndex,
   ClassDef,
   NewJob,
@@ -69,7 +71,8 @@ export interface AggregationsResponse {
 
 /** One change event as the event stream sends it (docs/events.md). */
 export interface StreamEvent {
-  readonly seq: number;
+  /** The event's position in the tenant's log (its SSE `id`). */
+  readonly cursor: EventCursor;
   readonly data: {
     readonly type: ChangeEvent['type'];
     readonly href: string;
@@ -580,48 +583,29 @@ export class DataService {
   }
 
   /**
-   * Change events after `afterSeq` that the account may see: all for the system account; for a
+   * Change events after `after` that the account may see: all for the system account; for a
    * user, those its read filter lets through; never events of objects outside this service's reach
-   * (system objects on `/data`, whatever the account). Deleted objects count
-   * as readable only when none of their classes is protected).
+   * (system objects on `/data`, whatever the account). Deleted objects count as readable only when
+   * none of their classes is protected. `next` is where the following call continues (past the
+   * events read, the hidden ones included); it equals `after` when the log had nothing new.
    */
   async eventsAfter(
     account: Account,
-    afterSeq: number,
+    after: EventCursor,
     limit: number,
-  ): Promise<{ events: StreamEvent[]; lastSeq: number }> {
-    const events = await this.deps.store.eventsAfter(afterSeq, limit);
+  ): Promise<{ events: StreamEvent[]; next: EventCursor }> {
+    const page = await this.deps.store.events.read(after, limit);
     const filter = await this.deps.access.accessFilter(account);
     const visible: StreamEvent[] = [];
-    for (const event of events) {
+    for (const event of page.events) {
       if (await this.mayReadEvent(account, filter, event)) visible.push(this.streamEvent(event));
     }
-    return { events: visible, lastSeq: events.at(-1)?.seq ?? afterSeq };
+    return { events: visible, next: page.next };
   }
 
-  /**
-   * The seq of the newest event in the log (0 when empty): where a new event stream starts. Found
-   * by galloping and bisection over `eventsAfter(x, 1)` (non-empty exactly when the newest seq is
-   * above x), so a long log costs a few dozen indexed lookups, not a scan. `atLeast`, a seq already
-   * in the log, is where the search starts: a caller that tracks the head across writes pays a few
-   * lookups per write.
-   */
-  async latestEventSeq(atLeast = 0): Promise<number> {
-    const above = async (seq: number) => (await this.deps.store.eventsAfter(seq, 1)).length > 0;
-    if (!(await above(atLeast))) return atLeast;
-    let low = atLeast;
-    let step = 1;
-    while (await above(low + step)) {
-      low += step;
-      step *= 2;
-    }
-    let high = low + step;
-    while (high - low > 1) {
-      const middle = Math.floor((low + high) / 2);
-      if (await above(middle)) low = middle;
-      else high = middle;
-    }
-    return high;
+  /** The tenant's event log (where a new event stream starts, what a client's `Last-Event-ID` names). */
+  get eventLog(): EventLog {
+    return this.deps.store.events;
   }
 
   private async mayReadEvent(account: Account, filter: AccessFilter, event: ChangeEvent): Promise<boolean> {
@@ -635,7 +619,7 @@ export class DataService {
   private streamEvent(event: ChangeEvent): StreamEvent {
     const basicClass = event.classes[0] ?? '';
     return {
-      seq: event.seq,
+      cursor: event.cursor,
       data: {
         type: event.type,
         href: this.renderer.href({ id: event.objectId, basicClass }),

@@ -1,17 +1,18 @@
 /**
- * Keeps a tenant's Elasticsearch index in step with its store, from the store's change events.
+ * Keeps a tenant's Elasticsearch index in step with its store, from the store's event log
+ * (`TenantStore.events`).
  *
- * Each round reads the events after the position saved in the index the alias points at, re-reads
+ * Each round reads the events after the cursor saved in the index the alias points at, re-reads
  * every object they name (the object of an event, the loser of a merge) and writes its entry, or
- * removes it when the object is gone, then saves the position of the last event. So:
- * - it catches up after downtime: a new indexer continues from the saved position, and a rebuilt
- *   index starts from the position its contents were read at;
+ * removes it when the object is gone, then saves the cursor the read ended at. So:
+ * - it catches up after downtime: a new indexer continues from the saved cursor, and a rebuilt
+ *   index starts from the position its contents were read at; the log never lets a reader pass
+ *   an event that a slower writer appends later, so no change is skipped;
  * - applying an event twice is harmless (the entry is re-derived from the object as stored now),
- *   and an entry is written with the seq of the newest event it reflects as its version, so two
+ *   and an entry is written with the ordinal of the newest event it reflects as its version, so two
  *   indexers of one tenant (one per api instance) never put back an older state;
- * - the entry follows what the store reports through events: a change that emits no event (an ACL
- *   re-derivation that does not report the objects it touches) reaches the index with the next
- *   event of the object or the next rebuild.
+ * - every change that alters what a search finds emits an event (ACL re-derivations of other
+ *   objects included), so the entry follows the object; a rebuild repairs anything else.
  */
 import { UNRESTRICTED, searchTextOf } from '@odp/core';
 import type { Model, TenantStore } from '@odp/core';
@@ -96,12 +97,13 @@ export class SearchIndexer {
     const { store, index: search } = this.options;
     const target = await search.concreteIndex();
     const position = await search.position(target);
-    const events = await store.eventsAfter(position, this.batchSize);
+    const { events, next } = await store.events.read(position.cursor, this.batchSize);
     if (events.length === 0) return 0;
     const versions = new Map<string, number>();
     for (const event of events) {
+      const ordinal = store.events.ordinal(event.cursor);
       for (const id of [event.objectId, event.loserId]) {
-        if (id !== undefined) versions.set(id, Math.max(versions.get(id) ?? 0, event.seq));
+        if (id !== undefined) versions.set(id, Math.max(versions.get(id) ?? 0, ordinal));
       }
     }
     const model = this.options.model();
@@ -122,7 +124,7 @@ export class SearchIndexer {
       if (!kept.has(id)) changes.push({ removeId: id, version });
     }
     await search.apply(target, changes);
-    await search.savePosition(target, events.at(-1)!.seq);
+    await search.savePosition(target, { cursor: next, ordinal: store.events.ordinal(next) });
     return events.length;
   }
 }

@@ -30,6 +30,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms, searchTextOf } from '@odp/core';
 import type {
   AccessFilter,
+  EventCursor,
   Model,
   SearchDocument,
   SearchIndex,
@@ -56,6 +57,7 @@ const MAPPINGS: estypes.MappingTypeMapping = {
     aclIds: { type: 'keyword' },
     text: { type: 'text', index_prefixes: { min_chars: 1, max_chars: PREFIX_MAX_CHARS } },
     position: { type: 'long', index: false },
+    cursor: { type: 'keyword', index: false, doc_values: false },
   },
 };
 
@@ -83,7 +85,17 @@ export interface ElasticsearchSearchIndexOptions {
   readonly replicas?: number;
 }
 
-/** An entry written by the indexer: `version` is the seq of the newest event it reflects. */
+/**
+ * Where an index stands in the store's event log: the cursor of the newest event applied (null:
+ * none, read from the log's start) and that cursor's ordinal (`EventLog.ordinal`, 0 for none),
+ * which orders positions and versions entries.
+ */
+export interface IndexPosition {
+  readonly cursor: EventCursor | null;
+  readonly ordinal: number;
+}
+
+/** An entry written by the indexer: `version` is the ordinal of the newest event it reflects. */
 export interface VersionedChange {
   readonly document?: SearchDocument;
   readonly removeId?: string;
@@ -199,25 +211,33 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   }
 
   /**
-   * The seq of the newest change event applied to `index` (0 for none). It is kept inside the
-   * index it describes, so a rebuilt index carries the position its contents were read at, and
-   * swapping the alias swaps the position with it.
+   * The position of `index` in the event log. It is kept inside the index it describes, so a
+   * rebuilt index carries the position its contents were read at, and swapping the alias swaps
+   * the position with it. An index without a saved cursor (none yet, or saved before positions
+   * were cursors) starts from the log's start: applying events again is harmless.
    */
-  async position(index: string): Promise<number> {
-    const response = await this.client.get<{ position: number }>(
-      { index, id: POSITION_ID, _source_includes: ['position'] },
+  async position(index: string): Promise<IndexPosition> {
+    const response = await this.client.get<{ position?: number; cursor?: string }>(
+      { index, id: POSITION_ID, _source_includes: ['position', 'cursor'] },
       { ignore: [404] },
     );
-    return response.found ? (response._source?.position ?? 0) : 0;
+    const cursor = response.found ? response._source?.cursor : undefined;
+    return cursor === undefined
+      ? { cursor: null, ordinal: 0 }
+      : { cursor, ordinal: response._source?.position ?? 0 };
   }
 
-  async savePosition(index: string, position: number): Promise<void> {
+  /** Saves `position` into `index` unless a later one is saved there (the ordinal is its version). */
+  async savePosition(index: string, position: IndexPosition): Promise<void> {
     await this.client
       .index({
         index,
         id: POSITION_ID,
-        document: { position },
-        version: position,
+        document: {
+          position: position.ordinal,
+          ...(position.cursor === null ? {} : { cursor: position.cursor }),
+        },
+        version: position.ordinal,
         version_type: 'external_gte',
       })
       .catch((error: unknown) => {
@@ -388,7 +408,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
         );
         await this.apply(
           next,
-          documents.map((document) => ({ document, version: position })),
+          documents.map((document) => ({ document, version: position.ordinal })),
           false,
         );
         count += documents.length;
@@ -435,7 +455,14 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   }
 
   private async createFirstIndex(): Promise<void> {
-    if (await this.client.indices.existsAlias({ name: this.alias })) return;
+    if (await this.client.indices.existsAlias({ name: this.alias })) {
+      // Indexes created before the position kept a cursor get the field (adding one is allowed).
+      await this.client.indices.putMapping({
+        index: this.alias,
+        properties: { cursor: MAPPINGS.properties!.cursor! },
+      });
+      return;
+    }
     await this.createIndex(`${this.alias}-0`, true);
   }
 

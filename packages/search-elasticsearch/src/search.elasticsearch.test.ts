@@ -148,12 +148,13 @@ describeWithEngine('search-elasticsearch', 'ODP_TEST_ELASTICSEARCH_URL', (url) =
         aclRows: [{ objectId: uuid(2), rows: [{ acId: 'A', nodeId: 'n', definition: 'd' }] }],
       });
       const before = await search.concreteIndex();
-      await search.savePosition(before, 7);
+      const seven = { cursor: 'seven', ordinal: 7 };
+      await search.savePosition(before, seven);
       expect(await search.rebuild(contractModel)).toBe(2);
       const after = await search.concreteIndex();
       expect(after).not.toBe(before);
       expect(await client.indices.exists({ index: before })).toBe(false);
-      expect(await search.position(after)).toBe(7);
+      expect(await search.position(after)).toEqual(seven);
       const acl: AccessFilter = { kind: 'acl', protectedClasses: COMPANIES, acIds: ['A'] };
       expect((await search.search({ text: 'beta', classes: COMPANIES, size: 5 }, acl)).ids).toEqual([
         uuid(2),
@@ -161,12 +162,12 @@ describeWithEngine('search-elasticsearch', 'ODP_TEST_ELASTICSEARCH_URL', (url) =
       expect((await search.search({ text: 'alpha', classes: COMPANIES, size: 5 }, acl)).ids).toEqual([]);
 
       // An indexer that saved its position into the old index just after the swap re-created it.
-      await search.savePosition(before, 8);
+      await search.savePosition(before, { cursor: 'eight', ordinal: 8 });
       expect(await client.indices.exists({ index: before })).toBe(true);
       await search.rebuild(contractModel);
       expect(await client.indices.exists({ index: before })).toBe(false);
       expect(await client.indices.exists({ index: after })).toBe(false);
-      expect(await search.position(await search.concreteIndex())).toBe(7);
+      expect(await search.position(await search.concreteIndex())).toEqual(seven);
     });
 
     it('never puts back an older state than the one indexed', async () => {

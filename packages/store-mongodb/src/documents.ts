@@ -12,7 +12,7 @@
  *   lower case; `d_<field>` the same keys unfolded, for distinct values. Fields are named by their
  *   declaring class and name, encoded (see `fieldPath`), so two classes never share a key.
  */
-import { indexKeysOf, indexedFields, searchTextOf } from '@odp/core';
+import { foldCase, indexKeysOf, indexedFields, searchTextOf } from '@odp/core';
 import type { AclRow, FieldDef, IndexKey, Model, StoredObject } from '@odp/core';
 
 /** One ACL row as carried by the object document. */
@@ -52,9 +52,13 @@ export interface ObjectDoc {
 /** Separates the relation key from the target id in an `lk` entry (neither ever contains it). */
 const LINK_SEPARATOR = '>';
 
-/** Case folding of text for comparisons (filters, sorts, unique checks, name filters). */
+/**
+ * Case folding of text for comparisons (filters, sorts, unique checks, name filters): core's
+ * Unicode `foldCase`, held in the `x_` fields and `nk`, so comparisons are plain binary ones on
+ * every server (no collation needed; FerretDB v1 has none).
+ */
 export function fold(text: string): string {
-  return text.toLowerCase();
+  return foldCase(text);
 }
 
 /** An index key as compared: text folded, numbers as they are. */

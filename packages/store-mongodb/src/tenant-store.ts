@@ -17,6 +17,7 @@ import {
   indexKeysOf,
   indexSignature,
   indexedField,
+  integerEventLog,
 } from '@odp/core';
 import type {
   AccessFilter,
@@ -26,15 +27,16 @@ import type {
   ChangeEvent,
   DistinctBucket,
   DistinctPlan,
+  EventLog,
   Holding,
   IncomingRef,
   IndexKey,
   ListPlan,
   Model,
+  NewChangeEvent,
   NewJob,
   ObjectRef,
   Selection,
-  StoreCapabilities,
   StoredObject,
   TenantStore,
   WriteBatch,
@@ -42,12 +44,13 @@ import type {
 } from '@odp/core';
 import { randomBytes } from 'node:crypto';
 import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb';
-import { MongoServerError } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 import {
   aclRowsOfDocument,
   comparable,
   compareText,
   fieldPath,
+  fold,
   fromDocument,
   linkEntry,
   objectIndexedFields,
@@ -83,6 +86,7 @@ interface HoldingDoc {
   pos: number;
 }
 
+/** An event of the log; `_id` is its position (see `appendEvents`). */
 interface EventDoc {
   _id: number;
   type: ChangeEvent['type'];
@@ -126,7 +130,7 @@ interface RedirectDoc {
 
 interface MetaDoc {
   _id: string;
-  /** Counters (`objects`, `events`): the last value handed out. */
+  /** Counters (`objects`, `jobs`): the last value handed out. */
   n?: number;
   /** `model`: the index signature the derived fields were built with. */
   signature?: string;
@@ -166,7 +170,7 @@ export async function openMongoTenantStore(options: MongoTenantStoreOptions): Pr
       throw error;
     });
   const secret = Buffer.from(key?.key ?? '', 'base64');
-  const store = new MongoTenantStore(db, { transactions, fullTextIndex: false }, options, secret);
+  const store = new MongoTenantStore(db, transactions, options, secret);
   await store.createFixedIndexes();
   return store;
 }
@@ -176,7 +180,32 @@ export class MongoTenantStore implements TenantStore {
   readonly search: MongoSearchIndex;
   private readonly objects: Collection<ObjectDoc>;
   private readonly holdings: Collection<HoldingDoc>;
-  private readonly events: Collection<EventDoc>;
+  private readonly eventDocs: Collection<EventDoc>;
+  /**
+   * The change events `write` appends: a position is an event's `_id`, and an event is only ever
+   * inserted at the position right after an existing one (`appendEvents`), so the log has no gap
+   * and a reader never passes a position that an event fills later.
+   */
+  readonly events: EventLog = integerEventLog({
+    newest: () => this.newestEventPosition({}),
+    after: async (position, limit) => {
+      const docs = await this.eventDocs
+        .find({ _id: { $gt: position } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((doc) => ({
+        position: doc._id,
+        event: {
+          type: doc.type,
+          objectId: doc.objectId,
+          classes: doc.classes,
+          ...(doc.loserId === undefined ? {} : { loserId: doc.loserId }),
+          at: doc.at,
+        },
+      }));
+    },
+  });
   private readonly redirects: Collection<RedirectDoc>;
   private readonly claims: Collection<ClaimDoc>;
   private readonly versionClaims: Collection<VersionClaimDoc>;
@@ -192,13 +221,14 @@ export class MongoTenantStore implements TenantStore {
 
   constructor(
     private readonly db: Db,
-    readonly capabilities: StoreCapabilities,
+    /** The server runs multi-document transactions: each batch is then one (see `write`). */
+    private readonly transactions: boolean,
     private readonly options: MongoTenantStoreOptions,
     secret: Buffer,
   ) {
     this.objects = db.collection<ObjectDoc>('objects');
     this.holdings = db.collection<HoldingDoc>('holdings');
-    this.events = db.collection<EventDoc>('events');
+    this.eventDocs = db.collection<EventDoc>('events');
     this.redirects = db.collection<RedirectDoc>('redirects');
     this.claims = db.collection<ClaimDoc>('uniqueClaims');
     this.versionClaims = db.collection<VersionClaimDoc>('versionClaims');
@@ -617,7 +647,7 @@ export class MongoTenantStore implements TenantStore {
     this.requireModel();
     const held = await this.claimVersions(batch.expect ?? []);
     try {
-      if (!this.capabilities.transactions) {
+      if (!this.transactions) {
         await this.applyBatch(batch, {});
         return;
       }
@@ -688,22 +718,6 @@ export class MongoTenantStore implements TenantStore {
     if (ids.length > 0) await this.outboxJobs.deleteMany({ _id: { $in: [...ids] } });
   }
 
-  async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
-    const docs = await this.events
-      .find({ _id: { $gt: afterSeq } })
-      .sort({ _id: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map((doc) => ({
-      seq: doc._id,
-      type: doc.type,
-      objectId: doc.objectId,
-      classes: doc.classes,
-      ...(doc.loserId === undefined ? {} : { loserId: doc.loserId }),
-      at: doc.at,
-    }));
-  }
-
   /** The tenant's database. */
   get databaseName(): string {
     return this.db.databaseName;
@@ -765,21 +779,7 @@ export class MongoTenantStore implements TenantStore {
         session,
       );
     }
-    const events = batch.events ?? [];
-    if (events.length > 0) {
-      const last = await this.nextNumbers('events', events.length, session);
-      await this.events.insertMany(
-        events.map((event, index) => ({
-          _id: last - events.length + 1 + index,
-          type: event.type,
-          objectId: event.objectId,
-          classes: [...event.classes],
-          ...(event.loserId === undefined ? {} : { loserId: event.loserId }),
-          at: event.at,
-        })),
-        session,
-      );
-    }
+    await this.appendEvents(batch.events ?? [], session);
     const jobs = [...new Map((batch.jobs ?? []).map((job) => [job.id, job])).values()];
     if (jobs.length > 0) {
       const queued = new Set(
@@ -1045,12 +1045,52 @@ export class MongoTenantStore implements TenantStore {
     await this.redirects.deleteMany({ to: id }, session);
   }
 
+  /**
+   * Appends events at the positions right after the newest event, in order. An event's `_id` is its
+   * position and the server keeps `_id` unique, so inserting at `newest + 1` is the claim on that
+   * position: of two writers that read the same newest event, one inserts and the other gets a
+   * duplicate key for the events not yet inserted (an ordered insert stops there), re-reads the
+   * newest and appends them after it. So an event is inserted only once the one before it exists,
+   * on every server and without a counter: a reader that has read up to position n has seen every
+   * event up to n, and nothing is inserted below n later. (Reserving numbers with a counter would
+   * let a reader see n + 1 before a slower writer inserted n, and pass n for good.) In a
+   * transaction, a clash is the transaction's conflict and the whole batch is retried.
+   */
+  private async appendEvents(events: readonly NewChangeEvent[], session: Session): Promise<void> {
+    let pending = events;
+    while (pending.length > 0) {
+      const newest = await this.newestEventPosition(session);
+      try {
+        await this.eventDocs.insertMany(
+          pending.map((event, index) => ({
+            _id: newest + 1 + index,
+            type: event.type,
+            objectId: event.objectId,
+            classes: [...event.classes],
+            ...(event.loserId === undefined ? {} : { loserId: event.loserId }),
+            at: event.at,
+          })),
+          { ...session, ordered: true },
+        );
+        return;
+      } catch (error) {
+        if (session.session !== undefined || !isDuplicateKey(error)) throw error;
+        pending = pending.slice(error instanceof MongoBulkWriteError ? error.insertedCount : 0);
+      }
+    }
+  }
+
+  /** The position of the newest event, 0 when the log is empty (one lookup on the `_id` index). */
+  private async newestEventPosition(session: Session): Promise<number> {
+    const newest = await this.eventDocs.findOne(
+      {},
+      { ...session, sort: { _id: -1 }, projection: { _id: 1 } },
+    );
+    return newest?._id ?? 0;
+  }
+
   /** Reserves `count` numbers of a counter; resolves the last one (the first is `last - count + 1`). */
-  private async nextNumbers(
-    counter: 'objects' | 'events' | 'jobs',
-    count: number,
-    session: Session,
-  ): Promise<number> {
+  private async nextNumbers(counter: 'objects' | 'jobs', count: number, session: Session): Promise<number> {
     for (;;) {
       try {
         const doc = await this.meta.findOneAndUpdate(
@@ -1195,7 +1235,7 @@ function compareNullableText(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
-  return compareText(a.toLowerCase(), b.toLowerCase()) || compareText(a, b);
+  return compareText(fold(a), fold(b)) || compareText(a, b);
 }
 
 /** Buckets in the plan's order: by `byValue`, or by count (ascending or descending) then `byValue`. */

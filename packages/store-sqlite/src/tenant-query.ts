@@ -20,7 +20,7 @@ import type {
   Sort,
   SourcePath,
 } from '@odp/core';
-import { indexKey, indexedField } from './tenant-index.js';
+import { FOLD_FUNCTION, indexKey, indexedField, ixKey } from './tenant-index.js';
 import type { IndexKey } from './tenant-index.js';
 
 export interface Sql {
@@ -71,6 +71,15 @@ const FALSE: Condition = () => ({ text: '0', params: [] });
 export const EMPTY_KEY = '-9e999';
 /** The greatest code point: `prefix <= v < prefix + MAX_CHAR` is the prefix range of `prefix`. */
 const MAX_CHAR = '\u{10FFFF}';
+
+/**
+ * An object name (`objects.name`, shown as it was written) as text compares: like an `ix` key
+ * (`ixKey`), ASCII names as they are, others through `odp_fold`, with NOCASE. The length test
+ * (characters against bytes) keeps the function call off ASCII names.
+ */
+function comparableName(column: string): string {
+  return `(CASE WHEN length(${column}) = length(CAST(${column} AS BLOB)) THEN ${column} ELSE ${FOLD_FUNCTION}(${column}) END) COLLATE NOCASE`;
+}
 
 export function compileSelection(
   model: Model,
@@ -324,14 +333,16 @@ function compileValueRange(field: FieldDef, filter: Filter): ValueRange | null {
   switch (filter.kind) {
     case 'equals': {
       const key = indexKey(field.type, filter.value);
-      return key === null ? null : { text: (v) => `${v} = ?`, params: [key] };
+      return key === null ? null : { text: (v) => `${v} = ?`, params: [ixKey(key)] };
     }
     case 'empty':
       return { text: (v) => `${v} = ${EMPTY_KEY}`, params: [] };
     case 'notEmpty':
       return { text: (v) => `${v} > ${EMPTY_KEY}`, params: [] };
-    case 'startsWith':
-      return { text: (v) => `${v} >= ? AND ${v} < ?`, params: [filter.value, filter.value + MAX_CHAR] };
+    case 'startsWith': {
+      const prefix = ixKey(filter.value);
+      return { text: (v) => `${v} >= ? AND ${v} < ?`, params: [prefix, prefix + MAX_CHAR] };
+    }
     case 'range': {
       const from = filter.from === undefined ? undefined : indexKey(field.type, filter.from);
       const to = filter.to === undefined ? undefined : indexKey(field.type, filter.to);
@@ -340,11 +351,11 @@ function compileValueRange(field: FieldDef, filter: Filter): ValueRange | null {
       const params: IndexKey[] = [];
       if (from !== undefined) {
         parts.push((v) => `${v} >= ?`);
-        params.push(from);
+        params.push(ixKey(from));
       }
       if (to !== undefined) {
         parts.push((v) => `${v} <= ?`);
-        params.push(to);
+        params.push(ixKey(to));
       }
       if (from === undefined) parts.push((v) => `${v} > ${EMPTY_KEY}`);
       return { text: (v) => parts.map((part) => part(v)).join(' AND '), params };
@@ -411,10 +422,12 @@ function compileRelationFilter(
       },
     };
   }
+  const operand = ixKey(filter.value);
+  const name = comparableName('t.name');
   const nameMatch =
     filter.match === 'equals'
-      ? { text: 't.name = ?', params: [filter.value] }
-      : { text: 't.name >= ? AND t.name < ?', params: [filter.value, filter.value + MAX_CHAR] };
+      ? { text: `${name} = ?`, params: [operand] }
+      : { text: `${name} >= ? AND ${name} < ?`, params: [operand, operand + MAX_CHAR] };
   const visible = visibleLinked(keys, access, 't.n');
   return {
     condition: (n) => ({
@@ -476,7 +489,7 @@ export function compileSort(
     return {
       orderBy: (driver) => ({
         text:
-          `(SELECT ${pick}(t.name) FROM links l JOIN objects t ON t.n = l.${side.other} ` +
+          `(SELECT ${pick}(${comparableName('t.name')}) FROM links l JOIN objects t ON t.n = l.${side.other} ` +
           `WHERE l.${side.anchor} = ${driver.n} AND l.rel = ? AND ${visible.text}) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
         params: [rel, ...visible.params],
       }),

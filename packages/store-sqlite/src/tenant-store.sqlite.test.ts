@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
 import {
   contractModel,
+  describeEventLogContract,
   describeSearchIndexContract,
   describeTenantStoreContract,
   storedObject,
@@ -22,6 +23,7 @@ const nextFile = (): string => join(dir, `tenant-${++counter}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeTenantStoreContract('sqlite', async () => openTenantStore({ file: nextFile() }));
+describeEventLogContract('sqlite', async () => openTenantStore({ file: nextFile() }));
 describeSearchIndexContract('sqlite', async () => {
   const store = openTenantStore({ file: nextFile() });
   return { store, search: store.search };

@@ -10,6 +10,8 @@ import {
   NUMERIC_TYPES,
   NotFoundError,
   derivedSourcesOf,
+  foldCase,
+  integerEventLog,
   searchTextOf,
   WriteConflictError,
 } from '@odp/core';
@@ -20,20 +22,31 @@ import type {
   AggregateResult,
   ChangeEvent,
   DistinctBucket,
+  EventLog,
+  FieldDef,
   DistinctPlan,
   Holding,
   IncomingRef,
+  IndexKey,
   ListPlan,
   NewJob,
   Model,
   ObjectRef,
   Selection,
-  StoreCapabilities,
   StoredObject,
   TenantStore,
   WriteBatch,
 } from '@odp/core';
-import { fromIndexKey, indexKeysOf, indexSignature, indexedField, indexedFields } from './tenant-index.js';
+import {
+  FOLD_FUNCTION,
+  foldForNocase,
+  fromIndexKey,
+  indexKeysOf,
+  indexSignature,
+  indexedField,
+  indexedFields,
+  ixKey,
+} from './tenant-index.js';
 import {
   EMPTY_KEY,
   compileAccess,
@@ -102,9 +115,37 @@ const STATEMENT_CACHE_SIZE = 256;
 const MAX_MMAP_BYTES = 0x7fff0000;
 
 export class SqliteTenantStore implements TenantStore {
-  readonly capabilities: StoreCapabilities = { transactions: true, fullTextIndex: true };
   /** The tenant's full-text index, maintained by `write` in the same transaction. */
   readonly search: SqliteSearchIndex;
+  /**
+   * The change events `write` appends, at AUTOINCREMENT row ids: writes commit one at a time, so
+   * positions follow the commit order and a reader never sees an event before the ones below it.
+   */
+  readonly events: EventLog = integerEventLog({
+    newest: async () => (this.statement('SELECT max(seq) FROM events').pluck().get() as number | null) ?? 0,
+    after: async (position, limit) => {
+      const rows = this.statement(
+        'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+      ).all(position, limit) as {
+        seq: number;
+        type: ChangeEvent['type'];
+        object_id: string;
+        classes: string;
+        loser_id: string | null;
+        at: string;
+      }[];
+      return rows.map((row) => ({
+        position: row.seq,
+        event: {
+          type: row.type,
+          objectId: row.object_id,
+          classes: JSON.parse(row.classes) as string[],
+          ...(row.loser_id === null ? {} : { loserId: row.loser_id }),
+          at: row.at,
+        },
+      }));
+    },
+  });
 
   private readonly db: Database.Database;
   private readonly driverLimit: number;
@@ -134,6 +175,7 @@ export class SqliteTenantStore implements TenantStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('cache_size = -65536');
     this.db.pragma(`mmap_size = ${Math.trunc(options.mmapBytes ?? MAX_MMAP_BYTES)}`);
+    this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
     migrateTenantDatabase(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.driverLimit = options.driverLimit ?? 5000;
@@ -240,10 +282,16 @@ export class SqliteTenantStore implements TenantStore {
       const rows = this.fieldValueRows(selection, plan.className, field.name, access);
       if (rows === null) return [];
       const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
+      // `s.n`: some object of the bucket (each holds a key that folds like the bucket's). Not min():
+      // that aggregate costs as much as the grouping itself.
       const buckets = this.statement(
-        `SELECT s.v AS v, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
-      ).all(...rows.params) as { v: unknown; count: number }[];
-      return buckets.map((row) => ({ value: fromIndexKey(field.type, row.v), count: row.count }));
+        `SELECT s.v AS v, s.n AS first, count(*) AS count ${rows.text} GROUP BY s.v ORDER BY ${order}`,
+      ).all(...rows.params) as { v: unknown; first: number; count: number }[];
+      const written = this.writtenTextKeys(field, buckets);
+      return buckets.map((row) => ({
+        value: fromIndexKey(field.type, written.get(row) ?? row.v),
+        count: row.count,
+      }));
     }
     // A relation never linked has no key: every object of the selection is in the null bucket.
     const rel = this.lookupKey(`r:${plan.target.relation.key}`) ?? -1;
@@ -490,25 +538,31 @@ export class SqliteTenantStore implements TenantStore {
     });
   }
 
-  async eventsAfter(afterSeq: number, limit: number): Promise<ChangeEvent[]> {
-    const rows = this.statement(
-      'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
-    ).all(afterSeq, limit) as {
-      seq: number;
-      type: ChangeEvent['type'];
-      object_id: string;
-      classes: string;
-      loser_id: string | null;
-      at: string;
-    }[];
-    return rows.map((row) => ({
-      seq: row.seq,
-      type: row.type,
-      objectId: row.object_id,
-      classes: JSON.parse(row.classes) as string[],
-      ...(row.loser_id === null ? {} : { loserId: row.loser_id }),
-      at: row.at,
-    }));
+  /**
+   * The value as written behind each text bucket whose key may be case-folded (`ixKey`: any key
+   * without an ASCII capital), read from one object of the bucket: the key of its value that folds
+   * like the bucket's. So a bucket shows "Straße" or "École" (or another case variant it counts, as
+   * written), never the folded "strasse" or "école". One point lookup per such bucket.
+   */
+  private writtenTextKeys<B extends { v: unknown; first: number }>(
+    field: FieldDef,
+    buckets: readonly B[],
+  ): Map<B, IndexKey> {
+    const written = new Map<B, IndexKey>();
+    const folded = buckets.filter((row) => typeof row.v === 'string' && !/[A-Z]/.test(row.v));
+    if (folded.length === 0) return written;
+    const valuesOf = this.statement('SELECT vals FROM objects WHERE n = ?').pluck();
+    for (const row of folded) {
+      const vals = valuesOf.get(row.first) as string | undefined;
+      const stored =
+        vals === undefined ? undefined : (JSON.parse(vals) as Record<string, unknown>)[field.name];
+      const bucket = foldCase(row.v as string);
+      const key = indexKeysOf(field, stored).find(
+        (candidate) => typeof candidate === 'string' && foldCase(candidate) === bucket,
+      );
+      if (key !== undefined) written.set(row, key);
+    }
+    return written;
   }
 
   /** Refreshes the planner's statistics (after bulk loads). */
@@ -625,7 +679,7 @@ export class SqliteTenantStore implements TenantStore {
         const f = this.intern(`f:${field.name}`);
         const keys = indexKeysOf(field, object.values[field.name]);
         if (keys.length === 0) insertEmpty.run(c, f, n);
-        for (const key of keys) insertValue.run(c, f, key, n);
+        for (const key of keys) insertValue.run(c, f, ixKey(key), n);
       }
     }
     const text = searchTextOf(this.model, object);
@@ -696,7 +750,7 @@ export class SqliteTenantStore implements TenantStore {
         const c = this.lookupKey(`c:${field.declaredOn}`);
         const f = this.lookupKey(`f:${field.name}`);
         for (const key of indexKeysOf(field, object.values[field.name])) {
-          if (clash.get(c, f, key, n) !== undefined) {
+          if (clash.get(c, f, ixKey(key), n) !== undefined) {
             throw new ConflictError(
               `Another object already has this value of the unique field ${field.name}.`,
               {

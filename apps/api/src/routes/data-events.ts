@@ -1,14 +1,15 @@
 /**
  * `GET /data/{tenant}/eventStream`: Server-Sent Events of the tenant's change log (docs/events.md).
- * Each event is `id: <seq>`, `event: <type>`, `data: {type, href, classes, at, loser?}`. A
- * reconnecting client sends `Last-Event-ID` and resumes from the persisted log after that seq; a
- * new client gets the events from its connection on. Writes through any api instance wake the
+ * Each event is `id: <cursor>` (its position in the tenant's event log, opaque), `event: <type>`,
+ * `data: {type, href, classes, at, loser?}`. A reconnecting client sends `Last-Event-ID` and resumes
+ * from the persisted log after that cursor; a new client gets the events after the log's head at
+ * its connection. Writes through any api instance wake the
  * stream through the tenant's ChangeSignal (fed by the coordination's change fan-out, see
  * tenant-runtime.ts); a heartbeat comment every {@link HEARTBEAT_MS} keeps proxies from closing it
  * and also polls the log (a missed announcement, writes of processes outside the fan-out).
  */
 import type { Request, Response } from 'express';
-import type { Account } from '@odp/core';
+import type { Account, EventCursor, EventLog } from '@odp/core';
 import type { ChangeSignal, DataService } from '@odp/data';
 
 export const HEARTBEAT_MS = 15_000;
@@ -22,17 +23,16 @@ export interface EventStreamContext {
   readonly heartbeatMs?: number;
 }
 
-function lastEventId(req: Request): number | null {
+/** The cursor the client resumes after (`Last-Event-ID`, or `?lastEventId=`); null when absent or not one of the log's. */
+function lastEventId(req: Request, log: EventLog): EventCursor | null {
   const raw =
     req.get('Last-Event-ID') ?? new URL(req.originalUrl, 'http://localhost').searchParams.get('lastEventId');
-  if (raw === undefined || raw === null || !/^\d+$/.test(raw.trim())) return null;
-  const value = Number(raw);
-  return Number.isSafeInteger(value) ? value : null;
+  return raw === undefined || raw === null ? null : log.cursorOf(raw);
 }
 
 export async function eventStream(req: Request, res: Response, context: EventStreamContext): Promise<void> {
   const { account, data, changes } = context;
-  let seq = lastEventId(req) ?? (await data.latestEventSeq());
+  let cursor = lastEventId(req, data.eventLog) ?? (await data.eventLog.head());
   let closed = false;
   let pumping: Promise<void> | null = null;
   let again = false;
@@ -47,13 +47,13 @@ export async function eventStream(req: Request, res: Response, context: EventStr
 
   const pump = async (): Promise<void> => {
     for (;;) {
-      const { events, lastSeq } = await data.eventsAfter(account, seq, BATCH);
+      const { events, next } = await data.eventsAfter(account, cursor, BATCH);
       for (const event of events) {
         if (closed) return;
-        res.write(`id: ${event.seq}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+        res.write(`id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
       }
-      const advanced = lastSeq > seq;
-      seq = lastSeq;
+      const advanced = next !== cursor;
+      cursor = next;
       if (!advanced || closed) return;
     }
   };

@@ -3,6 +3,7 @@
  * the small model builder they use.
  */
 export { describeTenantStoreContract } from './tenant-store.contract.js';
+export { describeEventLogContract } from './event-log.contract.js';
 export { describeSearchIndexContract } from './search-index.contract.js';
 export type { SearchContractTarget } from './search-index.contract.js';
 export { buildModel, fieldDef } from './model-builder.js';
