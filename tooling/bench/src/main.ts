@@ -2,6 +2,7 @@
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
  * `pnpm bench --stack scale-out [...]`: the same operations with the api on the scale-out stack
  * (stack.ts; the engines of tooling/engines, found through their `ODP_TEST_*` variables).
+ * `--operations-only`: the per-size operations alone, without model loading, files and jobs.
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
  *
@@ -45,6 +46,7 @@ const { values: flags } = parseArgs({
     files: { type: 'boolean', default: false },
     jobs: { type: 'boolean', default: false },
     stack: { type: 'string', default: 'embedded' },
+    'operations-only': { type: 'boolean', default: false },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -336,7 +338,7 @@ try {
 }
 // Model loading, the files benchmark (which measures MinIO beside the disk whenever tooling/engines
 // started it) and the jobs benchmark do not depend on the api's stack: the default run makes them.
-if (stack.name === 'embedded') {
+if (stack.name === 'embedded' && !flags['operations-only']) {
   for (const { name, figures } of await measureModelLoads(modelDir, durationSeconds)) {
     run.operations.push({ name, objects: 0, engine: figures });
   }
