@@ -172,6 +172,7 @@ describe('List: sorting, paging and links', () => {
       status_notempty: '',
       page: '1',
       size: '2',
+      after: expect.stringMatching(/^[\w-]+\.[\w-]+$/),
     });
     expect(_links['next']?.href.startsWith(api.path('/invoices?'))).toBe(true);
     expect(_links['excel']?.href).toBe(api.path('/excel/invoices?sort=amount&status_notempty='));

@@ -8,6 +8,7 @@ import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
 import { DataService, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
+import { ListCursors } from '@odp/query-engine';
 import type { DocumentStore, DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
 import type { SearchEngine, TenantSearch } from './search-engine.js';
@@ -26,7 +27,7 @@ export interface TenantData {
 
 export interface TenantDataOptions {
   readonly baseUrl?: string;
-  /** Key material for SECRET field values at rest (`ODP_SECRET_KEY`). */
+  /** Key material for SECRET field values at rest and for list cursors (`ODP_SECRET_KEY`). */
   readonly secretKey?: string;
   /** Size limits of stored values and list pages (`ODP_MAX_VALUE_BYTES`, `ODP_MAX_PAGE_BYTES`). */
   readonly limits?: DataLimits;
@@ -89,6 +90,7 @@ async function compose(
     search: search.index,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(secrets ? { secrets } : {}),
+    ...(options.secretKey ? { listCursors: new ListCursors(options.secretKey, tenant.id) } : {}),
     systemSetting: systemSettingReader(store),
     secretValue: secretValueReader(store, secrets),
     ...(options.limits ? { limits: options.limits } : {}),

@@ -155,6 +155,7 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     get: (id, access) => store.get(id, access),
     getMany: (ids, access) => store.getMany(ids, access),
     list: (plan, access) => store.list(plan, access),
+    page: (plan, access) => store.page(plan, access),
     distinct: (plan, access) => store.distinct(plan, access),
     values: (selection, field, access) => store.values(selection, field, access),
     aggregate: (plan, access) => store.aggregate(plan, access),

@@ -3,6 +3,7 @@
  * compiled by each store adapter to its engine. Class and relation names here are resolved
  * (qualified class names, relation storage keys); adapters never consult HTTP parameters.
  */
+import type { IndexKey } from './index-keys.js';
 import type { DataType } from './model.js';
 
 /** A relation side as used by a filter, sort or related list. */
@@ -67,6 +68,27 @@ export interface ListPlan extends Selection {
    * link of a page shortened by its byte budget carries (docs/data-api.md).
    */
   readonly offset?: number;
+  /**
+   * Keyset paging: the page starts right after this row position (the position of the previous
+   * page's last row, see `TenantStore.page`), so rows inserted or deleted meanwhile never shift it.
+   * Overrides `page` and `offset`.
+   */
+  readonly after?: ListPosition;
+}
+
+/**
+ * A row's place in a list's order (the stated tie order): the sort key the store ordered it by,
+ * then its creation sequence. Rows come in (key, seq) order in the sort's direction, a row without
+ * a key first ascending (last descending); without a sort, by `seq` alone, ascending.
+ */
+export interface ListPosition {
+  /**
+   * The sort key as the store compares it (text may be case-folded; for a relation sort the linked
+   * name picked); null when the row has none (or reads it as empty) and when the list has no sort.
+   */
+  readonly key: IndexKey | null;
+  /** The row's creation sequence: store-assigned, unique in the tenant, increasing with creation. */
+  readonly seq: number;
 }
 
 export type DistinctTarget =

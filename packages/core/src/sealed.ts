@@ -40,9 +40,13 @@ export function unseal(text: string, key: Buffer | string): unknown {
   }
 }
 
-/** The 400 of a search cursor that is not a cursor of this query (forged, damaged, stale or another query's). */
+/**
+ * The 400 of a cursor that is not a cursor of this query (forged, damaged, stale or another query's):
+ * a search `cursor`, or the `after` of a list.
+ */
 export function invalidSearchCursor(
   message = 'The search cursor is not valid for this query.',
+  parameter: 'cursor' | 'after' = 'cursor',
 ): ValidationError {
-  return new ValidationError(message, [{ field: 'cursor', message: 'not a cursor of this query' }]);
+  return new ValidationError(message, [{ field: parameter, message: 'not a cursor of this query' }]);
 }

@@ -9,7 +9,7 @@ import type { AccessFilter } from './account.js';
 import type { EventLog, NewChangeEvent } from './events.js';
 import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
-import type { AggregatePlan, DistinctPlan, ListPlan, Selection } from './query.js';
+import type { AggregatePlan, DistinctPlan, ListPlan, ListPosition, Selection } from './query.js';
 
 /** An object as stored. Field values are in stored form; links hold only the forward side. */
 export interface StoredObject {
@@ -116,6 +116,13 @@ export interface AggregateResult {
   readonly count: Readonly<Record<string, number>>;
 }
 
+/** A list page (`TenantStore.page`): its rows and, in step with them, each row's position. */
+export interface ListPage {
+  readonly rows: readonly StoredObject[];
+  /** `positions[i]` is the position of `rows[i]`: a plan with `after: positions[i]` starts at row i + 1. */
+  readonly positions: readonly ListPosition[];
+}
+
 /**
  * One tenant's documents. Every adapter implements the whole port, so the port has no capability
  * flags: what differs between engines is decided inside the adapter (MongoDB detects transactions
@@ -149,8 +156,13 @@ export interface TenantStore {
    *   use the linked objects' current names (the smallest one ascending, largest descending).
    * - Relation filters, relation sorts and relation buckets (`distinct`) treat a link to an object
    *   that `access` hides as absent, so they never reveal an unreadable object.
+   * - `after` (keyset paging) starts the page right after that position in this order, through a
+   *   seek on the order's index where the sort has one (a sort on a single-valued field, or none),
+   *   never by counting the rows before it.
    */
   list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]>;
+  /** The rows of `list` with their positions, from which the cursor of the following page is made. */
+  page(plan: ListPlan, access: AccessFilter): Promise<ListPage>;
   /**
    * Value buckets (objects without a value are not counted) or relation buckets (with a `null`
    * bucket for objects lacking the relation, when there are any). Order `value`: by value, relation

@@ -1,4 +1,5 @@
 import type { AccessPolicy, JobQueue, Model, SearchIndex, TenantStore, UploadClaims } from '@odp/core';
+import type { ListCursors } from '@odp/query-engine';
 import type { ClassReach } from './classes.js';
 import type { SecretCipher } from './secret-cipher.js';
 
@@ -38,6 +39,11 @@ export interface DataServiceDeps {
   readonly baseUrl?: string;
   /** `systemSetting('name')` for formulas: plain `system.systemSetting` values. */
   readonly systemSetting?: (name: string) => Promise<string | null>;
+  /**
+   * Seals and opens the `after` cursors of list `next` links (keyset paging). Absent (unit tests),
+   * `next` links carry page numbers and an `after` parameter is refused.
+   */
+  readonly listCursors?: ListCursors;
   /** Size limits of values and list pages; absent, neither is limited (unit tests). */
   readonly limits?: DataLimits;
   /**

@@ -3,7 +3,7 @@
  * Reads pass the account's access filter into the store; writes go through {@link ObjectWriter}.
  * Paths are plural REST names as the HTTP layer received them; results are response bodies.
  */
-import { ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError } from '@odp/core';
+import { ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError, invalidSearchCursor } from '@odp/core';
 import type {
   AccessFilter,
   Account,
@@ -27,7 +27,7 @@ import {
   parseSelection,
   relationRef,
 } from '@odp/query-engine';
-import type { PageLinks, RelatedScope } from '@odp/query-engine';
+import type { ListCursors, PageLinks, RelatedScope } from '@odp/query-engine';
 import { classByPlural, inReach, isConcrete, isEligible, relatedEnd } from './classes.js';
 import type { ClassReach } from './classes.js';
 import { jsonBytes } from './encode.js';
@@ -209,8 +209,15 @@ export class DataService {
     if (q !== null && !related && search) {
       return this.searchList(account, path, cls, search, q, plan.size, params);
     }
-    const rows = await this.deps.store.list(plan, await this.deps.access.accessFilter(account));
+    const after = params.get('after');
+    const { rows, positions } = await this.deps.store.page(
+      after === null ? plan : { ...plan, after: this.listCursors().open(after, plan) },
+      await this.deps.access.accessFilter(account),
+    );
     const objects = this.withinBudget(await this.render(account, rows.slice(0, plan.size)));
+    const hasNext = rows.length > objects.length;
+    const last = positions[objects.length - 1];
+    const nextAfter = hasNext && last !== undefined ? this.deps.listCursors?.seal(plan, last) : undefined;
     return {
       _embedded: { [cls.plural]: objects },
       _links: pageLinks({
@@ -219,11 +226,20 @@ export class DataService {
         params,
         page: plan.page,
         size: plan.size,
-        hasNext: rows.length > objects.length,
+        hasNext,
         ...(plan.offset !== undefined ? { offset: plan.offset } : {}),
         returned: objects.length,
+        ...(after === null ? {} : { after }),
+        ...(nextAfter === undefined ? {} : { nextAfter }),
       }),
     };
+  }
+
+  /** The list cursors; an `after` parameter without them cannot be verified and is refused. */
+  private listCursors(): ListCursors {
+    const cursors = this.deps.listCursors;
+    if (cursors === undefined) throw invalidSearchCursor('List cursors are not enabled.', 'after');
+    return cursors;
   }
 
   /**

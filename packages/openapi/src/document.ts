@@ -78,6 +78,10 @@ const PAGING = [
       minimum: 0,
     },
   ),
+  queryParam(
+    'after',
+    'Opaque keyset cursor from a `next` link: the page starts right after the row it names; overrides `page` and `_offset`.',
+  ),
 ];
 
 /** The filter parameters of a list of `cls` (interface spec, "List / query"). */

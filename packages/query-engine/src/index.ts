@@ -12,4 +12,5 @@ export {
 } from './plans.js';
 export type { RelatedScope } from './plans.js';
 export { pageLinks, cursorLinks } from './links.js';
+export { ListCursors } from './cursor.js';
 export type { Href, PageLinks, PageLinkInput, CursorLinkInput } from './links.js';

@@ -86,6 +86,42 @@ describe('pageLinks', () => {
   });
 });
 
+describe('pageLinks with keyset cursors', () => {
+  const query = (href: string | undefined) =>
+    Object.fromEntries(new URL(href ?? '', 'http://x').searchParams);
+
+  it('adds the cursor of the last row to next, beside the page number, and keeps the request cursor in self', () => {
+    const links = pageLinks({
+      path,
+      excelPath,
+      params: new URLSearchParams('sort=legalName&page=1&size=5&after=abc'),
+      page: 1,
+      size: 5,
+      hasNext: true,
+      after: 'abc',
+      nextAfter: 'def',
+    });
+    expect(query(links.self.href)).toEqual({ sort: 'legalName', page: '1', size: '5', after: 'abc' });
+    expect(query(links.first?.href)).toEqual({ sort: 'legalName', page: '0', size: '5' });
+    expect(query(links.prev?.href)).toEqual({ sort: 'legalName', page: '0', size: '5' });
+    expect(query(links.next?.href)).toEqual({ sort: 'legalName', page: '2', size: '5', after: 'def' });
+    expect(links.excel?.href).toBe(`${excelPath}?sort=legalName`);
+  });
+
+  it('adds it beside the position of a page shortened by its byte budget', () => {
+    const links = pageLinks({
+      path,
+      params: new URLSearchParams('size=10'),
+      page: 0,
+      size: 10,
+      hasNext: true,
+      returned: 3,
+      nextAfter: 'def',
+    });
+    expect(query(links.next?.href)).toEqual({ _offset: '3', size: '10', after: 'def' });
+  });
+});
+
 describe('cursorLinks', () => {
   it('has self, next with the cursor and excel without paging or cursor', () => {
     const links = cursorLinks({

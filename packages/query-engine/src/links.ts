@@ -27,22 +27,33 @@ export interface PageLinkInput {
   readonly offset?: number;
   /** Rows on the page, when a byte budget may have shortened it below `size`; `size` when absent. */
   readonly returned?: number;
+  /** The request's `after` cursor, when the page was requested with one: `self` keeps it. */
+  readonly after?: string;
+  /**
+   * The cursor of the page's last row: `next` carries it as `after` (keyset paging), beside the page
+   * number or position it carries without one, which then only says where the page sits.
+   */
+  readonly nextAfter?: string;
 }
 
 /**
  * The `_links` of a DataObjectPage: every link keeps the request's filters and sort and carries the
  * effective `size`; `first`/`prev` appear only past page 0, `next` only when a further row exists,
- * `excel` (filters and sort, no paging) only when an export path is given.
+ * `excel` (filters and sort, no paging) only when an export path is given. `next` carries the next
+ * page number, or the position after the last row for a page requested by position or shortened by
+ * its byte budget, and the keyset cursor when one is given (which the server then follows).
  */
 export function pageLinks(input: PageLinkInput): PageLinks {
   const kept = new URLSearchParams(input.params);
   kept.delete('page');
   kept.delete('size');
   kept.delete('_offset');
-  const link = (name: 'page' | '_offset', value: number): Href => {
+  kept.delete('after');
+  const link = (name: 'page' | '_offset', value: number, after?: string): Href => {
     const query = new URLSearchParams(kept);
     query.set(name, String(value));
     query.set('size', String(input.size));
+    if (after !== undefined) query.set('after', after);
     return { href: `${input.path}?${query.toString()}` };
   };
   const at = (page: number): Href => link('page', page);
@@ -53,7 +64,10 @@ export function pageLinks(input: PageLinkInput): PageLinks {
   const byPosition = input.offset !== undefined || returned < input.size;
   const excelQuery = kept.toString();
   return {
-    self: input.offset === undefined ? at(input.page) : link('_offset', input.offset),
+    self:
+      input.offset === undefined
+        ? link('page', input.page, input.after)
+        : link('_offset', input.offset, input.after),
     ...(start > 0
       ? {
           first: at(0),
@@ -63,7 +77,13 @@ export function pageLinks(input: PageLinkInput): PageLinks {
               : link('_offset', Math.max(0, start - input.size)),
         }
       : {}),
-    ...(input.hasNext ? { next: byPosition ? link('_offset', start + returned) : at(input.page + 1) } : {}),
+    ...(input.hasNext
+      ? {
+          next: byPosition
+            ? link('_offset', start + returned, input.nextAfter)
+            : link('page', input.page + 1, input.nextAfter),
+        }
+      : {}),
     ...(input.excelPath
       ? { excel: { href: excelQuery ? `${input.excelPath}?${excelQuery}` : input.excelPath } }
       : {}),

@@ -4,9 +4,17 @@ import { ORDERABLE_TYPES, PREFIX_TYPES, parseOperand } from './operand.js';
 
 /**
  * Parameters that are never filters on any endpoint (`q` and its `cursor` are served by the search
- * index; `_offset` is the start of a page that follows a shortened one).
+ * index; `_offset` is the start of a page by position; `after` the keyset cursor of a `next` link).
  */
-export const LIST_RESERVED: ReadonlySet<string> = new Set(['page', 'size', 'sort', 'q', 'cursor', '_offset']);
+export const LIST_RESERVED: ReadonlySet<string> = new Set([
+  'page',
+  'size',
+  'sort',
+  'q',
+  'cursor',
+  '_offset',
+  'after',
+]);
 
 const SUFFIXES = ['_from', '_to', '_startswith', '_notempty', '_href'] as const;
 type Suffix = (typeof SUFFIXES)[number];

@@ -31,7 +31,9 @@ import type {
   Holding,
   IncomingRef,
   IndexKey,
+  ListPage,
   ListPlan,
+  ListPosition,
   Model,
   NewChangeEvent,
   NewJob,
@@ -300,15 +302,19 @@ export class MongoTenantStore implements TenantStore {
   }
 
   async list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]> {
+    return [...(await this.page(plan, access)).rows];
+  }
+
+  async page(plan: ListPlan, access: AccessFilter): Promise<ListPage> {
     this.requireModel();
     const filter = await this.compiler.compile(plan, access);
-    if (filter === null) return [];
-    const skip = plan.offset ?? plan.page * plan.size;
+    if (filter === null) return { rows: [], positions: [] };
+    const skip = plan.after === undefined ? (plan.offset ?? plan.page * plan.size) : 0;
     const limit = plan.size + 1;
     const sort = plan.sort;
     if (sort?.key.kind === 'relationName') {
-      const ids = await this.idsByRelationName(filter, sort.key.relation, sort.direction, access);
-      return this.objectsOf(ids.slice(skip, skip + limit));
+      const keyed = await this.keyedByRelationName(filter, sort.key.relation, sort.direction, access);
+      return this.pageOfKeyed(keyed, sort.direction, compareText, plan.after, skip, limit);
     }
     const direction = sort?.direction === 'desc' ? -1 : 1;
     const field = sort === undefined ? undefined : indexedField(this.model, plan.className, sort.key.field);
@@ -321,40 +327,85 @@ export class MongoTenantStore implements TenantStore {
       const selected = await this.objects
         .find(filter, { projection: { _id: 1, seq: 1, [path]: 1 } })
         .toArray();
-      const keyed = selected.map((doc) => {
-        const keys = masked.has(doc._id) ? [] : [...(doc[path] ?? [])].sort(compareKeys);
-        return { id: doc._id, seq: doc.seq, key: (sort.direction === 'asc' ? keys[0] : keys.at(-1)) ?? null };
-      });
-      const ids = orderedIds(keyed, sort.direction, compareKeys);
-      return this.objectsOf(ids.slice(skip, skip + limit));
+      const keyed = selected.map((doc) => ({
+        id: doc._id,
+        seq: doc.seq,
+        key: masked.has(doc._id) ? null : sortKeyOf(doc[path], sort.direction),
+      }));
+      return this.pageOfKeyed(keyed, sort.direction, compareKeys, plan.after, skip, limit);
     }
+    const path = field === undefined || sort === undefined ? undefined : fieldPath(field);
     const order: Record<string, 1 | -1> =
-      field === undefined ? { seq: 1 } : { [fieldPath(field)]: direction, seq: direction };
-    const docs = await this.objects.find(filter).sort(order).skip(skip).limit(limit).toArray();
-    return docs.map(fromDocument);
+      path === undefined ? { seq: 1 } : { [path]: direction, seq: direction };
+    const seek =
+      plan.after === undefined
+        ? null
+        : path === undefined
+          ? { seq: { $gt: plan.after.seq } }
+          : seekCondition(path, field?.multiple === true, sort?.direction ?? 'asc', plan.after);
+    const docs = await this.objects
+      .find(and([filter, seek]))
+      .sort(order)
+      .skip(skip)
+      .limit(limit)
+      .toArray();
+    return {
+      rows: docs.map(fromDocument),
+      positions: docs.map((doc) => ({
+        key: path === undefined ? null : sortKeyOf(doc[path], sort?.direction ?? 'asc'),
+        seq: doc.seq,
+      })),
+    };
+  }
+
+  /** One page of a selection ordered here (see {@link orderKeyed}): after the position, or from `skip`. */
+  private async pageOfKeyed<K extends IndexKey>(
+    keyed: readonly Keyed<K>[],
+    direction: 'asc' | 'desc',
+    compare: (a: K, b: K) => number,
+    after: ListPosition | undefined,
+    skip: number,
+    limit: number,
+  ): Promise<ListPage> {
+    const ordered = orderKeyed(keyed, direction, compare);
+    // A position of this order holds a key of this order's kind (the cursor is bound to the sort).
+    const boundary = after as Pick<Keyed<K>, 'seq' | 'key'> | undefined;
+    const firstAfter =
+      boundary === undefined
+        ? skip
+        : ordered.findIndex((entry) => compareKeyed(entry, boundary, direction, compare) > 0);
+    const start = firstAfter === -1 ? ordered.length : firstAfter;
+    const slice = ordered.slice(start, start + limit);
+    const rows = await this.objectsOf(slice.map((entry) => entry.id));
+    const byId = new Map(slice.map((entry) => [entry.id, entry]));
+    return {
+      rows,
+      positions: rows.map((row) => {
+        const entry = byId.get(row.id);
+        return { key: entry?.key ?? null, seq: entry?.seq ?? 0 };
+      }),
+    };
   }
 
   /**
-   * Ids of the selection ordered by the smallest (ascending) or largest (descending) folded name of
-   * their readable linked objects, objects without one first ascending (last descending), ties by
-   * creation order in the sort's direction. Sorted here: the key lives on other documents.
+   * The selection keyed by the smallest (ascending) or largest (descending) folded name of their
+   * readable linked objects (null without one). Keyed here: the key lives on other documents.
    */
-  private async idsByRelationName(
+  private async keyedByRelationName(
     filter: ObjectFilter,
     relation: { key: string; direction: 'forward' | 'inverse' },
     direction: 'asc' | 'desc',
     access: AccessFilter,
-  ): Promise<string[]> {
+  ): Promise<Keyed<string>[]> {
     const selected = await this.objects.find(filter, { projection: { _id: 1, seq: 1, lk: 1 } }).toArray();
     const linked = await this.linkedObjects(selected, relation, access);
-    const keyed = selected.map((doc) => {
+    return selected.map((doc) => {
       const names = (linked.get(doc._id) ?? [])
         .map((other) => other.nk)
         .filter((nk): nk is string => nk !== null);
       names.sort(compareText);
       return { id: doc._id, seq: doc.seq, key: (direction === 'asc' ? names[0] : names.at(-1)) ?? null };
     });
-    return orderedIds(keyed, direction, compareText);
   }
 
   /** The documents of `ids` as objects, in the order of `ids` (ids no longer stored left out). */
@@ -1199,27 +1250,84 @@ function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 }
 
+/** An object of a selection ordered here, with its creation sequence and sort key (null: none). */
+interface Keyed<K> {
+  readonly id: string;
+  readonly seq: number;
+  readonly key: K | null;
+}
+
 /**
- * Ids ordered by their sort key: objects without one first ascending (last descending), then by
- * key, ties by creation order in the sort's direction.
+ * Where `a` stands relative to `b` in the list order: objects without a key first ascending (last
+ * descending), then by key, ties by creation order in the sort's direction.
  */
-function orderedIds<K>(
-  keyed: { id: string; seq: number; key: K | null }[],
+function compareKeyed<K>(
+  a: Pick<Keyed<K>, 'seq' | 'key'>,
+  b: Pick<Keyed<K>, 'seq' | 'key'>,
   direction: 'asc' | 'desc',
   compare: (a: K, b: K) => number,
-): string[] {
+): number {
   const sign = direction === 'asc' ? 1 : -1;
-  return [...keyed]
-    .sort((a, b) => {
-      if (a.key === null || b.key === null) {
-        if (a.key !== b.key) return a.key === null ? -sign : sign;
-      } else {
-        const byKey = compare(a.key, b.key);
-        if (byKey !== 0) return sign * byKey;
-      }
-      return sign * (a.seq - b.seq);
-    })
-    .map((entry) => entry.id);
+  if (a.key === null || b.key === null) {
+    if (a.key !== b.key) return a.key === null ? -sign : sign;
+  } else {
+    const byKey = compare(a.key, b.key);
+    if (byKey !== 0) return sign * byKey;
+  }
+  return sign * (a.seq - b.seq);
+}
+
+/** The entries in the list order (see {@link compareKeyed}). */
+function orderKeyed<K>(
+  keyed: readonly Keyed<K>[],
+  direction: 'asc' | 'desc',
+  compare: (a: K, b: K) => number,
+): Keyed<K>[] {
+  return [...keyed].sort((a, b) => compareKeyed(a, b, direction, compare));
+}
+
+/**
+ * The sort key of a document's field keys as the server orders arrays: the smallest ascending, the
+ * largest descending; null when the field has no value.
+ */
+function sortKeyOf(keys: readonly IndexKey[] | undefined, direction: 'asc' | 'desc'): IndexKey | null {
+  if (keys === undefined || keys.length === 0) return null;
+  const sorted = [...keys].sort(compareKeys);
+  return (direction === 'asc' ? sorted[0] : sorted.at(-1)) ?? null;
+}
+
+/**
+ * The documents after `position` in the order `{[path]: direction, seq: direction}` (keyset paging).
+ * A row's key is its smallest value ascending, its largest descending; a document without the field
+ * comes first ascending, last descending. On a single-valued field ascending, the key bound is a
+ * plain range of the field's index, `(path, seq)`; the ties at the boundary are excluded by `$nor`.
+ */
+function seekCondition(
+  path: string,
+  multiple: boolean,
+  direction: 'asc' | 'desc',
+  position: ListPosition,
+): ObjectFilter {
+  // Built as plain documents: the driver's filter type cannot follow a computed `x_` key.
+  const missing: Document = { [path]: { $exists: false } };
+  const asc = direction === 'asc';
+  if (position.key === null) {
+    const seek: Document = asc
+      ? { $nor: [{ ...missing, seq: { $lte: position.seq } }] }
+      : { ...missing, seq: { $lt: position.seq } };
+    return seek as ObjectFilter;
+  }
+  const key = position.key;
+  const tiesUpTo = { [path]: key, seq: asc ? { $lte: position.seq } : { $gte: position.seq } };
+  // Descending (largest value <= key, or none) and multi-valued ascending (smallest value >= key):
+  // no value of the document lies beyond the key on the wrong side.
+  const keyBound: Document = !asc
+    ? { [path]: { $not: { $gt: key } } }
+    : multiple
+      ? { $and: [{ [path]: { $exists: true } }, { [path]: { $not: { $lt: key } } }] }
+      : { [path]: { $gte: key } };
+  const seek: Document = { $and: [keyBound, { $nor: [tiesUpTo] }] };
+  return seek as ObjectFilter;
 }
 
 /** Numbers before strings; numbers numerically, strings in binary order. */

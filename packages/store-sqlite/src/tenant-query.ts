@@ -14,6 +14,7 @@ import type {
   AccessFilter,
   FieldDef,
   Filter,
+  ListPosition,
   Model,
   RelationRef,
   Selection,
@@ -470,6 +471,17 @@ export interface CompiledSort {
   readonly driver?: Driver;
   /** ORDER BY terms for the given driver. */
   orderBy(driver: Driver): Sql;
+  /**
+   * The sort key of the object `n` as the order compares it (NULL or EMPTY_KEY when it has none), or
+   * null when the list is in creation order (no sort, or a sort on a field the class does not index).
+   */
+  key(n: string): Sql | null;
+  /**
+   * The rows of `driver` that come after `position` in this order (keyset paging). On the sort
+   * field's own index range it is a row-value range on `(v, n)` of that index, so the page starts
+   * with a seek; in creation order a range on `n`.
+   */
+  after(driver: Driver, position: ListPosition): Sql;
 }
 
 export function compileSort(
@@ -479,42 +491,75 @@ export function compileSort(
   sort: Sort | undefined,
   access: AccessFilter,
 ): CompiledSort {
-  if (sort === undefined) return { orderBy: (driver) => ({ text: `${driver.n}`, params: [] }) };
+  const creationOrder: CompiledSort = {
+    orderBy: (driver) => ({ text: `${driver.n}`, params: [] }),
+    key: () => null,
+    after: (driver, position) => ({ text: `${driver.n} > ?`, params: [position.seq] }),
+  };
+  if (sort === undefined) return creationOrder;
   const dir = sort.direction === 'desc' ? 'DESC' : 'ASC';
   const pick = sort.direction === 'desc' ? 'max' : 'min';
+  /** `expression` (of the row's key, NULL when it has none) after the position, in the sort's direction. */
+  const seek = (expression: Sql, n: string, position: ListPosition, nullable: boolean): Sql => {
+    const value = nullable ? `COALESCE(${expression.text}, ${EMPTY_KEY}) COLLATE NOCASE` : expression.text;
+    const bound = position.key === null ? EMPTY_KEY : '?';
+    return {
+      text: `(${value}, ${n}) ${sort.direction === 'desc' ? '<' : '>'} (${bound}, ?)`,
+      params: [...expression.params, ...(position.key === null ? [] : [position.key]), position.seq],
+    };
+  };
   if (sort.key.kind === 'relationName') {
     const rel = keys.key(`r:${sort.key.relation.key}`);
     const side = linkSide(sort.key.relation);
     const visible = visibleLinked(keys, access, 't.n');
+    const key = (n: string): Sql => ({
+      text:
+        `(SELECT ${pick}(${comparableName('t.name')}) FROM links l JOIN objects t ON t.n = l.${side.other} ` +
+        `WHERE l.${side.anchor} = ${n} AND l.rel = ? AND ${visible.text})`,
+      params: [rel, ...visible.params],
+    });
     return {
-      orderBy: (driver) => ({
-        text:
-          `(SELECT ${pick}(${comparableName('t.name')}) FROM links l JOIN objects t ON t.n = l.${side.other} ` +
-          `WHERE l.${side.anchor} = ${driver.n} AND l.rel = ? AND ${visible.text}) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
-        params: [rel, ...visible.params],
-      }),
+      orderBy: (driver) => {
+        const expression = key(driver.n);
+        return {
+          text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+          params: expression.params,
+        };
+      },
+      key,
+      after: (driver, position) => seek(key(driver.n), driver.n, position, true),
     };
   }
   const field = indexedField(model, className, sort.key.field);
   const c = keys.key(`c:${className}`);
   const f = field === undefined ? null : keys.key(`f:${field.name}`);
-  if (field === undefined || f === null || c === null) {
-    return { orderBy: (driver) => ({ text: `${driver.n}`, params: [] }) };
-  }
+  if (field === undefined || f === null || c === null) return creationOrder;
+  const stored = (n: string): Sql => ({
+    text: `(SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} FROM ix s WHERE s.n = ${n} AND s.f = ? AND s.c = ?)`,
+    params: [f, c],
+  });
   const hidden = hiddenSource(model, keys, className, field.name, access);
   if (hidden !== null) {
     // A derived value the reader may not see sorts as empty; the index range (in value order) cannot
     // serve such an order.
+    const key = (n: string): Sql => {
+      const mask = hidden(n);
+      const value = stored(n);
+      return {
+        text: `(CASE WHEN ${mask.text} THEN ${EMPTY_KEY} ELSE ${value.text} END)`,
+        params: [...mask.params, ...value.params],
+      };
+    };
     return {
       orderBy: (driver) => {
-        const mask = hidden(driver.n);
+        const expression = key(driver.n);
         return {
-          text:
-            `(CASE WHEN ${mask.text} THEN ${EMPTY_KEY} ELSE (SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} ` +
-            `FROM ix s WHERE s.n = ${driver.n} AND s.f = ? AND s.c = ?) END) COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
-          params: [...mask.params, f, c],
+          text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+          params: expression.params,
         };
       },
+      key,
+      after: (driver, position) => seek(key(driver.n), driver.n, position, true),
     };
   }
   const sortDriver: Driver | undefined = field.multiple
@@ -530,15 +575,19 @@ export function compileSort(
   return {
     driver: sortDriver,
     ...(field.multiple ? {} : { field: f }),
-    orderBy: (driver) =>
+    orderBy: (driver) => {
+      if (driver.sortedField === f) return { text: `d.v ${dir}, d.n ${dir}`, params: [] };
+      const expression = stored(driver.n);
+      return {
+        text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+        params: expression.params,
+      };
+    },
+    key: stored,
+    after: (driver, position) =>
       driver.sortedField === f
-        ? { text: `d.v ${dir}, d.n ${dir}`, params: [] }
-        : {
-            text:
-              `(SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} FROM ix s WHERE s.n = ${driver.n} AND s.f = ? AND s.c = ?) ` +
-              `COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
-            params: [f, c],
-          },
+        ? seek({ text: 'd.v', params: [] }, 'd.n', position, false)
+        : seek(stored(driver.n), driver.n, position, true),
   };
 }
 

@@ -124,6 +124,32 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
     await store.close();
   });
 
+  it('starts a keyset page with a seek on the sort index or on creation order, never a count', async () => {
+    const store = await openSeeded({ driverLimit: 5 });
+    for (const direction of ['asc', 'desc'] as const) {
+      const sort = { ...sortByName, direction };
+      const first = await store.page(page({ sort, size: 5 }), ALL);
+      const after = first.positions[4];
+      expect(after?.key).toBe(direction === 'asc' ? 'Company 05' : 'Company 36');
+      const plan = store.explainList(page({ sort, size: 5, ...(after ? { after } : {}) }), ALL);
+      expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND \(v,n\)[<>]\(\?,\?\)\)/);
+      expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
+      const second = await store.page(page({ sort, size: 5, ...(after ? { after } : {}) }), ALL);
+      expect(second.rows.map((row) => row.values.legalName)).toEqual(
+        (await store.list(page({ sort, size: 5, page: 1 }), ALL)).map((row) => row.values.legalName),
+      );
+    }
+    for (const access of [ALL, ACL]) {
+      const plan = store.explainList(page({ after: { key: null, seq: 20 } }), access);
+      expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND n>\?\)/);
+      expect(plan.filter(fullScan)).toEqual([]);
+    }
+    expect(nums(await store.list(page({ after: { key: null, seq: 20 }, size: 3 }), ACL))).toEqual([
+      22, 24, 26, 28,
+    ]);
+    await store.close();
+  });
+
   it('walks a range of the sort field in order when a broad filter is on that field', async () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'Company 1' } as const];

@@ -28,6 +28,7 @@ import type {
   Holding,
   IncomingRef,
   IndexKey,
+  ListPage,
   ListPlan,
   NewJob,
   Model,
@@ -221,6 +222,27 @@ export class SqliteTenantStore implements TenantStore {
     return this.hydrate(this.objectsByKey(this.listKeys(plan, access)));
   }
 
+  async page(plan: ListPlan, access: AccessFilter): Promise<ListPage> {
+    const keys = this.listKeys(plan, access);
+    const rows = this.objectsByKey(keys);
+    const key = compileSort(this.model, this.keys, plan.className, plan.sort, access).key('o.n');
+    // The keys of the page's rows (at most size + 1 index probes), read apart from the page query
+    // so that its plan and order stay exactly those of a list.
+    const sortKeys = new Map<number, unknown>();
+    if (key !== null && keys.length > 0) {
+      const query = this.statement(
+        `SELECT o.n AS n, ${key.text} AS k FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`,
+      );
+      for (const row of query.all(...key.params, JSON.stringify(keys)) as { n: number; k: unknown }[]) {
+        sortKeys.set(row.n, row.k);
+      }
+    }
+    return {
+      rows: this.hydrate(rows),
+      positions: rows.map((row) => ({ key: positionKey(sortKeys.get(row.n)), seq: row.n })),
+    };
+  }
+
   /** The object keys of one page (`size + 1` rows at most), in order. */
   private listKeys(plan: ListPlan, access: AccessFilter): number[] {
     const query = this.listQuery(plan, access);
@@ -238,7 +260,7 @@ export class SqliteTenantStore implements TenantStore {
     if (!selection.satisfiable) return null;
     const sort = compileSort(this.model, this.keys, plan.className, plan.sort, access);
     const limit = plan.size + 1;
-    const offset = plan.offset ?? plan.page * plan.size;
+    const offset = plan.after === undefined ? (plan.offset ?? plan.page * plan.size) : 0;
     const selective = this.smallestCandidate(selection, this.driverLimit);
     const rangeOfSortField =
       sort.field === undefined
@@ -253,10 +275,13 @@ export class SqliteTenantStore implements TenantStore {
         : undefined) ??
       selection.classDriver;
     const where = whereClause(selection, driver);
+    const seek = plan.after === undefined ? null : sort.after(driver, plan.after);
     const order = sort.orderBy(driver);
     return {
-      text: `SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text} ORDER BY ${order.text} LIMIT ? OFFSET ?`,
-      params: [...where.params, ...order.params, limit, offset],
+      text:
+        `SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text}${seek === null ? '' : ` AND ${seek.text}`} ` +
+        `ORDER BY ${order.text} LIMIT ? OFFSET ?`,
+      params: [...where.params, ...(seek?.params ?? []), ...order.params, limit, offset],
     };
   }
 
@@ -1004,4 +1029,9 @@ function toStoredObject(row: ObjectRow, links: Readonly<Record<string, readonly 
     createdAt: row.created,
     modifiedAt: row.modified,
   };
+}
+
+/** A sort key as read from the index, in a position: the empty key (and a missing one) is null. */
+function positionKey(key: unknown): IndexKey | null {
+  return typeof key === 'string' || (typeof key === 'number' && Number.isFinite(key)) ? key : null;
 }

@@ -1,5 +1,8 @@
 /**
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
+ * `pnpm bench --stack scale-out [...]`: the same operations with the api on the scale-out stack
+ * (stack.ts; the engines of tooling/engines, found through their `ODP_TEST_*` variables).
+ * `--operations-only`: the per-size operations alone, without model loading, files and jobs.
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
  *
@@ -18,16 +21,17 @@ import { randomUUID } from 'node:crypto';
 import { TenantAccessControl } from '@odp/acl';
 import type { Account } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
-import { openTenantStore } from '@odp/store-sqlite';
+import { parseListQuery } from '@odp/query-engine';
 import { tenantDataDir } from '@odp/config';
-import { DOCUMENTS_FILE } from '@odp/api';
 import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
 import { measureNoisyNeighbour } from './noisy-neighbour.js';
-import { operations } from './operations.js';
-import type { Caller } from './operations.js';
+import { LIST, operations } from './operations.js';
+import type { Caller, OperationContext } from './operations.js';
+import { openStack } from './stack.js';
+import type { Stack } from './stack.js';
 import { REPO_ROOT, startChild } from './processes.js';
 import { machineFacts, markdownTable, writeRun } from './report.js';
 import type { BenchRun, Ceilings, OperationResult } from './report.js';
@@ -41,6 +45,8 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     files: { type: 'boolean', default: false },
     jobs: { type: 'boolean', default: false },
+    stack: { type: 'string', default: 'embedded' },
+    'operations-only': { type: 'boolean', default: false },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -91,21 +97,60 @@ function judged(target: { description: string; met: boolean }, http: LoadFigures
     : { description: `${target.description} (no request completed)`, met: false };
 }
 
-async function measureSize(objects: number, ceilings: Ceilings): Promise<OperationResult[]> {
+/**
+ * Page 500 of the operations' list by keyset cursor: the `next` link page 499 answers (through the
+ * api, which seals the cursor) and the position of that page's last row (on the engine).
+ */
+async function deepCursorOf(
+  api: { baseUrl: string },
+  key: string,
+  tenantPath: string,
+  plan: ReturnType<typeof parseListQuery>,
+  store: OperationContext['store'],
+): Promise<OperationContext['deepCursor']> {
+  const res = await fetch(`${api.baseUrl}${tenantPath}/invoices?${LIST}&page=499`, {
+    headers: { 'x-api-key': key },
+  });
+  if (!res.ok) throw new Error(`page 499: ${res.status} ${await res.text()}`);
+  const next = ((await res.json()) as { _links: { next?: { href: string } } })._links.next?.href;
+  const page = await store.page(plan, { kind: 'all' });
+  const after = page.positions[plan.size - 1];
+  if (next === undefined || after === undefined || page.rows.length <= plan.size) return undefined;
+  return { path: next, after };
+}
+
+async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): Promise<OperationResult[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `odp-bench-${objects}-`));
+  const tenants: string[] = [];
   try {
-    log(`Seeding ${objects.toLocaleString('en')} objects into ${dataDir}`);
-    const fixture = await seedPlatform({ dataDir, objects, modelDir, log });
+    log(`Seeding ${objects.toLocaleString('en')} objects into ${dataDir} (${stack.name})`);
+    const openStore = stack.openSeedStore;
+    const fixture = await seedPlatform({
+      dataDir,
+      objects,
+      modelDir,
+      log,
+      ...(openStore ? { openStore } : {}),
+    });
+    tenants.push(fixture.tenantId);
     // The neighbour of the two-tenant case: a second tenant of the same model, at most 10k objects.
-    const neighbour = await seedPlatform({ dataDir, objects: Math.min(objects, 10_000), modelDir });
+    const neighbour = await seedPlatform({
+      dataDir,
+      objects: Math.min(objects, 10_000),
+      modelDir,
+      ...(openStore ? { openStore } : {}),
+    });
+    tenants.push(neighbour.tenantId);
     log(
       `  objects in ${fixture.seconds.objects.toFixed(1)} s, access control in ${fixture.seconds.accessControl.toFixed(1)} s`,
     );
     const model = (await loadModelRepository(modelDir)).model;
     if (!model) throw new Error('The example model was refused.');
-    const store = openTenantStore({
-      file: path.join(tenantDataDir({ dataDir }, fixture.tenantId), DOCUMENTS_FILE),
-    });
+    const engineStore = await stack.openEngineStore(
+      fixture.tenantId,
+      tenantDataDir({ dataDir }, fixture.tenantId),
+    );
+    const store = engineStore.store;
     await store.applyModel(model);
     const accessControl = new TenantAccessControl(model, fixture.tenantId, store);
     const account = (role: 'member' | 'viewer', objectId: string): Account => ({
@@ -121,7 +166,27 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
       member: await accessControl.policy.accessFilter(account('member', fixture.memberPersonId)),
       viewer: await accessControl.policy.accessFilter(account('viewer', fixture.viewerPersonId)),
     };
-    const api = await startChild('apps/api/src/main.ts', { ODP_DATA_DIR: dataDir }, 'ODP api is running');
+    const api = await startChild(
+      'apps/api/src/main.ts',
+      { ...stack.env, ODP_DATA_DIR: dataDir },
+      'ODP api is running',
+    );
+    // Opens both tenants and lets their search indexes catch up (on the scale-out stack the
+    // indexer applies the seed's create events) before anything is timed.
+    for (const tenant of [fixture, neighbour]) {
+      const warm = await fetch(`${api.baseUrl}/data/${tenant.tenantId}/search?q=amb&classes=companies`, {
+        headers: { 'x-api-key': tenant.systemKey },
+      });
+      if (!warm.ok) throw new Error(`warm-up search: ${warm.status} ${await warm.text()}`);
+    }
+    const deepCursor = await deepCursorOf(
+      api,
+      fixture.systemKey,
+      `/data/${fixture.tenantId}`,
+      parseListQuery(model, 'crm.invoice', new URLSearchParams(`${LIST}&page=499`)),
+      store,
+    );
+    if (deepCursor === undefined) log('  (no page 500 of the list at this N: its keyset row is left out)');
     const keys: Record<Caller, string> = {
       system: fixture.systemKey,
       member: fixture.memberKey,
@@ -131,7 +196,17 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
     const figures = new Map<string, LoadFigures>();
     try {
       const runId = randomUUID().slice(0, 8);
-      for (const operation of operations({ fixture, model, store, accessControl, filters, runId })) {
+      const context: OperationContext = {
+        fixture,
+        model,
+        store,
+        ...(engineStore.search ? { search: engineStore.search } : {}),
+        ...(deepCursor ? { deepCursor } : {}),
+        accessControl,
+        filters,
+        runId,
+      };
+      for (const operation of operations(context)) {
         log(`  ${operation.name}`);
         let i = 0;
         const { request } = operation;
@@ -174,7 +249,7 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
       );
     } finally {
       await api.stop();
-      await store.close();
+      await engineStore.close();
     }
     const perSecond = (seconds: number) => ({
       opsPerSecond: objects / Math.max(0.001, seconds),
@@ -195,6 +270,7 @@ async function measureSize(objects: number, ceilings: Ceilings): Promise<Operati
     );
     return results;
   } finally {
+    await stack.forget(tenants);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -241,19 +317,34 @@ if (flags.jobs) {
   process.exit(bench.rounds.every((round) => round.complete) ? 0 : 1);
 }
 
+let stack: Stack;
+try {
+  stack = await openStack(flags.stack ?? 'embedded');
+} catch (error) {
+  log(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
-  settings: { durationSeconds, connections, sizes },
+  settings: { stack: stack.description, durationSeconds, connections, sizes },
   ceilings: await measureCeilings(),
   operations: [],
 };
-for (const size of sizes) run.operations.push(...(await measureSize(size, run.ceilings)));
-for (const { name, figures } of await measureModelLoads(modelDir, durationSeconds)) {
-  run.operations.push({ name, objects: 0, engine: figures });
+try {
+  for (const size of sizes) run.operations.push(...(await measureSize(size, run.ceilings, stack)));
+} finally {
+  await stack.close();
 }
-run.files = await measureFileStores();
-run.jobs = await measureJobs({ quick: flags.quick, log });
+// Model loading, the files benchmark (which measures MinIO beside the disk whenever tooling/engines
+// started it) and the jobs benchmark do not depend on the api's stack: the default run makes them.
+if (stack.name === 'embedded' && !flags['operations-only']) {
+  for (const { name, figures } of await measureModelLoads(modelDir, durationSeconds)) {
+    run.operations.push({ name, objects: 0, engine: figures });
+  }
+  run.files = await measureFileStores();
+  run.jobs = await measureJobs({ quick: flags.quick, log });
+}
 
 process.stdout.write(markdownTable(run) + '\n');
 const file = writeRun(run, flags.quick ? path.join(flags.out, 'tmp') : flags.out);
@@ -263,7 +354,7 @@ if (failures > 0) {
   log(`${failures} requests failed: the figures are not valid.`);
   process.exitCode = 1;
 }
-if (!run.jobs.rounds.every((round) => round.complete)) {
+if (run.jobs && !run.jobs.rounds.every((round) => round.complete)) {
   log('A job was not delivered, or delivered twice: the jobs figures are not valid.');
   process.exitCode = 1;
 }

@@ -2,11 +2,18 @@
  * The measured operations: each an HTTP request shape (varied per request), the account it runs
  * as, the same operation on the raw store (the engine ceiling), and the target it is held to.
  */
-import type { AccessFilter, ListPlan, Model, StoredObject } from '@odp/core';
+import type {
+  AccessFilter,
+  ListPlan,
+  ListPosition,
+  Model,
+  SearchIndex,
+  StoredObject,
+  TenantStore,
+} from '@odp/core';
 import { UNRESTRICTED } from '@odp/core';
 import { parseAggregateQuery, parseDistinctQuery, parseListQuery } from '@odp/query-engine';
 import type { TenantAccessControl } from '@odp/acl';
-import type { SqliteTenantStore } from '@odp/store-sqlite';
 import type { LoadFigures, LoadRequest } from './load.js';
 import type { Ceilings } from './report.js';
 import type { SeedFixture } from './seed.js';
@@ -29,14 +36,22 @@ export interface Operation {
   };
 }
 
-const LIST = 'status=paid&sort=invoiceNumber';
+/** The filtered, sorted invoice list of the list operations. */
+export const LIST = 'status=paid&sort=invoiceNumber';
 const TEN_PERCENT = 'invoiceDate_from=2020-01-01&invoiceDate_to=2020-12-31';
 
 /** Everything an operation needs to build its requests and its engine call. */
 export interface OperationContext {
   readonly fixture: SeedFixture;
   readonly model: Model;
-  readonly store: SqliteTenantStore;
+  readonly store: TenantStore;
+  /** The search index the api searches, when this process can measure it (the engine ceiling). */
+  readonly search?: SearchIndex;
+  /**
+   * Page 500 of {@link LIST} by keyset cursor: the api's `next` link of page 499 and the position of
+   * that page's last row; absent when the list has no page 500 at this N.
+   */
+  readonly deepCursor?: { readonly path: string; readonly after: ListPosition };
   readonly accessControl: TenantAccessControl;
   /** The read filters of the member's and the viewer's accounts. */
   readonly filters: { readonly member: AccessFilter; readonly viewer: AccessFilter };
@@ -47,7 +62,7 @@ export interface OperationContext {
 const params = (query: string) => new URLSearchParams(query);
 
 export function operations(context: OperationContext): Operation[] {
-  const { fixture, model, store, runId, accessControl, filters } = context;
+  const { fixture, model, store, search, deepCursor, runId, accessControl, filters } = context;
   const t = `/data/${fixture.tenantId}`;
   const invoices = fixture.counts.invoices;
   const randomInvoice = () => fixture.invoiceId(Math.floor(Math.random() * invoices));
@@ -113,32 +128,51 @@ export function operations(context: OperationContext): Operation[] {
       engine: () => store.list(deepPage, all),
       target: p50Under(20),
     },
+    ...(deepCursor
+      ? [
+          {
+            name: 'list: page 500 by after cursor (keyset)',
+            caller: 'system' as const,
+            request: () => ({ path: deepCursor.path }),
+            engine: () => store.list({ ...deepPage, after: deepCursor.after }, all),
+            target: p50Under(20),
+          },
+        ]
+      : []),
     {
       name: 'list with q',
       caller: 'system',
       request: (i) => ({
         path: `${t}/companies?q=${encodeURIComponent(['har', 'north', 'sum', 'lum de'][i % 4] ?? '')}`,
       }),
-      engine: (i) =>
-        store.search.search(
-          { text: ['har', 'north', 'sum', 'lum de'][i % 4] ?? '', classes: ['crm.company'], size: 20 },
-          all,
-        ),
+      ...(search
+        ? {
+            engine: (i: number) =>
+              search.search(
+                { text: ['har', 'north', 'sum', 'lum de'][i % 4] ?? '', classes: ['crm.company'], size: 20 },
+                all,
+              ),
+          }
+        : {}),
       target: p50Under(10),
     },
     {
       name: 'global search',
       caller: 'system',
       request: (i) => ({ path: `${t}/search?q=${['amb', 'quartz', 'vis', 'person1'][i % 4]}` }),
-      engine: (i) =>
-        store.search.search(
-          {
-            text: ['amb', 'quartz', 'vis', 'person1'][i % 4] ?? '',
-            classes: ['crm.company', 'crm.person'],
-            size: 20,
-          },
-          all,
-        ),
+      ...(search
+        ? {
+            engine: (i: number) =>
+              search.search(
+                {
+                  text: ['amb', 'quartz', 'vis', 'person1'][i % 4] ?? '',
+                  classes: ['crm.company', 'crm.person'],
+                  size: 20,
+                },
+                all,
+              ),
+          }
+        : {}),
       target: p50Under(10),
     },
     {

@@ -38,6 +38,8 @@ export interface BenchRun {
   readonly startedAt: string;
   readonly machine: { readonly cores: number; readonly cpuModel: string; readonly node: string };
   readonly settings: {
+    /** The api's stack (`--stack`), as described for the report. */
+    readonly stack?: string;
     readonly durationSeconds: number;
     readonly connections: number;
     readonly sizes: number[];
@@ -66,6 +68,7 @@ export function markdownTable(run: BenchRun): string {
   const lines = [
     `Machine: ${run.machine.cores} cores (${run.machine.cpuModel}), Node ${run.machine.node}; ` +
       `${run.settings.durationSeconds}s per operation at ${run.settings.connections} connections.`,
+    ...(run.settings.stack ? ['', `Stack: ${run.settings.stack}.`] : []),
     '',
     `Ceilings: bare node:http ${fixed(run.ceilings.bareHttp.requestsPerSecond, 0)} req/s ` +
       `(p50 ${fixed(run.ceilings.bareHttp.p50Ms)} ms); express with the api's middleware ` +

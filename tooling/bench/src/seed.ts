@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DOCUMENTS_FILE } from '@odp/api';
 import { tenantDataDir, platformDatabasePath } from '@odp/config';
-import type { StoredObject } from '@odp/core';
+import type { StoredObject, TenantStore } from '@odp/core';
 import { generateApiKey } from '@odp/auth';
 import { TenantAccessControl } from '@odp/acl';
 import { loadModelRepository } from '@odp/model-loader';
@@ -20,6 +20,30 @@ const COMPANY_TYPES = ['bv', 'nv', 'vof', 'eenmanszaak'] as const;
 const WORDS = ['north', 'delta', 'harbor', 'maple', 'quartz', 'summit', 'lumen', 'cobalt', 'amber', 'vista'];
 /** Invoice dates spread evenly over ten years, so one year's range selects 10% of invoices. */
 const FIRST_YEAR = 2016;
+
+/** A tenant's document store as the seed fills it. */
+export interface SeedStore {
+  readonly store: TenantStore;
+  /** Stores a batch of new objects (the adapter's fastest path). */
+  put(objects: StoredObject[]): Promise<void>;
+  /** After the last write (planner statistics, closing). */
+  finish(): Promise<void>;
+}
+
+/** Opens the document store of a new tenant: the embedded SQLite file unless told otherwise. */
+export type OpenSeedStore = (tenantId: string, tenantDir: string) => Promise<SeedStore>;
+
+const embeddedStore: OpenSeedStore = async (_tenantId, tenantDir) => {
+  const store = openTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
+  return {
+    store,
+    put: async (objects) => store.bulkWrite(objects),
+    finish: async () => {
+      store.analyze();
+      await store.close();
+    },
+  };
+};
 
 export interface SeedFixture {
   readonly dataDir: string;
@@ -70,6 +94,8 @@ export async function seedPlatform(options: {
   objects: number;
   modelDir: string;
   log?: (line: string) => void;
+  /** Where the objects go (default: the embedded SQLite store in the tenant's data directory). */
+  openStore?: OpenSeedStore;
 }): Promise<SeedFixture> {
   const log = options.log ?? (() => undefined);
   const loaded = await loadModelRepository(options.modelDir);
@@ -96,11 +122,12 @@ export async function seedPlatform(options: {
 
   const tenantDir = tenantDataDir(options, tenant.id);
   mkdirSync(tenantDir, { recursive: true });
-  const store = openTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
+  const seeded = await (options.openStore ?? embeddedStore)(tenant.id, tenantDir);
+  const store = seeded.store;
   await store.applyModel(model);
   const objectsStarted = Date.now();
   const batch: StoredObject[] = [];
-  const flush = () => store.bulkWrite(batch.splice(0));
+  const flush = () => seeded.put(batch.splice(0));
 
   for (let index = 0; index < persons; index += 1) {
     const first = WORDS[index % WORDS.length] ?? 'x';
@@ -137,7 +164,7 @@ export async function seedPlatform(options: {
       ),
     );
   }
-  flush();
+  await flush();
   for (let index = 0; index < invoices; index += 1) {
     const client = random(companies);
     const amount = 10 + random(100_000) / 100;
@@ -163,11 +190,11 @@ export async function seedPlatform(options: {
       ),
     );
     if (batch.length === 10_000) {
-      flush();
+      await flush();
       if (index % 100_000 < 10_000) log(`  seeded ${index + 1 + companies + persons} objects`);
     }
   }
-  flush();
+  await flush();
   const objectsSeconds = (Date.now() - objectsStarted) / 1000;
 
   const aclStarted = Date.now();
@@ -177,9 +204,8 @@ export async function seedPlatform(options: {
   }, 50);
   await new TenantAccessControl(model, tenant.id, store).rebuild();
   clearInterval(sampler);
-  store.analyze();
+  await seeded.finish();
   const aclSeconds = (Date.now() - aclStarted) / 1000;
-  await store.close();
 
   const userKey = async (role: 'member' | 'viewer', index: number): Promise<string> => {
     const profile = await registry.createProfile({
