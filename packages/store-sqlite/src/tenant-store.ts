@@ -22,6 +22,7 @@ import type {
   DistinctBucket,
   DistinctPlan,
   Holding,
+  IncomingBound,
   IncomingRef,
   ListPlan,
   NewJob,
@@ -369,8 +370,12 @@ export class SqliteTenantStore implements TenantStore {
     return this.names.refsOf(ids, access);
   }
 
-  async incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]> {
-    return this.names.incomingRefs(ids, access);
+  async incomingRefs(
+    ids: readonly string[],
+    access: AccessFilter,
+    bound?: IncomingBound,
+  ): Promise<IncomingRef[]> {
+    return this.names.incomingRefs(ids, access, bound);
   }
 
   /**

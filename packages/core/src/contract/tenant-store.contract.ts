@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError, WriteConflictError } from '../errors.js';
 import type { AccessFilter } from '../account.js';
 import type { DataType, Formula } from '../model.js';
 import type { Filter, ListPlan, RelationRef, Selection, Sort } from '../query.js';
-import type { StoredObject, TenantStore, WriteBatch } from '../store.js';
+import type { IncomingRef, StoredObject, TenantStore, WriteBatch } from '../store.js';
 import type { NewJob } from '../jobs.js';
 import type { ObjectSpec } from './fixture.js';
 import { REL, contractModel, storedObject, uuid } from './fixture.js';
@@ -232,6 +232,27 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           name: 'Cy Smith',
         });
         expect(await store.incomingRefs([uuid(23)], ALL)).toEqual([]);
+      });
+
+      it('reads only the bounded links: the named relations, the first `limit` per target and relation', async () => {
+        await seed();
+        const linkers = (refs: readonly IncomingRef[], target: number, key: string) =>
+          nums(refs.filter((ref) => ref.targetId === uuid(target) && ref.relationKey === key));
+        const both = await store.incomingRefs([uuid(1), uuid(2)], ALL, {
+          relationKeys: [REL.employer, REL.client],
+          limit: 1,
+        });
+        expect(both).toHaveLength(4);
+        expect(linkers(both, 1, REL.employer)).toEqual([20]);
+        expect(linkers(both, 1, REL.client)).toEqual([30]);
+        expect(linkers(both, 2, REL.employer)).toEqual([21]);
+        expect(linkers(both, 2, REL.client)).toEqual([31]);
+        const clients = await store.incomingRefs([uuid(1)], ALL, { relationKeys: [REL.client], limit: 5 });
+        expect(nums(clients)).toEqual([30, 32]);
+        expect(clients.every((ref) => ref.relationKey === REL.client)).toBe(true);
+        expect(
+          await store.incomingRefs([uuid(1)], ALL, { relationKeys: ['ct.no#relation'], limit: 5 }),
+        ).toEqual([]);
       });
 
       it('scans every object in id order, a page at a time', async () => {
@@ -796,6 +817,11 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(nums(refs).sort((a, b) => a - b)).toEqual([1, 20]);
         const incoming = await store.incomingRefs([uuid(1)], acl(['ct.person'], []));
         expect(nums(incoming).sort((a, b) => a - b)).toEqual([30, 32]);
+        const first = await store.incomingRefs([uuid(1)], acl(['ct.person'], []), {
+          relationKeys: [REL.employer, REL.client],
+          limit: 1,
+        });
+        expect(nums(first)).toEqual([30]);
       });
 
       it('treats links to unreadable objects as absent in relation filters, sorts and buckets', async () => {
