@@ -339,9 +339,24 @@ describe('SqliteTenantStore rebuild in batches', () => {
       filtered: nums(await store.list({ className: 'ct.company', filters: bv, page: 0, size: 100 }, ALL)),
       found: (await store.search.search({ text: 'private company', classes: ['ct.company'], size: 100 }, ALL))
         .ids.length,
+      // Answered from the per-value counters except while the rebuild runs (then by reading objects).
+      kinds: await store.distinct(
+        {
+          className: 'ct.company',
+          filters: [],
+          target: { kind: 'field', field: 'kind', type: 'LIST' },
+          order: 'value',
+        },
+        ALL,
+      ),
+      totals: await store.aggregate(
+        { className: 'ct.company', filters: bv, sum: ['employees'], avg: [], count: [] },
+        ALL,
+      ),
     });
     const before = await read();
     expect(before.all).toHaveLength(40);
+    expect(before.kinds.reduce((total, bucket) => total + bucket.count, 0)).toBeGreaterThan(0);
     let finished = false;
     const rebuilding = store.search.rebuild(contractModel).then((count) => {
       finished = true;

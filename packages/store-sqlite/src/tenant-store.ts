@@ -48,6 +48,7 @@ import {
 import type { CompiledSelection, Driver, KeyLookup, Sql } from './tenant-query.js';
 import { migrateTenantDatabase } from './tenant-schema.js';
 import { SqliteSearchIndex } from './search-sqlite.js';
+import { TenantAggregates } from './tenant-aggregates.js';
 import { TenantNames } from './tenant-names.js';
 
 export interface TenantStoreOptions {
@@ -118,6 +119,9 @@ export class SqliteTenantStore implements TenantStore {
   /** Incremented by each rebuild; a rebuild whose generation is no longer current stops. */
   private rebuildGeneration = 0;
   private readonly names: TenantNames;
+  private readonly aggregates: TenantAggregates;
+  /** The index signature of `model`, computed once per applied model. */
+  private signature = '';
   /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction` call). */
   private readonly transaction: Database.Transaction<(work: () => unknown) => unknown>;
 
@@ -153,6 +157,10 @@ export class SqliteTenantStore implements TenantStore {
       rebuild: (model) => this.rebuildDerived(model),
     });
     this.names = new TenantNames({ keys: this.keys, statement: (sql) => this.statement(sql) });
+    this.aggregates = new TenantAggregates({
+      statement: (sql) => this.statement(sql),
+      key: (name) => this.lookupKey(name),
+    });
   }
 
   /**
@@ -161,10 +169,23 @@ export class SqliteTenantStore implements TenantStore {
    * object's index rows and search text are rebuilt, in batches (see `rebuildDerived`).
    */
   async applyModel(model: Model): Promise<void> {
-    this.model = model;
+    this.useModel(model);
     this.modelApplied = true;
-    const stored = this.db.prepare('SELECT v FROM meta WHERE k = ?').pluck().get('index_signature');
-    if (stored !== indexSignature(model)) await this.rebuildDerived(model);
+    if (!this.derivedCurrent()) await this.rebuildDerived(model);
+  }
+
+  private useModel(model: Model): void {
+    this.model = model;
+    this.signature = indexSignature(model);
+    this.aggregates.setModel(model);
+  }
+
+  /**
+   * Whether the stored derived data (index rows, counters, search text) was built for the current
+   * model: false while a rebuild runs (in this process or another).
+   */
+  private derivedCurrent(): boolean {
+    return this.statement("SELECT v FROM meta WHERE k = 'index_signature'").pluck().get() === this.signature;
   }
 
   async get(id: string, access: AccessFilter): Promise<StoredObject | null> {
@@ -238,6 +259,8 @@ export class SqliteTenantStore implements TenantStore {
     if (plan.target.kind === 'field') {
       const field = indexedField(this.model, plan.className, plan.target.field);
       if (field === undefined) return [];
+      const counted = this.aggregates.distinct(plan, access, this.derivedCurrent(), field);
+      if (counted !== null) return counted;
       const rows = this.fieldValueRows(selection, plan.className, field.name, access);
       if (rows === null) return [];
       const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
@@ -321,6 +344,8 @@ export class SqliteTenantStore implements TenantStore {
       count: {} as Record<string, number>,
     };
     if (!selection.satisfiable) return result;
+    const counted = this.aggregates.aggregate(plan, access, this.derivedCurrent());
+    if (counted !== null) return counted;
     const selective = this.smallestCandidate(selection, this.driverLimit);
     const driver = selective ?? selection.classDriver;
     const where = whereClause(selection, driver);
@@ -612,6 +637,7 @@ export class SqliteTenantStore implements TenantStore {
   /** Writes the class membership, value index and search rows of an object (replacing old ones). */
   private deriveRows(object: StoredObject, n: number, replace: boolean): void {
     if (replace) {
+      this.aggregates.apply(n, -1);
       this.statement('DELETE FROM cls WHERE n = ?').run(n);
       this.statement('DELETE FROM ix WHERE n = ?').run(n);
       this.statement('DELETE FROM search WHERE rowid = ?').run(n);
@@ -633,6 +659,7 @@ export class SqliteTenantStore implements TenantStore {
         for (const key of keys) insertValue.run(c, f, key, n);
       }
     }
+    this.aggregates.apply(n, 1);
     const text = searchTextOf(this.model, object);
     if (text !== '') this.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
     if (replace) this.refreshAclClasses(n);
@@ -666,6 +693,7 @@ export class SqliteTenantStore implements TenantStore {
   private deleteObject(id: string): void {
     const n = this.objectKey(id);
     if (n === null) return;
+    this.aggregates.apply(n, -1);
     for (const sql of [
       'DELETE FROM cls WHERE n = ?',
       'DELETE FROM ix WHERE n = ?',
@@ -724,7 +752,7 @@ export class SqliteTenantStore implements TenantStore {
    * rebuild started meanwhile (a newer model) supersedes this one, which then stops.
    */
   private async rebuildDerived(model: Model): Promise<number> {
-    this.model = model;
+    this.useModel(model);
     const generation = ++this.rebuildGeneration;
     const last = (this.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
     this.inTransaction(() => this.statement("DELETE FROM meta WHERE k = 'index_signature'").run());
@@ -744,12 +772,13 @@ export class SqliteTenantStore implements TenantStore {
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (generation !== this.rebuildGeneration) return count;
-    this.inTransaction(() =>
+    this.inTransaction(() => {
+      this.aggregates.recompute();
       this.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run(
         'index_signature',
-        indexSignature(model),
-      ),
-    );
+        this.signature,
+      );
+    });
     return count;
   }
 

@@ -597,6 +597,73 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         ]);
       });
 
+      it('answers distinct and aggregations alike for every reader after creates, updates and deletes', async () => {
+        await seed();
+        await store.write({
+          put: [
+            storedObject({
+              ...DATA[2]!,
+              values: { ...DATA[2]!.values, kind: 'nv', revenue: 70, active: false },
+            }),
+            storedObject({
+              n: 6,
+              basicClass: COMPANY,
+              name: 'Initech',
+              values: { legalName: 'Initech', revenue: 1, employees: 3, founded: '1999-12-31', kind: 'bv' },
+            }),
+          ],
+          delete: [uuid(5)],
+        });
+        // Nothing protected: the same objects as ALL, answered by reading each object of the selection.
+        const open: AccessFilter = { kind: 'acl', protectedClasses: [], acIds: [] };
+        const filters: Filter[][] = [
+          [],
+          [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'nv' }],
+          [{ kind: 'range', field: 'founded', type: 'DATE', from: '1990-01-01', to: '1999-12-31' }],
+          [{ kind: 'range', field: 'founded', type: 'DATE', to: '1999-12-31' }],
+          [{ kind: 'empty', field: 'founded', type: 'DATE' }],
+          [{ kind: 'equals', field: 'active', type: 'BOOLEAN', value: false }],
+        ];
+        for (const narrowed of filters) {
+          const plan = {
+            ...selection(COMPANY, narrowed),
+            sum: ['revenue', 'employees'],
+            avg: ['revenue', 'rating'],
+            count: ['employees', 'rating'],
+          };
+          expect(await store.aggregate(plan, ALL)).toEqual(await store.aggregate(plan, open));
+        }
+        expect(
+          await store.aggregate(
+            { ...selection(COMPANY), sum: ['revenue'], avg: [], count: ['revenue'] },
+            ALL,
+          ),
+        ).toEqual({
+          total: 6,
+          sum: { revenue: 2606 },
+          avg: {},
+          count: { revenue: 5 },
+        });
+        for (const [field, type] of [
+          ['kind', 'LIST'],
+          ['active', 'BOOLEAN'],
+          ['founded', 'DATE'],
+        ] as const) {
+          for (const order of ['value', 'count', 'countDesc'] as const) {
+            const plan = { ...selection(COMPANY), target: { kind: 'field', field, type } as const, order };
+            expect(await store.distinct(plan, ALL)).toEqual(await store.distinct(plan, open));
+          }
+        }
+        const kinds = await store.distinct(
+          { ...selection(COMPANY), target: { kind: 'field', field: 'kind', type: 'LIST' }, order: 'value' },
+          ALL,
+        );
+        expect(kinds.map((bucket) => [bucket.value, bucket.count])).toEqual([
+          ['bv', 2],
+          ['nv', 2],
+        ]);
+      });
+
       it('distinct values narrowed by filters', async () => {
         await seed();
         const buckets = await store.distinct(
