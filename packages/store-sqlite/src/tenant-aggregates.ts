@@ -68,6 +68,12 @@ export class TenantAggregates {
     this.rules = new Map();
   }
 
+  /** Forgets what was learnt about interned keys (a rolled-back write may have created them). */
+  forgetKeys(): void {
+    this.names.clear();
+    this.rules = new Map();
+  }
+
   /** Adds (`sign` 1) or removes (-1) the contributions of object `n`, read from its `ix` rows. */
   apply(n: number, sign: 1 | -1): void {
     const rows = this.context.statement('SELECT c, f, v FROM ix WHERE n = ?').raw(true).all(n) as IxRow[];

@@ -434,3 +434,73 @@ describe('SqliteSearchIndex paging', () => {
 function nums(objects: readonly { id: string }[]): number[] {
   return objects.map((object) => Number(object.id.slice(-12)));
 }
+
+describe('SqliteTenantStore group commit', () => {
+  it('applies the writes of one turn in call order; a failing batch is rolled back alone and rejects alone', async () => {
+    const store = openTenantStore({ file: nextFile() });
+    await store.applyModel(contractModel);
+    await store.write({ put: [company(1, { legalName: 'One', email: 'one@example.test' })] });
+    const outcomes = await Promise.allSettled([
+      store.write({ put: [company(2, { legalName: 'Two', kind: 'bv' })] }),
+      // Stale expectation: a conflict.
+      store.write({
+        put: [company(1, { legalName: 'One changed' })],
+        expect: [{ id: uuid(1), modifiedAt: '1999-01-01T00:00:00.000Z' }],
+      }),
+      // A link to a missing object, from an object of a class never stored before (new dict keys).
+      store.write({
+        put: [
+          storedObject({
+            n: 30,
+            basicClass: 'ct.invoice',
+            values: { amount: 1, number: 'I-30' },
+            links: { 'ct.invoice#client': [999] },
+          }),
+        ],
+      }),
+      // A unique clash with the first object.
+      store.write({ put: [company(3, { legalName: 'Three', email: 'one@example.test' })] }),
+      store.write({ put: [company(4, { legalName: 'Four', kind: 'bv' })], delete: [uuid(2)] }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((await store.get(uuid(1), ALL))?.values['legalName']).toBe('One');
+    expect(await store.get(uuid(2), ALL)).toBeNull();
+    expect(await store.get(uuid(3), ALL)).toBeNull();
+    expect(await store.get(uuid(30), ALL)).toBeNull();
+    expect((await store.get(uuid(4), ALL))?.values['legalName']).toBe('Four');
+    // Keys interned by the rolled-back batch are not remembered: a later invoice is stored whole.
+    await store.write({
+      put: [
+        storedObject({
+          n: 31,
+          basicClass: 'ct.invoice',
+          values: { amount: 2, number: 'I-31' },
+          links: { 'ct.invoice#client': [4] },
+        }),
+      ],
+    });
+    expect((await store.get(uuid(31), ALL))?.links).toEqual({ 'ct.invoice#client': [uuid(4)] });
+    expect(
+      (await store.list({ className: 'ct.invoice', filters: [], page: 0, size: 10 }, ALL)).map(
+        (object) => object.id,
+      ),
+    ).toEqual([uuid(31)]);
+    const kinds = await store.distinct(
+      {
+        className: 'ct.company',
+        filters: [],
+        target: { kind: 'field', field: 'kind', type: 'LIST' },
+        order: 'value',
+      },
+      ALL,
+    );
+    expect(kinds.map((bucket) => [bucket.value, bucket.count])).toEqual([['bv', 1]]);
+    await store.close();
+  });
+});

@@ -103,6 +103,12 @@ const STATEMENT_CACHE_SIZE = 256;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 const MAX_MMAP_BYTES = 0x7fff0000;
 
+interface PendingWrite {
+  readonly batch: WriteBatch;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
 export class SqliteTenantStore implements TenantStore {
   readonly capabilities: StoreCapabilities = { transactions: true, fullTextIndex: true };
   /** The tenant's full-text index, maintained by `write` in the same transaction. */
@@ -113,6 +119,8 @@ export class SqliteTenantStore implements TenantStore {
   private model: Model = EMPTY_MODEL;
   private modelApplied = false;
   private readonly dictCache = new Map<string, number>();
+  /** Batches waiting for the next group commit (see `write`). */
+  private readonly pendingWrites: PendingWrite[] = [];
   private readonly statements = new Map<string, Database.Statement>();
   private readonly keys: KeyLookup;
   private readonly rebuildBatchSize: number;
@@ -446,9 +454,45 @@ export class SqliteTenantStore implements TenantStore {
     return hidden;
   }
 
+  /**
+   * Group commit: the batches written while the event loop runs (the writes of concurrent
+   * requests) are applied in call order in one transaction, each under its own savepoint, so a
+   * batch that fails (a conflict, a unique clash, a missing link target) is rolled back alone and
+   * rejects its own promise. Every promise settles only after the shared COMMIT: an acknowledged
+   * batch is as durable as with one transaction per batch, and the commit's cost (the WAL append of
+   * the pages the writes share) is paid once per group.
+   */
   async write(batch: WriteBatch): Promise<void> {
     this.requireModel();
-    this.inTransaction(() => this.applyBatch(batch));
+    return new Promise<void>((resolve, reject) => {
+      this.pendingWrites.push({ batch, resolve, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.commitPendingWrites());
+    });
+  }
+
+  private commitPendingWrites(): void {
+    const group = this.pendingWrites.splice(0);
+    const failures = new Map<PendingWrite, unknown>();
+    try {
+      this.inTransaction(() => {
+        for (const entry of group) {
+          try {
+            // A transaction function called inside a transaction runs as a savepoint.
+            this.transaction(() => this.applyBatch(entry.batch));
+          } catch (error) {
+            this.forgetUncommittedKeys();
+            failures.set(entry, error);
+          }
+        }
+      });
+    } catch (error) {
+      for (const entry of group) entry.reject(error);
+      return;
+    }
+    for (const entry of group) {
+      if (failures.has(entry)) entry.reject(failures.get(entry));
+      else entry.resolve();
+    }
   }
 
   /**
@@ -548,6 +592,8 @@ export class SqliteTenantStore implements TenantStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
+    // Writes already accepted are committed (and settled) before the database closes.
+    if (this.pendingWrites.length > 0) this.commitPendingWrites();
     this.db.pragma('optimize');
     this.db.close();
   }
@@ -792,9 +838,15 @@ export class SqliteTenantStore implements TenantStore {
     try {
       return this.transaction.immediate(work) as T;
     } catch (error) {
-      this.dictCache.clear();
+      this.forgetUncommittedKeys();
       throw error;
     }
+  }
+
+  /** Interned keys created by a rolled-back transaction or savepoint may be handed out again. */
+  private forgetUncommittedKeys(): void {
+    this.dictCache.clear();
+    this.aggregates.forgetKeys();
   }
 
   // ---- reads --------------------------------------------------------------------------------
