@@ -324,6 +324,40 @@ describe('SqliteTenantStore specifics', () => {
   });
 });
 
+describe('SqliteTenantStore search ranking from bounded work', () => {
+  /** The 40 seeded companies and two more matching `zyx`: 41 (older, `zyx` three times) and 42. */
+  async function openWithZyx(searchRankLimit: number): Promise<SqliteTenantStore> {
+    const store = await openSeeded({ searchRankLimit });
+    await store.write({
+      put: [
+        company(41, { legalName: 'zyx zyx zyx', email: 'c41@example.test' }),
+        company(42, { legalName: 'zyx', email: 'c42@example.test' }),
+      ],
+    });
+    return store;
+  }
+  const zyxComp = async (store: SqliteTenantStore) =>
+    nums(
+      (await store.search.search({ text: 'zyx comp', classes: ['ct.company'], size: 10 }, ALL)).ids.map(
+        (id) => ({ id }),
+      ),
+    );
+
+  it('ranks by bm25 when the query and each of its terms match few entries', async () => {
+    // 2 matches <= 5; `comp` matches 42 entries <= 10 x 5.
+    const store = await openWithZyx(5);
+    expect(await zyxComp(store)).toEqual([41, 42]);
+    await store.close();
+  });
+
+  it('lists newest first when one term matches too many entries for bm25, however few the query matches', async () => {
+    // 2 matches <= 3, but `comp` matches 42 entries > 10 x 3: bm25 would read all of them.
+    const store = await openWithZyx(3);
+    expect(await zyxComp(store)).toEqual([42, 41]);
+    await store.close();
+  });
+});
+
 describe('SqliteTenantStore rebuild in batches', () => {
   const yieldOnce = () => new Promise((resolve) => setImmediate(resolve));
   const byName = { key: { kind: 'field', field: 'legalName', type: 'TEXT' }, direction: 'asc' } as const;
