@@ -161,7 +161,7 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     aggregate: (plan, access) => store.aggregate(plan, access),
     linksTo: (id) => store.linksTo(id),
     refsOf: (ids, access) => store.refsOf(ids, access),
-    incomingRefs: (ids, access) => store.incomingRefs(ids, access),
+    incomingRefs: (ids, access, bound) => store.incomingRefs(ids, access, bound),
     hiddenDerivedFields: (ids, access) => store.hiddenDerivedFields(ids, access),
     write: (batch) => acl.write(batch),
     redirectOf: (id) => store.redirectOf(id),

@@ -41,6 +41,16 @@ export interface IncomingRef extends ObjectRef {
   readonly relationKey: string;
 }
 
+/**
+ * Which links `TenantStore.incomingRefs` reads: only those through `relationKeys`, and at most
+ * `limit` of them per target and relation (the first in `linksTo` order), so the cost of reading
+ * the linkers of an object is bounded whatever the number of objects linking to it.
+ */
+export interface IncomingBound {
+  readonly relationKeys: readonly string[];
+  readonly limit: number;
+}
+
 /** A record-level access-control row carried by an object. */
 export interface AclRow {
   readonly acId: string;
@@ -195,9 +205,9 @@ export interface TenantStore {
   /**
    * The links to any of `ids` from objects that `access` lets through, one per link, with the
    * linking object's ref; the links to one target through one relation come in the order `linksTo`
-   * gives them.
+   * gives them. With `bound`, only the links it names (see IncomingBound).
    */
-  incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]>;
+  incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): Promise<IncomingRef[]>;
   /**
    * Per object among `ids`: its derived fields (see `derivedSources`) whose value was computed
    * from an object `access` hides, i.e. some object along one of the field's source paths is not

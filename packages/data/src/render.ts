@@ -5,6 +5,11 @@
  * `{href, name}` and multi-valued relations and inverse sides as `{href, values?}`. Linked objects
  * the account may not read are left out, as if the link did not exist, and so are the derived
  * values computed from them (`TenantStore.hiddenDerivedFields`).
+ *
+ * An inverse side is read-only and may be linked from any number of objects, so its `values` are
+ * bounded: the first INVERSE_VALUES linkers in creation order (the first page of its related list,
+ * `href`), with `more: true` when there are others. Forward sides are rendered whole: they are what
+ * a client sends back in a patch.
  */
 import type {
   AccessFilter,
@@ -15,6 +20,7 @@ import type {
   StoredObject,
   TenantStore,
 } from '@odp/core';
+import { DEFAULT_PAGE_SIZE } from '@odp/query-engine';
 import { fieldsOf, relationsOf } from './classes.js';
 import { objectHref } from './compute.js';
 import { storedFiles } from './encode.js';
@@ -33,7 +39,12 @@ interface ClassesShape {
   readonly classesQuery: string;
   readonly fields: readonly FieldDef[];
   readonly ends: readonly RelationEnd[];
+  /** Relation keys of the inverse sides among `ends`. */
+  readonly inverseKeys: readonly string[];
 }
+
+/** Linkers rendered per inverse side: the related list's default page size. */
+export const INVERSE_VALUES = DEFAULT_PAGE_SIZE;
 
 /** Distinct class combinations remembered; gained classes make the set finite but model-sized. */
 const MAX_SHAPES = 1000;
@@ -66,11 +77,15 @@ export class Renderer {
     if (objects.length === 0) return [];
     const ids = objects.map((object) => object.id);
     const forward = new Set<string>();
+    const inverseKeys = new Set<string>();
     for (const object of objects) {
       for (const linked of Object.values(object.links)) for (const id of linked) forward.add(id);
+      for (const key of this.shapeOf(object.classes).inverseKeys) inverseKeys.add(key);
     }
     const [incoming, targets, hidden] = await Promise.all([
-      store.incomingRefs(ids, access),
+      inverseKeys.size > 0
+        ? store.incomingRefs(ids, access, { relationKeys: [...inverseKeys], limit: INVERSE_VALUES + 1 })
+        : Promise.resolve([]),
       forward.size > 0 ? store.refsOf([...forward], access) : Promise.resolve([]),
       store.hiddenDerivedFields(ids, access),
     ]);
@@ -109,13 +124,15 @@ export class Renderer {
     let shape = this.shapes.get(key);
     if (shape === undefined) {
       const plurals = classes.map((name) => this.plural(name));
+      const ends = [...relationsOf(this.model, classes).values()];
       shape = {
         plurals,
         classesQuery: `classes=${encodeURIComponent(plurals.join(','))}`,
         fields: [...fieldsOf(this.model, classes).values()].filter(
           (field) => !field.hidden && field.type !== 'SECRET',
         ),
-        ends: [...relationsOf(this.model, classes).values()],
+        ends,
+        inverseKeys: ends.filter((end) => end.direction === 'inverse').map((end) => end.relation.key),
       };
       if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
       this.shapes.set(key, shape);
@@ -140,12 +157,18 @@ export class Renderer {
       _form: { href: `/metadata/${this.tenantId}/form?${classesQuery}` },
     };
     for (const end of ends) {
-      const values =
-        end.direction === 'forward'
-          ? (object.links[end.relation.key] ?? [])
-              .map((id) => visible.get(id))
-              .filter((ref): ref is LinkedRef => ref !== undefined)
-          : (inverse?.get(end.relation.key) ?? []);
+      if (end.direction === 'inverse') {
+        const linkers = inverse?.get(end.relation.key) ?? [];
+        links[end.name] = {
+          href: `${self}/${end.name}`,
+          ...(linkers.length > 0 ? { values: linkers.slice(0, INVERSE_VALUES) } : {}),
+          ...(linkers.length > INVERSE_VALUES ? { more: true } : {}),
+        };
+        continue;
+      }
+      const values = (object.links[end.relation.key] ?? [])
+        .map((id) => visible.get(id))
+        .filter((ref): ref is LinkedRef => ref !== undefined);
       if (!end.multiple) {
         if (values[0]) links[end.name] = values[0];
         continue;

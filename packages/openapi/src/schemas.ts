@@ -47,7 +47,12 @@ export const sharedSchemas: Readonly<Record<string, Schema>> = {
   Link: link,
   MultiLink: {
     type: 'object',
-    properties: { href: { type: 'string' }, values: { type: 'array', items: link } },
+    properties: {
+      href: { type: 'string' },
+      values: { type: 'array', items: link },
+      /** Inverse sides only: `values` holds the first 20 linkers and more exist (docs/data-api.md). */
+      more: { type: 'boolean' },
+    },
     required: ['href'],
   },
   FileDescriptor: {

@@ -29,6 +29,7 @@ import type {
   DistinctPlan,
   EventLog,
   Holding,
+  IncomingBound,
   IncomingRef,
   IndexKey,
   ListPage,
@@ -631,32 +632,59 @@ export class MongoTenantStore implements TenantStore {
     return docs.map((doc) => ({ id: doc._id, basicClass: doc.basic, name: doc.name }));
   }
 
-  /** Ordered by target, then by linking object in creation order and link position (as `linksTo`). */
-  async incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]> {
+  /**
+   * Ordered by target, then by linking object in creation order and link position (as `linksTo`).
+   * With a bound, one query per (target, relation) on the `lk` index, at most `limit` linkers each.
+   */
+  async incomingRefs(
+    ids: readonly string[],
+    access: AccessFilter,
+    bound?: IncomingBound,
+  ): Promise<IncomingRef[]> {
     if (ids.length === 0) return [];
     const targets = new Set(ids);
-    const sources = await this.objects
-      .find(and([{ lt: { $in: [...targets] } }, accessCondition(access)]), {
-        projection: { _id: 1, basic: 1, name: 1, lk: 1 },
-      })
-      .sort({ seq: 1 })
-      .toArray();
-    const refs: IncomingRef[] = [];
-    for (const target of targets) {
-      for (const source of sources) {
-        for (const link of source.lk.map(parseLinkEntry)) {
-          if (link.targetId !== target) continue;
-          refs.push({
+    const projection = { _id: 1, basic: 1, name: 1, lk: 1 };
+    const refsTo = (target: string, sources: readonly ObjectDoc[], relationKey?: string) =>
+      sources.flatMap((source) =>
+        source.lk
+          .map(parseLinkEntry)
+          .filter(
+            (link) =>
+              link.targetId === target && (relationKey === undefined || link.relationKey === relationKey),
+          )
+          .map((link) => ({
             targetId: target,
             relationKey: link.relationKey,
             id: source._id,
             basicClass: source.basic,
             name: source.name,
-          });
-        }
-      }
+          })),
+      );
+    if (bound !== undefined) {
+      const perTarget = await Promise.all(
+        [...targets].map(async (target) => {
+          const byRelation = await Promise.all(
+            bound.relationKeys.map(async (relationKey) => {
+              const sources = await this.objects
+                .find(and([{ lk: linkEntry(relationKey, target) }, accessCondition(access)]), {
+                  projection,
+                })
+                .sort({ seq: 1 })
+                .limit(bound.limit)
+                .toArray();
+              return refsTo(target, sources, relationKey).slice(0, bound.limit);
+            }),
+          );
+          return byRelation.flat();
+        }),
+      );
+      return perTarget.flat();
     }
-    return refs;
+    const sources = await this.objects
+      .find(and([{ lt: { $in: [...targets] } }, accessCondition(access)]), { projection })
+      .sort({ seq: 1 })
+      .toArray();
+    return [...targets].flatMap((target) => refsTo(target, sources));
   }
 
   /** Per class combination of the objects, one walk of each derived field's source paths (derived.ts). */

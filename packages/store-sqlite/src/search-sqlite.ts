@@ -7,10 +7,14 @@
  * and 3 characters. Each query term becomes a quoted prefix term (`"term"*`), terms AND-combined;
  * terms come from `searchTerms`, so no FTS syntax ever reaches the engine.
  *
- * Ranking: when the query matches at most `rankLimit` entries, pages follow bm25 (best first), ties
- * by creation order; broader queries (a letter or two typed) would rank nearly the whole tenant on
- * every keystroke, so they list matches newest first instead. The mode is fixed by the first page
- * and carried in the cursor. Paging is stable while others write: a bm25 paging's ranked key list
+ * Ranking: when the query matches at most `rankLimit` entries and none of its terms matches more
+ * than `PHRASE_LIMIT_FACTOR` times as many, pages follow bm25 (best first), ties by creation order.
+ * Otherwise the work of bm25 would not be bounded: broader queries (a letter or two typed) would
+ * rank nearly the whole tenant on every keystroke, and FTS5's bm25 reads every entry of each term
+ * to count the documents holding it (a rare term AND a common one matches few objects but reads
+ * all of the common term's entries), so they list matches newest first instead, which reads
+ * `size + 1` matches. Both checks count at most limit + 1 entries. The mode is fixed by the first
+ * page and carried in the cursor. Paging is stable while others write: a bm25 paging's ranked key list
  * is frozen at its first page (table `search_pages`, expiring after `cursorTtlMs`; an expired
  * cursor is a ValidationError), since positions in a live ranking shift with deletes and bm25
  * scores move with corpus statistics; a newest-first paging is a keyset below a snapshot bound
@@ -60,6 +64,8 @@ interface RecentCursor {
 }
 
 const MAX_PAGE_SIZE = 1000;
+/** A term matching more than this many times `rankLimit` entries makes bm25's work unbounded. */
+const PHRASE_LIMIT_FACTOR = 10;
 
 export class SqliteSearchIndex implements SearchIndex {
   readonly maintainedByStore = true;
@@ -101,7 +107,8 @@ export class SqliteSearchIndex implements SearchIndex {
       .map((name) => this.context.keys.key(`c:${name}`))
       .filter((key): key is number => key !== null)
       .sort((a, b) => a - b);
-    const match = terms.map((term) => `"${term}"*`).join(' ');
+    const phrases = terms.map((term) => `"${term}"*`);
+    const match = phrases.join(' ');
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([match, classKeys]))
       .digest('base64url')
@@ -111,7 +118,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const size = Math.max(1, Math.min(Math.trunc(query.size), MAX_PAGE_SIZE));
     if (cursor?.mode === 'rank') return this.frozenPage(cursor, classKeys, access, size);
     const scope = this.scope('search.rowid', classKeys, access);
-    const state = cursor ?? this.firstPageMode(match, fingerprint);
+    const state = cursor ?? this.firstPageMode(match, phrases, fingerprint);
     if (state.mode === 'rank') {
       const ranked = this.context
         .statement(
@@ -193,12 +200,23 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /** The ranking mode of a first page; a newest-first paging is bounded by the newest key now. */
-  private firstPageMode(match: string, fingerprint: string): { mode: 'rank' } | RecentCursor {
-    const matches = this.context
-      .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
-      .pluck()
-      .get(match, this.context.rankLimit + 1) as number;
-    if (matches <= this.context.rankLimit) return { mode: 'rank' };
+  private firstPageMode(
+    match: string,
+    phrases: readonly string[],
+    fingerprint: string,
+  ): { mode: 'rank' } | RecentCursor {
+    const within = (expression: string, limit: number) =>
+      (this.context
+        .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
+        .pluck()
+        .get(expression, limit + 1) as number) <= limit;
+    const rankLimit = this.context.rankLimit;
+    if (
+      within(match, rankLimit) &&
+      (phrases.length === 1 || phrases.every((phrase) => within(phrase, rankLimit * PHRASE_LIMIT_FACTOR)))
+    ) {
+      return { mode: 'rank' };
+    }
     const max = (this.context.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
     return { q: fingerprint, mode: 'recent', max, at: max + 1 };
   }

@@ -4,7 +4,7 @@
  * parsed, no links hydrated), under the caller's access filter.
  */
 import type Database from 'better-sqlite3';
-import type { AccessFilter, IncomingRef, ObjectRef } from '@odp/core';
+import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/core';
 import { visibleLinked } from './tenant-query.js';
 import type { KeyLookup } from './tenant-query.js';
 
@@ -45,9 +45,10 @@ export class TenantNames {
    * See `TenantStore.incomingRefs`: ordered by target and relation, then as `linksTo` (source,
    * position). The links are read with integer keys only; target ids and relation keys are mapped
    * back from a small lookup and remembered dict entries, which halves the cost of a page whose
-   * objects have many linkers.
+   * objects have many linkers. With a bound, each (target, relation) is one range read of
+   * `links_dst` (dst, rel, src, pos) that stops after `limit` visible linkers.
    */
-  incomingRefs(ids: readonly string[], access: AccessFilter): IncomingRef[] {
+  incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): IncomingRef[] {
     if (ids.length === 0) return [];
     const targets = new Map(
       this.context
@@ -57,14 +58,38 @@ export class TenantNames {
     );
     if (targets.size === 0) return [];
     const visible = visibleLinked(this.context.keys, access, 's.n');
-    const rows = this.context
-      .statement(
-        `SELECT l.dst, l.rel, s.id, s.basic, s.name FROM links l JOIN objects s ON s.n = l.src
-         WHERE l.dst IN (SELECT value FROM json_each(?)) AND ${visible.text}
-         ORDER BY l.dst, l.rel, l.src, l.pos`,
-      )
-      .raw(true)
-      .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingRow[];
+    const select = `SELECT l.dst, l.rel, s.id, s.basic, s.name FROM links l JOIN objects s ON s.n = l.src`;
+    let rows: IncomingRow[];
+    if (bound === undefined) {
+      rows = this.context
+        .statement(
+          `${select} WHERE l.dst IN (SELECT value FROM json_each(?)) AND ${visible.text}
+           ORDER BY l.dst, l.rel, l.src, l.pos`,
+        )
+        .raw(true)
+        .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingRow[];
+    } else {
+      const rels: number[] = [];
+      for (const key of bound.relationKeys) {
+        const rel = this.context.keys.key(`r:${key}`);
+        if (rel !== null) {
+          rels.push(rel);
+          this.relationKeys.set(rel, key);
+        }
+      }
+      rels.sort((a, b) => a - b);
+      const range = this.context
+        .statement(
+          `${select} WHERE l.dst = ? AND l.rel = ? AND ${visible.text} ORDER BY l.src, l.pos LIMIT ?`,
+        )
+        .raw(true);
+      rows = [];
+      for (const dst of [...targets.keys()].sort((a, b) => a - b)) {
+        for (const rel of rels) {
+          rows.push(...(range.all(dst, rel, ...visible.params, bound.limit) as IncomingRow[]));
+        }
+      }
+    }
     const unknown = [...new Set(rows.map((row) => row[1]))].filter((rel) => !this.relationKeys.has(rel));
     if (unknown.length > 0) {
       const found = this.context

@@ -325,12 +325,14 @@ function compileFilter(
   };
 }
 
-interface ValueRange {
+/** A condition on an index key column, with its parameters. */
+export interface ValueRange {
   text(column: string): string;
   readonly params: readonly IndexKey[];
 }
 
-function compileValueRange(field: FieldDef, filter: Filter): ValueRange | null {
+/** The index-key condition of a value filter on `field`, or null when no key can match. */
+export function compileValueRange(field: FieldDef, filter: Filter): ValueRange | null {
   switch (filter.kind) {
     case 'equals': {
       const key = indexKey(field.type, filter.value);

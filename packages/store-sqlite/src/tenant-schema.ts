@@ -172,6 +172,26 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, job TEXT NOT NULL);
   `,
   },
+  {
+    version: 7,
+    name: 'counters and sums per indexed value',
+    up: `
+  -- Per class c, group field f (single-valued DATE, LIST or BOOLEAN) and index key v: g = 0 counts
+  -- the objects; g = a numeric field's key holds how many of them have a value of g and its sum
+  -- (tenant-aggregates.ts). Derived from ix on every write; filled by the next applyModel, which
+  -- re-derives everything (the signature is forgotten).
+  CREATE TABLE ixagg (
+    c INTEGER NOT NULL,
+    f INTEGER NOT NULL,
+    v COLLATE NOCASE NOT NULL,
+    g INTEGER NOT NULL,
+    cnt INTEGER NOT NULL,
+    sum REAL NOT NULL,
+    PRIMARY KEY (c, f, v, g)
+  ) WITHOUT ROWID;
+  DELETE FROM meta WHERE k = 'index_signature';
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

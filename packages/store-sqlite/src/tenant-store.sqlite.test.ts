@@ -352,6 +352,40 @@ describe('SqliteTenantStore specifics', () => {
   });
 });
 
+describe('SqliteTenantStore search ranking from bounded work', () => {
+  /** The 40 seeded companies and two more matching `zyx`: 41 (older, `zyx` three times) and 42. */
+  async function openWithZyx(searchRankLimit: number): Promise<SqliteTenantStore> {
+    const store = await openSeeded({ searchRankLimit });
+    await store.write({
+      put: [
+        company(41, { legalName: 'zyx zyx zyx', email: 'c41@example.test' }),
+        company(42, { legalName: 'zyx', email: 'c42@example.test' }),
+      ],
+    });
+    return store;
+  }
+  const zyxComp = async (store: SqliteTenantStore) =>
+    nums(
+      (await store.search.search({ text: 'zyx comp', classes: ['ct.company'], size: 10 }, ALL)).ids.map(
+        (id) => ({ id }),
+      ),
+    );
+
+  it('ranks by bm25 when the query and each of its terms match few entries', async () => {
+    // 2 matches <= 5; `comp` matches 42 entries <= 10 x 5.
+    const store = await openWithZyx(5);
+    expect(await zyxComp(store)).toEqual([41, 42]);
+    await store.close();
+  });
+
+  it('lists newest first when one term matches too many entries for bm25, however few the query matches', async () => {
+    // 2 matches <= 3, but `comp` matches 42 entries > 10 x 3: bm25 would read all of them.
+    const store = await openWithZyx(3);
+    expect(await zyxComp(store)).toEqual([42, 41]);
+    await store.close();
+  });
+});
+
 describe('SqliteTenantStore rebuild in batches', () => {
   const yieldOnce = () => new Promise((resolve) => setImmediate(resolve));
   const byName = { key: { kind: 'field', field: 'legalName', type: 'TEXT' }, direction: 'asc' } as const;
@@ -367,9 +401,24 @@ describe('SqliteTenantStore rebuild in batches', () => {
       filtered: nums(await store.list({ className: 'ct.company', filters: bv, page: 0, size: 100 }, ALL)),
       found: (await store.search.search({ text: 'private company', classes: ['ct.company'], size: 100 }, ALL))
         .ids.length,
+      // Answered from the per-value counters except while the rebuild runs (then by reading objects).
+      kinds: await store.distinct(
+        {
+          className: 'ct.company',
+          filters: [],
+          target: { kind: 'field', field: 'kind', type: 'LIST' },
+          order: 'value',
+        },
+        ALL,
+      ),
+      totals: await store.aggregate(
+        { className: 'ct.company', filters: bv, sum: ['employees'], avg: [], count: [] },
+        ALL,
+      ),
     });
     const before = await read();
     expect(before.all).toHaveLength(40);
+    expect(before.kinds.reduce((total, bucket) => total + bucket.count, 0)).toBeGreaterThan(0);
     let finished = false;
     const rebuilding = store.search.rebuild(contractModel).then((count) => {
       finished = true;
@@ -447,3 +496,73 @@ describe('SqliteSearchIndex paging', () => {
 function nums(objects: readonly { id: string }[]): number[] {
   return objects.map((object) => Number(object.id.slice(-12)));
 }
+
+describe('SqliteTenantStore group commit', () => {
+  it('applies the writes of one turn in call order; a failing batch is rolled back alone and rejects alone', async () => {
+    const store = openTenantStore({ file: nextFile() });
+    await store.applyModel(contractModel);
+    await store.write({ put: [company(1, { legalName: 'One', email: 'one@example.test' })] });
+    const outcomes = await Promise.allSettled([
+      store.write({ put: [company(2, { legalName: 'Two', kind: 'bv' })] }),
+      // Stale expectation: a conflict.
+      store.write({
+        put: [company(1, { legalName: 'One changed' })],
+        expect: [{ id: uuid(1), modifiedAt: '1999-01-01T00:00:00.000Z' }],
+      }),
+      // A link to a missing object, from an object of a class never stored before (new dict keys).
+      store.write({
+        put: [
+          storedObject({
+            n: 30,
+            basicClass: 'ct.invoice',
+            values: { amount: 1, number: 'I-30' },
+            links: { 'ct.invoice#client': [999] },
+          }),
+        ],
+      }),
+      // A unique clash with the first object.
+      store.write({ put: [company(3, { legalName: 'Three', email: 'one@example.test' })] }),
+      store.write({ put: [company(4, { legalName: 'Four', kind: 'bv' })], delete: [uuid(2)] }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((await store.get(uuid(1), ALL))?.values['legalName']).toBe('One');
+    expect(await store.get(uuid(2), ALL)).toBeNull();
+    expect(await store.get(uuid(3), ALL)).toBeNull();
+    expect(await store.get(uuid(30), ALL)).toBeNull();
+    expect((await store.get(uuid(4), ALL))?.values['legalName']).toBe('Four');
+    // Keys interned by the rolled-back batch are not remembered: a later invoice is stored whole.
+    await store.write({
+      put: [
+        storedObject({
+          n: 31,
+          basicClass: 'ct.invoice',
+          values: { amount: 2, number: 'I-31' },
+          links: { 'ct.invoice#client': [4] },
+        }),
+      ],
+    });
+    expect((await store.get(uuid(31), ALL))?.links).toEqual({ 'ct.invoice#client': [uuid(4)] });
+    expect(
+      (await store.list({ className: 'ct.invoice', filters: [], page: 0, size: 10 }, ALL)).map(
+        (object) => object.id,
+      ),
+    ).toEqual([uuid(31)]);
+    const kinds = await store.distinct(
+      {
+        className: 'ct.company',
+        filters: [],
+        target: { kind: 'field', field: 'kind', type: 'LIST' },
+        order: 'value',
+      },
+      ALL,
+    );
+    expect(kinds.map((bucket) => [bucket.value, bucket.count])).toEqual([['bv', 1]]);
+    await store.close();
+  });
+});

@@ -26,6 +26,7 @@ import type {
   FieldDef,
   DistinctPlan,
   Holding,
+  IncomingBound,
   IncomingRef,
   IndexKey,
   ListPage,
@@ -61,6 +62,7 @@ import {
 import type { CompiledSelection, Driver, KeyLookup, Sql } from './tenant-query.js';
 import { migrateTenantDatabase } from './tenant-schema.js';
 import { SqliteSearchIndex } from './search-sqlite.js';
+import { TenantAggregates } from './tenant-aggregates.js';
 import { TenantNames } from './tenant-names.js';
 
 export interface TenantStoreOptions {
@@ -115,6 +117,12 @@ const STATEMENT_CACHE_SIZE = 256;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 const MAX_MMAP_BYTES = 0x7fff0000;
 
+interface PendingWrite {
+  readonly batch: WriteBatch;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
 export class SqliteTenantStore implements TenantStore {
   /** The tenant's full-text index, maintained by `write` in the same transaction. */
   readonly search: SqliteSearchIndex;
@@ -153,12 +161,17 @@ export class SqliteTenantStore implements TenantStore {
   private model: Model = EMPTY_MODEL;
   private modelApplied = false;
   private readonly dictCache = new Map<string, number>();
+  /** Batches waiting for the next group commit (see `write`). */
+  private readonly pendingWrites: PendingWrite[] = [];
   private readonly statements = new Map<string, Database.Statement>();
   private readonly keys: KeyLookup;
   private readonly rebuildBatchSize: number;
   /** Incremented by each rebuild; a rebuild whose generation is no longer current stops. */
   private rebuildGeneration = 0;
   private readonly names: TenantNames;
+  private readonly aggregates: TenantAggregates;
+  /** The index signature of `model`, computed once per applied model. */
+  private signature = '';
   /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction` call). */
   private readonly transaction: Database.Transaction<(work: () => unknown) => unknown>;
 
@@ -195,6 +208,10 @@ export class SqliteTenantStore implements TenantStore {
       rebuild: (model) => this.rebuildDerived(model),
     });
     this.names = new TenantNames({ keys: this.keys, statement: (sql) => this.statement(sql) });
+    this.aggregates = new TenantAggregates({
+      statement: (sql) => this.statement(sql),
+      key: (name) => this.lookupKey(name),
+    });
   }
 
   /**
@@ -203,10 +220,23 @@ export class SqliteTenantStore implements TenantStore {
    * object's index rows and search text are rebuilt, in batches (see `rebuildDerived`).
    */
   async applyModel(model: Model): Promise<void> {
-    this.model = model;
+    this.useModel(model);
     this.modelApplied = true;
-    const stored = this.db.prepare('SELECT v FROM meta WHERE k = ?').pluck().get('index_signature');
-    if (stored !== indexSignature(model)) await this.rebuildDerived(model);
+    if (!this.derivedCurrent()) await this.rebuildDerived(model);
+  }
+
+  private useModel(model: Model): void {
+    this.model = model;
+    this.signature = indexSignature(model);
+    this.aggregates.setModel(model);
+  }
+
+  /**
+   * Whether the stored derived data (index rows, counters, search text) was built for the current
+   * model: false while a rebuild runs (in this process or another).
+   */
+  private derivedCurrent(): boolean {
+    return this.statement("SELECT v FROM meta WHERE k = 'index_signature'").pluck().get() === this.signature;
   }
 
   async get(id: string, access: AccessFilter): Promise<StoredObject | null> {
@@ -304,6 +334,8 @@ export class SqliteTenantStore implements TenantStore {
     if (plan.target.kind === 'field') {
       const field = indexedField(this.model, plan.className, plan.target.field);
       if (field === undefined) return [];
+      const counted = this.aggregates.distinct(plan, access, this.derivedCurrent(), field);
+      if (counted !== null) return counted;
       const rows = this.fieldValueRows(selection, plan.className, field.name, access);
       if (rows === null) return [];
       const order = { value: 's.v', count: 'count(*), s.v', countDesc: 'count(*) DESC, s.v' }[plan.order];
@@ -393,6 +425,8 @@ export class SqliteTenantStore implements TenantStore {
       count: {} as Record<string, number>,
     };
     if (!selection.satisfiable) return result;
+    const counted = this.aggregates.aggregate(plan, access, this.derivedCurrent());
+    if (counted !== null) return counted;
     const selective = this.smallestCandidate(selection, this.driverLimit);
     const driver = selective ?? selection.classDriver;
     const where = whereClause(selection, driver);
@@ -442,8 +476,12 @@ export class SqliteTenantStore implements TenantStore {
     return this.names.refsOf(ids, access);
   }
 
-  async incomingRefs(ids: readonly string[], access: AccessFilter): Promise<IncomingRef[]> {
-    return this.names.incomingRefs(ids, access);
+  async incomingRefs(
+    ids: readonly string[],
+    access: AccessFilter,
+    bound?: IncomingBound,
+  ): Promise<IncomingRef[]> {
+    return this.names.incomingRefs(ids, access, bound);
   }
 
   /**
@@ -489,9 +527,45 @@ export class SqliteTenantStore implements TenantStore {
     return hidden;
   }
 
+  /**
+   * Group commit: the batches written while the event loop runs (the writes of concurrent
+   * requests) are applied in call order in one transaction, each under its own savepoint, so a
+   * batch that fails (a conflict, a unique clash, a missing link target) is rolled back alone and
+   * rejects its own promise. Every promise settles only after the shared COMMIT: an acknowledged
+   * batch is as durable as with one transaction per batch, and the commit's cost (the WAL append of
+   * the pages the writes share) is paid once per group.
+   */
   async write(batch: WriteBatch): Promise<void> {
     this.requireModel();
-    this.inTransaction(() => this.applyBatch(batch));
+    return new Promise<void>((resolve, reject) => {
+      this.pendingWrites.push({ batch, resolve, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.commitPendingWrites());
+    });
+  }
+
+  private commitPendingWrites(): void {
+    const group = this.pendingWrites.splice(0);
+    const failures = new Map<PendingWrite, unknown>();
+    try {
+      this.inTransaction(() => {
+        for (const entry of group) {
+          try {
+            // A transaction function called inside a transaction runs as a savepoint.
+            this.transaction(() => this.applyBatch(entry.batch));
+          } catch (error) {
+            this.forgetUncommittedKeys();
+            failures.set(entry, error);
+          }
+        }
+      });
+    } catch (error) {
+      for (const entry of group) entry.reject(error);
+      return;
+    }
+    for (const entry of group) {
+      if (failures.has(entry)) entry.reject(failures.get(entry));
+      else entry.resolve();
+    }
   }
 
   /**
@@ -597,6 +671,8 @@ export class SqliteTenantStore implements TenantStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
+    // Writes already accepted are committed (and settled) before the database closes.
+    if (this.pendingWrites.length > 0) this.commitPendingWrites();
     this.db.pragma('optimize');
     this.db.close();
   }
@@ -686,6 +762,7 @@ export class SqliteTenantStore implements TenantStore {
   /** Writes the class membership, value index and search rows of an object (replacing old ones). */
   private deriveRows(object: StoredObject, n: number, replace: boolean): void {
     if (replace) {
+      this.aggregates.apply(n, -1);
       this.statement('DELETE FROM cls WHERE n = ?').run(n);
       this.statement('DELETE FROM ix WHERE n = ?').run(n);
       this.statement('DELETE FROM search WHERE rowid = ?').run(n);
@@ -707,6 +784,7 @@ export class SqliteTenantStore implements TenantStore {
         for (const key of keys) insertValue.run(c, f, ixKey(key), n);
       }
     }
+    this.aggregates.apply(n, 1);
     const text = searchTextOf(this.model, object);
     if (text !== '') this.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
     if (replace) this.refreshAclClasses(n);
@@ -740,6 +818,7 @@ export class SqliteTenantStore implements TenantStore {
   private deleteObject(id: string): void {
     const n = this.objectKey(id);
     if (n === null) return;
+    this.aggregates.apply(n, -1);
     for (const sql of [
       'DELETE FROM cls WHERE n = ?',
       'DELETE FROM ix WHERE n = ?',
@@ -798,7 +877,7 @@ export class SqliteTenantStore implements TenantStore {
    * rebuild started meanwhile (a newer model) supersedes this one, which then stops.
    */
   private async rebuildDerived(model: Model): Promise<number> {
-    this.model = model;
+    this.useModel(model);
     const generation = ++this.rebuildGeneration;
     const last = (this.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
     this.inTransaction(() => this.statement("DELETE FROM meta WHERE k = 'index_signature'").run());
@@ -818,12 +897,13 @@ export class SqliteTenantStore implements TenantStore {
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (generation !== this.rebuildGeneration) return count;
-    this.inTransaction(() =>
+    this.inTransaction(() => {
+      this.aggregates.recompute();
       this.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run(
         'index_signature',
-        indexSignature(model),
-      ),
-    );
+        this.signature,
+      );
+    });
     return count;
   }
 
@@ -837,9 +917,15 @@ export class SqliteTenantStore implements TenantStore {
     try {
       return this.transaction.immediate(work) as T;
     } catch (error) {
-      this.dictCache.clear();
+      this.forgetUncommittedKeys();
       throw error;
     }
+  }
+
+  /** Interned keys created by a rolled-back transaction or savepoint may be handed out again. */
+  private forgetUncommittedKeys(): void {
+    this.dictCache.clear();
+    this.aggregates.forgetKeys();
   }
 
   // ---- reads --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError, WriteConflictError } from '../errors.js';
 import type { AccessFilter } from '../account.js';
 import type { DataType, Formula } from '../model.js';
 import type { Filter, ListPlan, ListPosition, RelationRef, Selection, Sort } from '../query.js';
-import type { StoredObject, TenantStore, WriteBatch } from '../store.js';
+import type { IncomingRef, StoredObject, TenantStore, WriteBatch } from '../store.js';
 import type { NewJob } from '../jobs.js';
 import type { ObjectSpec } from './fixture.js';
 import { REL, contractModel, storedObject, uuid } from './fixture.js';
@@ -232,6 +232,27 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
           name: 'Cy Smith',
         });
         expect(await store.incomingRefs([uuid(23)], ALL)).toEqual([]);
+      });
+
+      it('reads only the bounded links: the named relations, the first `limit` per target and relation', async () => {
+        await seed();
+        const linkers = (refs: readonly IncomingRef[], target: number, key: string) =>
+          nums(refs.filter((ref) => ref.targetId === uuid(target) && ref.relationKey === key));
+        const both = await store.incomingRefs([uuid(1), uuid(2)], ALL, {
+          relationKeys: [REL.employer, REL.client],
+          limit: 1,
+        });
+        expect(both).toHaveLength(4);
+        expect(linkers(both, 1, REL.employer)).toEqual([20]);
+        expect(linkers(both, 1, REL.client)).toEqual([30]);
+        expect(linkers(both, 2, REL.employer)).toEqual([21]);
+        expect(linkers(both, 2, REL.client)).toEqual([31]);
+        const clients = await store.incomingRefs([uuid(1)], ALL, { relationKeys: [REL.client], limit: 5 });
+        expect(nums(clients)).toEqual([30, 32]);
+        expect(clients.every((ref) => ref.relationKey === REL.client)).toBe(true);
+        expect(
+          await store.incomingRefs([uuid(1)], ALL, { relationKeys: ['ct.no#relation'], limit: 5 }),
+        ).toEqual([]);
       });
 
       it('scans every object in id order, a page at a time', async () => {
@@ -854,6 +875,73 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         ]);
       });
 
+      it('answers distinct and aggregations alike for every reader after creates, updates and deletes', async () => {
+        await seed();
+        await store.write({
+          put: [
+            storedObject({
+              ...DATA[2]!,
+              values: { ...DATA[2]!.values, kind: 'nv', revenue: 70, active: false },
+            }),
+            storedObject({
+              n: 6,
+              basicClass: COMPANY,
+              name: 'Initech',
+              values: { legalName: 'Initech', revenue: 1, employees: 3, founded: '1999-12-31', kind: 'bv' },
+            }),
+          ],
+          delete: [uuid(5)],
+        });
+        // Nothing protected: the same objects as ALL, answered by reading each object of the selection.
+        const open: AccessFilter = { kind: 'acl', protectedClasses: [], acIds: [] };
+        const filters: Filter[][] = [
+          [],
+          [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'nv' }],
+          [{ kind: 'range', field: 'founded', type: 'DATE', from: '1990-01-01', to: '1999-12-31' }],
+          [{ kind: 'range', field: 'founded', type: 'DATE', to: '1999-12-31' }],
+          [{ kind: 'empty', field: 'founded', type: 'DATE' }],
+          [{ kind: 'equals', field: 'active', type: 'BOOLEAN', value: false }],
+        ];
+        for (const narrowed of filters) {
+          const plan = {
+            ...selection(COMPANY, narrowed),
+            sum: ['revenue', 'employees'],
+            avg: ['revenue', 'rating'],
+            count: ['employees', 'rating'],
+          };
+          expect(await store.aggregate(plan, ALL)).toEqual(await store.aggregate(plan, open));
+        }
+        expect(
+          await store.aggregate(
+            { ...selection(COMPANY), sum: ['revenue'], avg: [], count: ['revenue'] },
+            ALL,
+          ),
+        ).toEqual({
+          total: 6,
+          sum: { revenue: 2606 },
+          avg: {},
+          count: { revenue: 5 },
+        });
+        for (const [field, type] of [
+          ['kind', 'LIST'],
+          ['active', 'BOOLEAN'],
+          ['founded', 'DATE'],
+        ] as const) {
+          for (const order of ['value', 'count', 'countDesc'] as const) {
+            const plan = { ...selection(COMPANY), target: { kind: 'field', field, type } as const, order };
+            expect(await store.distinct(plan, ALL)).toEqual(await store.distinct(plan, open));
+          }
+        }
+        const kinds = await store.distinct(
+          { ...selection(COMPANY), target: { kind: 'field', field: 'kind', type: 'LIST' }, order: 'value' },
+          ALL,
+        );
+        expect(kinds.map((bucket) => [bucket.value, bucket.count])).toEqual([
+          ['bv', 2],
+          ['nv', 2],
+        ]);
+      });
+
       it('distinct values narrowed by filters', async () => {
         await seed();
         const buckets = await store.distinct(
@@ -1074,6 +1162,11 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
         expect(nums(refs).sort((a, b) => a - b)).toEqual([1, 20]);
         const incoming = await store.incomingRefs([uuid(1)], acl(['ct.person'], []));
         expect(nums(incoming).sort((a, b) => a - b)).toEqual([30, 32]);
+        const first = await store.incomingRefs([uuid(1)], acl(['ct.person'], []), {
+          relationKeys: [REL.employer, REL.client],
+          limit: 1,
+        });
+        expect(nums(first)).toEqual([30]);
       });
 
       it('treats links to unreadable objects as absent in relation filters, sorts and buckets', async () => {
