@@ -12,6 +12,7 @@ import { tenantFairShare } from './fair-share.js';
 import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
+import type { TenantDeletion } from './tenant-deletion.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { dataRoutes } from './routes/data.js';
 import { auditRoutes } from './routes/audit.js';
@@ -26,6 +27,9 @@ import { fileRoutes } from './routes/files.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
 import { scriptRoutes } from './routes/scripts.js';
 import { systemRoutes } from './routes/system.js';
+import { adminClassJobRoutes } from './routes/admin-class-jobs.js';
+import { adminTenantRoutes } from './routes/admin-tenant.js';
+import { reportRoutes } from './routes/reports.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -50,6 +54,8 @@ export interface AppDeps {
   readonly readiness: readonly ReadinessCheck[];
   /** Issues and opens the tokens that open an event stream without headers (`EventSource`). */
   readonly streamTokens: StreamTokens;
+  /** Deletes a tenant's data from every configured backend, and the tenant (`DELETE /admin/{tenant}`). */
+  readonly deletion: TenantDeletion;
 }
 
 /**
@@ -106,6 +112,9 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
     onBranches(['admin'], adminJobRoutes(deps)),
+    onBranches(['admin'], adminClassJobRoutes(deps)),
+    onBranches(['admin'], adminTenantRoutes(deps)),
+    onBranches(['data'], reportRoutes(deps)),
     onBranches(['scripts'], scriptRoutes(deps)),
     onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),

@@ -9,6 +9,7 @@
  *   one client for the process, connected before the api accepts requests. The platform registry
  *   (tenants, keys, profiles) stays in SQLite in the data directory (docs/deployment.md).
  */
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchIndex, TenantRecord, TenantStore } from '@odp/core';
 import { ConfigError } from '@odp/config';
@@ -27,6 +28,11 @@ export type DocumentStore = TenantStore & { readonly search: SearchIndex };
 export interface DocumentStores {
   /** Opens (creating when needed) the store of a tenant whose data directory is `dataDir`. */
   open(tenant: TenantRecord, dataDir: string): Promise<DocumentStore>;
+  /**
+   * Deletes everything the store holds of the tenant (tenant deletion); the tenant's store must be
+   * closed. Opening it again afterwards starts empty.
+   */
+  drop(tenant: TenantRecord, dataDir: string): Promise<void>;
   /** Resolves when the engine answers (`GET /ready`); the embedded store has none to ask. */
   verify(): Promise<void>;
   /** Releases what every store shares (the MongoDB client). */
@@ -45,6 +51,10 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
   if (config.store.kind === 'sqlite') {
     return {
       open: async (_tenant, dataDir) => openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      drop: async (_tenant, dataDir) => {
+        for (const suffix of ['', '-wal', '-shm'])
+          await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
+      },
       verify: async () => undefined,
       close: async () => undefined,
     };
@@ -55,6 +65,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
   });
   return {
     open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
+    drop: async (tenant) => void (await client.db(tenantDatabaseName(tenant.id)).dropDatabase()),
     verify: async () => void (await client.db('admin').command({ ping: 1 })),
     close: () => client.close(),
   };
