@@ -102,8 +102,6 @@ export interface TenantRuntime {
     typeName: string,
     onError: (error: unknown) => void,
   ): Promise<RebuildStatus>;
-  /** Whether a rebuild or class job of the tenant runs in this process. */
-  jobRunning(): boolean;
   /** Starts the rebuild `odp rebuild` asked for (see `rebuildRequestKey`) once none is running. */
   applyRequestedRebuild(): Promise<void>;
   /**
@@ -306,8 +304,6 @@ export async function openTenantRuntime(
         startClassJob(classJobs[kind], kind, typeName, current, onError),
       );
     },
-    jobRunning: () =>
-      [rebuilds, ...Object.values(classJobs)].some((tracker) => tracker.status().state === 'running'),
     async applyRequestedRebuild() {
       const request = await context.registry.getSetting(rebuildRequestKey(tenant.id));
       if (request === null || request === '') return;
