@@ -15,7 +15,6 @@ import {
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
-import { createLogger, openPlatform } from '@odp/api';
 import type { ClassJobKind, Platform } from '@odp/api';
 import { progressBar } from './progress.js';
 
@@ -106,6 +105,9 @@ async function withPlatform<T>(context: CommandContext, use: (platform: Platform
       done();
     },
   });
+  // Loaded on use: the api's module graph (express, engine clients, PDF) would otherwise be paid
+  // by every `odp` invocation, `odp key create` included.
+  const { createLogger, openPlatform } = await import('@odp/api');
   const platform = await openPlatform(context.config, NO_EXAMPLES_DIR, { log: createLogger(stderr) });
   try {
     return await use(platform);
