@@ -14,6 +14,8 @@ export interface CliIo {
   readonly cwd: string;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress bars are then redrawn in place); false when absent. */
+  readonly stderrIsTty?: boolean;
 }
 
 /** Exit codes: 0 done, 1 the request failed (unknown tenant, conflict, ...), 2 bad command line or configuration. */
@@ -63,7 +65,17 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     if (config.redisUrl !== null) coordination = await openRedisCoordination(config.redisUrl);
     const store = await openRegistry(config);
     registry = coordination === undefined ? store : sharedRegistry(store, coordination.invalidations);
-    const result = await command.run({ config, registry, now: () => new Date(), cwd: io.cwd }, strings);
+    const result = await command.run(
+      {
+        config,
+        registry,
+        now: () => new Date(),
+        cwd: io.cwd,
+        stderr: io.stderr,
+        stderrIsTty: io.stderrIsTty ?? false,
+      },
+      strings,
+    );
     io.stdout(json ? JSON.stringify(result.json) + '\n' : result.text + '\n');
     return 0;
   } catch (error) {

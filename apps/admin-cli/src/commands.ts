@@ -1,11 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '@odp/auth';
 import {
   defaultDataRequestKey,
+  AppError,
   isProfileActive,
   modelReloadRequestKey,
   NotFoundError,
@@ -13,10 +14,10 @@ import {
   TENANT_ROLES,
 } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
-import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
-import { connectMongo, tenantDatabaseName } from '@odp/store-mongodb';
+import type { ClassJobKind, Platform } from '@odp/api';
+import { progressBar } from './progress.js';
 
 /** What a command runs against: the same configuration and registry as the api. */
 export interface CommandContext {
@@ -25,6 +26,10 @@ export interface CommandContext {
   readonly now: () => Date;
   /** Directory relative paths given on the command line resolve against. */
   readonly cwd: string;
+  /** Progress of long commands goes here (stderr), never to the `--json` output. */
+  readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal: a progress bar is then redrawn in place. */
+  readonly stderrIsTty: boolean;
 }
 
 /** A command's result: `json` is printed with --json (one object), `text` otherwise. */
@@ -87,6 +92,72 @@ function parseObject(value: string | undefined): string | null {
   return id;
 }
 
+/** `odp` serves no `POST /tenants`, the one user of the platform's example models directory. */
+const NO_EXAMPLES_DIR = '';
+
+/**
+ * Runs `use` on the platform opened from the configuration, as the api opens it (every configured
+ * backend), logging to stderr; closes it afterwards. For the commands that work on tenant data.
+ */
+async function withPlatform<T>(context: CommandContext, use: (platform: Platform) => Promise<T>): Promise<T> {
+  const stderr = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      context.stderr(chunk.toString('utf8'));
+      done();
+    },
+  });
+  // Loaded on use: the api's module graph (express, engine clients, PDF) would otherwise be paid
+  // by every `odp` invocation, `odp key create` included.
+  const { createLogger, openPlatform } = await import('@odp/api');
+  const platform = await openPlatform(context.config, NO_EXAMPLES_DIR, { log: createLogger(stderr) });
+  try {
+    return await use(platform);
+  } finally {
+    await platform.close();
+  }
+}
+
+/**
+ * `odp recalculate` and `odp sync`: runs the class job in this process, on the tenant's data in
+ * the configured backends, with a progress bar on stderr; resolves the final job status.
+ */
+function classJobCommand(kind: ClassJobKind): Command {
+  return {
+    usage: `odp ${kind} --tenant ID --class PLURAL`,
+    options: ['tenant', 'class'],
+    async run(context, values) {
+      const tenant = await existingTenant(context.registry, need(values, 'tenant'));
+      const typeName = need(values, 'class');
+      return withPlatform(context, async (platform) => {
+        const runtime = await platform.runtimes.get(tenant.id);
+        const tracker = runtime.classJobs[kind];
+        await runtime.startClassJob(kind, typeName, (error) =>
+          platform.log.error(`class ${kind} failed`, { tenantId: tenant.id, typeName, error: String(error) }),
+        );
+        const show = progressBar(context.stderr, context.stderrIsTty, `${kind} ${typeName}`);
+        while (tracker.status().state === 'running') {
+          show(tracker.status());
+          await Promise.race([tracker.settled(), new Promise((resolve) => setTimeout(resolve, 200))]);
+        }
+        const status = tracker.status();
+        show(status);
+        if (status.state === 'failed') throw new JobFailedError(status.error ?? `The ${kind} failed.`);
+        return {
+          json: { tenant: tenant.id, ...status },
+          text: `${kind} of ${typeName} in tenant ${tenant.id}: ${status.processed} object(s), ${status.state}`,
+        };
+      });
+    },
+  };
+}
+
+/** A job that ended in failure (exit code 1; the cause is in the log on stderr). */
+class JobFailedError extends AppError {
+  constructor(message: string) {
+    super('INTERNAL', message);
+  }
+}
+
 async function existingTenant(registry: PlatformRegistry, id: string): Promise<TenantRecord> {
   const tenant = await registry.getTenant(id);
   if (tenant === null) throw new NotFoundError(`No tenant ${id}.`);
@@ -133,17 +204,15 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'tenant delete': {
     usage: 'odp tenant delete --id ID',
     options: ['id'],
-    async run({ registry, config }, values) {
-      const id = need(values, 'id');
-      // Connected first: with its document server down, nothing of the tenant is deleted.
-      const mongo = config.store.kind === 'mongodb' ? await connectMongo(config.store.url) : null;
-      try {
-        if (!(await registry.deleteTenant(id))) throw new NotFoundError(`No tenant ${id}.`);
-        await rm(tenantDataDir(config, id), { recursive: true, force: true });
-        await mongo?.db(tenantDatabaseName(id)).dropDatabase();
-      } finally {
-        await mongo?.close();
-      }
+    /**
+     * Deletes the tenant as `DELETE /admin/{tenant}?deleteTenant=true` does (apps/api
+     * tenant-deletion.ts): every configured backend (store, search index, file blobs, jobs, data
+     * directory) and the registry. Opens every backend first: with one of them down, nothing of
+     * the tenant is deleted.
+     */
+    async run(context, values) {
+      const { id } = await existingTenant(context.registry, need(values, 'id'));
+      await withPlatform(context, (platform) => platform.deletion.delete(id, { deleteTenant: true }));
       return { json: { id, deleted: true }, text: `Deleted tenant ${id} with its profiles, keys and data.` };
     },
   },
@@ -327,6 +396,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       };
     },
   },
+  recalculate: classJobCommand('recalculate'),
+  sync: classJobCommand('sync'),
   'model webhook': {
     usage: 'odp model webhook --tenant ID',
     options: ['tenant'],

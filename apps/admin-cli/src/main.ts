@@ -7,4 +7,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.env['INIT_CWD'] ?? process.cwd(),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  stderrIsTty: process.stderr.isTTY === true,
 });

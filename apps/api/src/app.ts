@@ -13,6 +13,7 @@ import { tenantFairShare } from './fair-share.js';
 import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
+import type { TenantDeletion } from './tenant-deletion.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { dataRoutes } from './routes/data.js';
@@ -29,6 +30,9 @@ import { adminJobRoutes } from './routes/admin-jobs.js';
 import { scriptRoutes } from './routes/scripts.js';
 import { systemRoutes } from './routes/system.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
+import { adminClassJobRoutes } from './routes/admin-class-jobs.js';
+import { adminTenantRoutes } from './routes/admin-tenant.js';
+import { reportRoutes } from './routes/reports.js';
 
 /**
  * Platform-wide services the routes are built from. Per-tenant components live in the
@@ -59,6 +63,8 @@ export interface AppDeps {
    * first (ServiceLimitError: 429 with Retry-After) and makes each call through `usage.call`.
    */
   readonly usage: ServiceUsage;
+  /** Deletes a tenant's data from every configured backend, and the tenant (`DELETE /admin/{tenant}`). */
+  readonly deletion: TenantDeletion;
 }
 
 /**
@@ -117,6 +123,9 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['metadata'], metadataRoutes(deps)),
     onBranches(['admin'], adminRebuildRoutes(deps)),
     onBranches(['admin'], adminJobRoutes(deps)),
+    onBranches(['admin'], adminClassJobRoutes(deps)),
+    onBranches(['admin'], adminTenantRoutes(deps)),
+    onBranches(['data'], reportRoutes(deps)),
     onBranches(['scripts'], scriptRoutes(deps)),
     onBranches(['system'], systemRoutes(deps)),
     onBranches(['data'], searchRoutes(deps)),

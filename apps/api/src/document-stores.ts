@@ -12,6 +12,7 @@
  * directory's `platform.sqlite`, or the `odp_platform` database, so api instances on several hosts
  * share it (docs/deployment.md).
  */
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
 import { ConfigError, platformDatabasePath } from '@odp/config';
@@ -31,6 +32,11 @@ export type DocumentStore = TenantStore & { readonly search: SearchIndex };
 export interface DocumentStores {
   /** Opens (creating when needed) the store of a tenant whose data directory is `dataDir`. */
   open(tenant: TenantRecord, dataDir: string): Promise<DocumentStore>;
+  /**
+   * Deletes everything the store holds of the tenant (tenant deletion); the tenant's store must be
+   * closed. Opening it again afterwards starts empty.
+   */
+  drop(tenant: TenantRecord, dataDir: string): Promise<void>;
   /** Resolves when the engine answers (`GET /ready`); the embedded store has none to ask. */
   verify(): Promise<void>;
   /** Releases what every store shares (the MongoDB client). */
@@ -49,6 +55,10 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
   if (config.store.kind === 'sqlite') {
     return {
       open: async (_tenant, dataDir) => openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      drop: async (_tenant, dataDir) => {
+        for (const suffix of ['', '-wal', '-shm'])
+          await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
+      },
       verify: async () => undefined,
       close: async () => undefined,
     };
@@ -56,6 +66,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
   const client = await connectMongo(config.store.url).catch(unreachableAsConfigError);
   return {
     open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
+    drop: async (tenant) => void (await client.db(tenantDatabaseName(tenant.id)).dropDatabase()),
     verify: async () => void (await client.db('admin').command({ ping: 1 })),
     close: () => client.close(),
   };

@@ -7,3 +7,7 @@ export * from './platform.js';
 export { DOCUMENTS_FILE } from './document-stores.js';
 export { startWorker } from './worker.js';
 export type { WorkerOptions } from './worker.js';
+export { CLASS_JOB_KINDS } from './class-jobs.js';
+export type { ClassJobKind } from './class-jobs.js';
+export { tenantDeletion } from './tenant-deletion.js';
+export type { TenantDeletion, TenantDeletionResult } from './tenant-deletion.js';

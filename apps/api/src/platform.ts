@@ -31,9 +31,11 @@ import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { AppDeps } from './app.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
 import { createLogger } from './log.js';
+import type { Logger } from './log.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
+import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
 
@@ -70,10 +72,14 @@ function openBlobStore(config: Config): Promise<BlobStore> {
  * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
  * Without it everything stays in this process. Tenant objects live in the document store of
  * `ODP_STORE` (see document-stores.ts). Throws ConfigError when Redis or the MongoDB server of
- * `ODP_STORE=mongodb` does not answer.
+ * `ODP_STORE=mongodb` does not answer. `options.log` replaces the log on stdout (`odp` logs to stderr).
  */
-export async function openPlatform(config: Config, examplesDir: string): Promise<Platform> {
-  const log = createLogger();
+export async function openPlatform(
+  config: Config,
+  examplesDir: string,
+  options: { readonly log?: Logger } = {},
+): Promise<Platform> {
+  const log = options.log ?? createLogger();
   const stores = await openDocumentStores(config);
   const coordination = await openCoordination(config);
   const search = await openVerifiedSearchEngine(config, log);
@@ -130,6 +136,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
+    deletion: tenantDeletion({ config, registry, runtimes, stores, search, files, jobs, coordination }),
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
       { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },

@@ -23,6 +23,11 @@ export interface TenantSearch {
 
 export interface SearchEngine {
   tenant(tenantId: string, store: DocumentStore, model: Model): TenantSearch;
+  /**
+   * Deletes the tenant's index (tenant deletion); its TenantSearch must be closed. The store's own
+   * index goes with the store.
+   */
+  dropTenant(tenantId: string): Promise<void>;
   /** Resolves when the engine answers; rejects with a one-line reason. */
   verify(): Promise<void>;
   close(): Promise<void>;
@@ -37,6 +42,7 @@ export function openSearchEngine(config: Config, log: Logger): SearchEngine {
         notify: () => undefined,
         close: async () => undefined,
       }),
+      dropTenant: async () => undefined,
       verify: async () => undefined,
       close: async () => undefined,
     };
@@ -52,6 +58,7 @@ export function openSearchEngine(config: Config, log: Logger): SearchEngine {
   });
   return {
     tenant: (tenantId, store, model) => engine.tenant(tenantId, store, model),
+    dropTenant: (tenantId) => engine.dropTenant(tenantId),
     verify: () => engine.verify(),
     close: () => engine.close(),
   };

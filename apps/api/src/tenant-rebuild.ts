@@ -17,8 +17,11 @@ import type { TenantData } from './tenant-data.js';
 
 export const TENANT_REBUILD_KIND = 'tenant';
 
-/** Lets the 202 go out before the first (synchronous) phase occupies the process. */
-function nextTurn(): Promise<void> {
+/**
+ * Lets the 202 go out before the first (synchronous) phase occupies the process, and requests in
+ * between the batches of a job.
+ */
+export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 

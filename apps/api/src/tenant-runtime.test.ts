@@ -63,6 +63,41 @@ describe('TenantRuntimes', () => {
     expect(await runtimes.get(tenant.id)).not.toBe(first);
   });
 
+  it('keeps a tenant closed while work runs: a get meanwhile waits and then opens it again', async () => {
+    const tenant = await registry.createTenant({ name: 'T', modelSource: null });
+    const first = await runtimes.get(tenant.id);
+    const order: string[] = [];
+    let finish = (): void => undefined;
+    const work = runtimes.closedWhile(tenant.id, async () => {
+      order.push('work started');
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      order.push('work done');
+      return 42;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const reopened = runtimes.get(tenant.id).then((runtime) => {
+      order.push('opened');
+      return runtime;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(['work started']);
+    finish();
+    expect(await work).toBe(42);
+    expect(await reopened).not.toBe(first);
+    expect(order).toEqual(['work started', 'work done', 'opened']);
+  });
+
+  it('a get while a deletion runs finds the tenant gone', async () => {
+    const tenant = await registry.createTenant({ name: 'T', modelSource: null });
+    await runtimes.get(tenant.id);
+    const deleting = runtimes.closedWhile(tenant.id, () => registry.deleteTenant(tenant.id));
+    const get = runtimes.get(tenant.id);
+    expect(await deleting).toBe(true);
+    await expect(get).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('refuses an unknown tenant with NotFoundError and does not cache the failure', async () => {
     await expect(runtimes.get('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);
     await expect(runtimes.get('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);

@@ -31,6 +31,8 @@ import type { SearchEngine } from './search-engine.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
 import { startTenantRebuild } from './tenant-rebuild.js';
+import { CLASS_JOB_KINDS, startClassJob } from './class-jobs.js';
+import type { ClassJobKind } from './class-jobs.js';
 
 /**
  * Everything one tenant's requests need, composed once per tenant and cached: the tenant record,
@@ -86,6 +88,21 @@ export interface TenantRuntime {
    * job is kept by the instance that runs it (`GET /admin/{tenant}/rebuild` there).
    */
   startExclusive(start: () => RebuildStatus): Promise<RebuildStatus>;
+  /**
+   * The tenant's class recalculation and sync jobs and their progress (class-jobs.ts): one tracker
+   * per kind, so one job of each kind runs at a time; they survive model reloads.
+   */
+  readonly classJobs: Readonly<Record<ClassJobKind, RebuildTracker>>;
+  /**
+   * Starts the `kind` job of class `typeName` under the tenant's lease of that kind (see
+   * `jobLeaseName`): NotFoundError for an unknown class, ConflictError while a job of the kind runs
+   * (on any instance), UnavailableError without a usable model.
+   */
+  startClassJob(
+    kind: ClassJobKind,
+    typeName: string,
+    onError: (error: unknown) => void,
+  ): Promise<RebuildStatus>;
   /** Starts the rebuild `odp rebuild` asked for (see `rebuildRequestKey`) once none is running. */
   applyRequestedRebuild(): Promise<void>;
   /**
@@ -124,7 +141,12 @@ export const REBUILD_LEASE_MS = 30_000;
 
 /** The name of a tenant's rebuild lease (see `TenantRuntime.startExclusive`). */
 export function rebuildLeaseName(tenantId: string): string {
-  return `rebuild:${tenantId}`;
+  return jobLeaseName('rebuild', tenantId);
+}
+
+/** The lease of the tenant's jobs of one kind: `rebuild` (both rebuilds), `recalculate` or `sync`. */
+export function jobLeaseName(kind: 'rebuild' | ClassJobKind, tenantId: string): string {
+  return `${kind}:${tenantId}`;
 }
 
 export async function openTenantRuntime(
@@ -211,6 +233,45 @@ export async function openTenantRuntime(
   };
   /** The `odp data load-defaults` request being served (concurrent requests serve it once). */
   let loadingDefaultData: string | null = null;
+  /**
+   * Runs `start` (which starts a job on `tracker`) holding the lease `leaseName`, renewed while the
+   * job runs and released when it ends: ConflictError while another instance holds it.
+   */
+  const exclusive = async (
+    tracker: RebuildTracker,
+    leaseName: string,
+    start: () => RebuildStatus,
+  ): Promise<RebuildStatus> => {
+    if (tracker.status().state === 'running')
+      throw new ConflictError(`A job (${tracker.status().kind}) is already running.`);
+    const lease = await coordination.locks.acquire(leaseName, REBUILD_LEASE_MS);
+    if (lease === null) throw new ConflictError('A job of this kind is running on another instance.');
+    let status: RebuildStatus;
+    try {
+      status = start();
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+    const stopRenewing = keepRenewed(lease, REBUILD_LEASE_MS / 3, (error) =>
+      log.error('job lease lost', { tenantId: tenant.id, leaseName, error: String(error ?? 'taken over') }),
+    );
+    void tracker
+      .settled()
+      .then(async () => {
+        stopRenewing();
+        await lease.release();
+      })
+      .catch((error: unknown) =>
+        log.error('job lease release failed', { tenantId: tenant.id, leaseName, error: String(error) }),
+      );
+    return status;
+  };
+  const classJobs = Object.fromEntries(CLASS_JOB_KINDS.map((kind) => [kind, new RebuildTracker()])) as Record<
+    ClassJobKind,
+    RebuildTracker
+  >;
+  const rebuilds = new RebuildTracker();
   const reloadRequestKey = modelReloadRequestKey(tenant.id);
   let seenReloadRequest = await context.registry.getSetting(reloadRequestKey);
   // Last before the runtime exists, so that a failed open leaves no subscription behind.
@@ -251,31 +312,13 @@ export async function openTenantRuntime(
       current();
       return runtime.startExclusive(() => startTenantRebuild(runtime.rebuilds, current, onError));
     },
-    async startExclusive(start) {
-      if (runtime.rebuilds.status().state === 'running')
-        throw new ConflictError('A rebuild is already running.');
-      const lease = await coordination.locks.acquire(rebuildLeaseName(tenant.id), REBUILD_LEASE_MS);
-      if (lease === null) throw new ConflictError('A rebuild of this tenant is running on another instance.');
-      let status: RebuildStatus;
-      try {
-        status = start();
-      } catch (error) {
-        await lease.release();
-        throw error;
-      }
-      const stopRenewing = keepRenewed(lease, REBUILD_LEASE_MS / 3, (error) =>
-        log.error('rebuild lease lost', { tenantId: tenant.id, error: String(error ?? 'taken over') }),
+    startExclusive: (start) => exclusive(rebuilds, rebuildLeaseName(tenant.id), start),
+    classJobs,
+    startClassJob(kind, typeName, onError) {
+      current();
+      return exclusive(classJobs[kind], jobLeaseName(kind, tenant.id), () =>
+        startClassJob(classJobs[kind], kind, typeName, current, onError),
       );
-      void runtime.rebuilds
-        .settled()
-        .then(async () => {
-          stopRenewing();
-          await lease.release();
-        })
-        .catch((error: unknown) =>
-          log.error('rebuild lease release failed', { tenantId: tenant.id, error: String(error) }),
-        );
-      return status;
     },
     async applyRequestedRebuild() {
       const request = await context.registry.getSetting(rebuildRequestKey(tenant.id));
@@ -311,7 +354,7 @@ export async function openTenantRuntime(
     data: () => current().data,
     system: () => current().system,
     accessControl: () => current().accessControl,
-    rebuilds: new RebuildTracker(),
+    rebuilds,
     changes,
     close: async () => {
       await stopChanges();
@@ -326,6 +369,12 @@ export interface TenantRuntimes {
   get(tenantId: string): Promise<TenantRuntime>;
   /** Closes and forgets one tenant's runtime (tenant deleted or reconfigured); the next get reopens it. */
   evict(tenantId: string): Promise<void>;
+  /**
+   * Closes the tenant's runtime and runs `work` while it stays closed in this process: a `get` of
+   * the tenant meanwhile waits until `work` has finished (then opens it again, or finds the tenant
+   * gone). Tenant deletion removes the tenant's data this way.
+   */
+  closedWhile<T>(tenantId: string, work: () => Promise<T>): Promise<T>;
   /** Closes every open runtime (shutdown). */
   closeAll(): Promise<void>;
   /**
@@ -338,6 +387,8 @@ export interface TenantRuntimes {
 export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
   /** Promises, so that concurrent first requests share one open. */
   const open = new Map<string, Promise<TenantRuntime>>();
+  /** Tenants kept closed (see `closedWhile`): resolves when they may open again. */
+  const closed = new Map<string, Promise<unknown>>();
 
   const closeRuntime = async (tenantId: string, runtime: Promise<TenantRuntime>) => {
     open.delete(tenantId);
@@ -353,8 +404,10 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
     if (runtime !== undefined) await closeRuntime(tenantId, runtime);
   };
 
-  return {
+  const runtimes: TenantRuntimes = {
     get(tenantId) {
+      const gate = closed.get(tenantId);
+      if (gate !== undefined) return gate.then(() => runtimes.get(tenantId));
       let runtime = open.get(tenantId);
       if (runtime === undefined) {
         runtime = context.registry.getTenant(tenantId).then((tenant) => {
@@ -372,6 +425,20 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
       });
     },
     evict,
+    async closedWhile(tenantId, work) {
+      const previous = closed.get(tenantId) ?? Promise.resolve();
+      const run = previous.then(async () => {
+        await evict(tenantId);
+        return work();
+      });
+      const gate = run.catch(() => undefined);
+      closed.set(tenantId, gate);
+      try {
+        return await run;
+      } finally {
+        if (closed.get(tenantId) === gate) closed.delete(tenantId);
+      }
+    },
     async apply(message) {
       if (message.kind === 'tenant') await evict(message.tenantId);
       if (message.kind === 'model') {
@@ -383,4 +450,5 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
       await Promise.all([...open].map(([tenantId, runtime]) => closeRuntime(tenantId, runtime)));
     },
   };
+  return runtimes;
 }

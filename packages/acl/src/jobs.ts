@@ -1,7 +1,8 @@
 /**
- * Progress of a tenant's long-running rebuild (docs/search.md, Rebuild: `POST .../rebuildAccessControl` answers
- * 202 and progress is read at `GET /admin/{tenant}/rebuild`). One job at a time per tenant; starting
- * another while one runs is a ConflictError (409).
+ * Progress of a tenant's long-running job (docs/search.md, Rebuild: `POST .../rebuildAccessControl` answers
+ * 202 and progress is read at `GET /admin/{tenant}/rebuild`; the class recalculation and sync jobs
+ * report the same way, each on its own tracker). One job at a time per tracker; starting another
+ * while one runs is a ConflictError (409).
  */
 import { ConflictError } from '@odp/core';
 
@@ -13,6 +14,10 @@ export interface RebuildStatus {
   readonly phase: string | null;
   /** Objects processed so far (in the current phase, for a job of several steps). */
   readonly processed: number;
+  /** Objects the job (or its current phase) has to process, when known before it ends; else null. */
+  readonly total: number | null;
+  /** The class (plural name) a per-class job works on; null for a job of the whole tenant. */
+  readonly typeName: string | null;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
   /** Client-safe failure message when `state` is `failed`. */
@@ -24,6 +29,8 @@ const IDLE: RebuildStatus = {
   kind: null,
   phase: null,
   processed: 0,
+  total: null,
+  typeName: null,
   startedAt: null,
   finishedAt: null,
   error: null,
@@ -37,16 +44,27 @@ export class RebuildTracker {
     return this.current;
   }
 
-  /** Starts `run` in the background and answers the running status; throws ConflictError if a job runs. */
+  /**
+   * Starts `run` in the background and answers the running status; throws ConflictError if a job
+   * runs. `run` reports progress: objects processed, and optionally the phase it entered and the
+   * total it expects. `typeName` names the class of a per-class job.
+   */
   start(
     kind: string,
-    run: (progress: (processed: number, phase?: string) => void) => Promise<unknown>,
+    run: (progress: (processed: number, phase?: string, total?: number) => void) => Promise<unknown>,
     onError: (error: unknown) => void = () => undefined,
+    typeName: string | null = null,
   ): RebuildStatus {
-    if (this.current.state === 'running') throw new ConflictError('A rebuild is already running.');
-    this.current = { ...IDLE, state: 'running', kind, startedAt: new Date().toISOString() };
-    const progress = (processed: number, phase?: string): void => {
-      this.current = { ...this.current, processed, ...(phase === undefined ? {} : { phase }) };
+    if (this.current.state === 'running')
+      throw new ConflictError(`A job (${this.current.kind ?? 'rebuild'}) is already running.`);
+    this.current = { ...IDLE, state: 'running', kind, typeName, startedAt: new Date().toISOString() };
+    const progress = (processed: number, phase?: string, total?: number): void => {
+      this.current = {
+        ...this.current,
+        processed,
+        ...(phase === undefined ? {} : { phase, total: null }),
+        ...(total === undefined ? {} : { total }),
+      };
     };
     this.running = run(progress).then(
       () => {
@@ -58,7 +76,7 @@ export class RebuildTracker {
           ...this.current,
           state: 'failed',
           finishedAt: new Date().toISOString(),
-          error: 'The rebuild failed; see the server log.',
+          error: `The job (${kind}) failed; see the server log.`,
         };
       },
     );

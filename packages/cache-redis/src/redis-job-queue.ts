@@ -84,6 +84,23 @@ for _, id in ipairs(ids) do
 end
 return #ids`;
 
+/**
+ * KEYS: tenant, due, finished. ARGV: prefix, tenant. Removes every job of the tenant with its index
+ * entries (tenant deletion); a worker holding one then finds it gone.
+ */
+const DELETE_TENANT = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+for _, id in ipairs(ids) do
+  local key = ARGV[1] .. 'job:' .. id
+  local objectId = redis.call('HGET', key, 'objectId')
+  if objectId and objectId ~= '' then redis.call('DEL', ARGV[1] .. 'object:' .. ARGV[2] .. ':' .. objectId) end
+  redis.call('DEL', key)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+end
+redis.call('DEL', KEYS[1])
+return #ids`;
+
 const iso = (ms: string) => new Date(Number(ms)).toISOString();
 
 function jobOf(fields: Record<string, string>): Job {
@@ -226,6 +243,18 @@ export class RedisJobQueue implements JobQueue {
       .map(([, fields]) => fields as Record<string, string>)
       .filter((fields) => fields['id'] !== undefined)
       .map(jobOf);
+  }
+
+  async deleteTenant(tenantId: string): Promise<number> {
+    return (await this.redis.eval(
+      DELETE_TENANT,
+      3,
+      this.key('tenant', tenantId),
+      this.key('due'),
+      this.key('finished'),
+      this.prefix,
+      tenantId,
+    )) as number;
   }
 
   async close(): Promise<void> {

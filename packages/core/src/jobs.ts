@@ -73,5 +73,10 @@ export interface JobQueue {
   /** Removes `done` and `failed` jobs last changed before `before`; resolves how many. */
   prune(before: Date): Promise<number>;
   list(filter: JobListFilter): Promise<Job[]>;
+  /**
+   * Removes every job of the tenant, whatever its status (tenant deletion); resolves how many. A
+   * worker holding one of them finds it gone when it completes or fails it (false).
+   */
+  deleteTenant(tenantId: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -3,7 +3,14 @@
  * Reads pass the account's access filter into the store; writes go through {@link ObjectWriter}.
  * Paths are plural REST names as the HTTP layer received them; results are response bodies.
  */
-import { ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError, invalidSearchCursor } from '@odp/core';
+import {
+  ForbiddenError,
+  NotFoundError,
+  UNRESTRICTED,
+  ValidationError,
+  invalidSearchCursor,
+  searchTextOf,
+} from '@odp/core';
 import type {
   AccessFilter,
   Account,
@@ -14,6 +21,7 @@ import type {
   ClassDef,
   NewJob,
   RelationEnd,
+  ReportDef,
   StoredFile,
   StoredObject,
 } from '@odp/core';
@@ -28,7 +36,7 @@ import {
   relationRef,
 } from '@odp/query-engine';
 import type { ListCursors, PageLinks, RelatedScope } from '@odp/query-engine';
-import { classByPlural, inReach, isConcrete, isEligible, relatedEnd } from './classes.js';
+import { classByPlural, inReach, isConcrete, isEligible, relatedEnd, relationsOf } from './classes.js';
 import type { ClassReach } from './classes.js';
 import { jsonBytes } from './encode.js';
 import type { DataServiceDeps } from './deps.js';
@@ -596,6 +604,115 @@ export class DataService {
       pending = failed;
     }
     return { created, skipped };
+  }
+
+  /**
+   * The class a class job (recalculate, sync) of `typeName` works on: NotFoundError (404) for a
+   * plural that names no class this service reaches.
+   */
+  jobClass(typeName: string): ClassDef {
+    return classByPlural(this.model, typeName, this.reach);
+  }
+
+  /** How many objects have class `cls` (subclasses and gained classes included). */
+  async countOf(cls: ClassDef): Promise<number> {
+    const plan = { className: cls.name, filters: [], sum: [], avg: [], count: [] };
+    return (await this.deps.store.aggregate(plan, UNRESTRICTED)).total;
+  }
+
+  /**
+   * The ids of the objects of class `cls` (subclasses and gained classes included), in id order,
+   * in batches of at most `size`, read as the batches are consumed: an object created meanwhile
+   * is met when its id comes after the batches already read.
+   */
+  async *idsOf(cls: ClassDef, size: number): AsyncGenerator<string[]> {
+    let batch: string[] = [];
+    for (let after: string | null = null; ;) {
+      const objects = await this.deps.store.scan(after, size);
+      if (objects.length === 0) break;
+      for (const object of objects) {
+        if (!object.classes.includes(cls.name)) continue;
+        batch.push(object.id);
+        if (batch.length === size) {
+          yield batch;
+          batch = [];
+        }
+      }
+      after = objects.at(-1)?.id ?? null;
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /** Recalculates the formulas of `ids` and of their dependants (see ObjectWriter); how many changed. */
+  recalculateObjects(ids: readonly string[]): Promise<number> {
+    return withWriteRetries(() => this.writer.recalculateObjects(ids));
+  }
+
+  /**
+   * Re-derives what the platform derives from each of `ids` (see ObjectWriter.syncObjects) and,
+   * with a search index the store does not maintain (Elasticsearch), their entries there, from
+   * the objects as stored after the write. Resolves how many objects were synchronised.
+   */
+  async syncObjects(ids: readonly string[]): Promise<number> {
+    const written = await withWriteRetries(() => this.writer.syncObjects(ids));
+    const search = this.deps.search;
+    if (search && !search.maintainedByStore && written.length > 0) {
+      const objects = await this.deps.store.getMany(
+        written.map((object) => object.id),
+        UNRESTRICTED,
+      );
+      await search.index(
+        await Promise.all(
+          objects.map(async (object) => ({
+            id: object.id,
+            classes: object.classes,
+            aclIds: [...new Set((await this.deps.store.aclRowsOf(object.id)).map((row) => row.acId))],
+            text: searchTextOf(this.model, object),
+          })),
+        ),
+      );
+    }
+    return written.length;
+  }
+
+  /**
+   * What a report of object `id` (addressed as Get one addresses it, with its 404s) is rendered
+   * from (model format section 8): `context` is the object as Get one renders it for `account`,
+   * with each relation's name holding the linked objects the account may read, rendered the same
+   * way (one level: their own relations stay links); null or an empty array when there are none.
+   * `report` is the report `reportName` of one of the object's classes; NotFoundError without one.
+   */
+  async reportContext(
+    account: Account,
+    typeName: string,
+    id: string,
+    reportName: string,
+  ): Promise<{ object: StoredObject; report: ReportDef; context: Record<string, unknown> }> {
+    const object = await this.resolve(account, typeName, id);
+    const report = object.classes
+      .flatMap((name) => this.model.classes.get(name)?.reports ?? [])
+      .find((candidate) => candidate.name === reportName);
+    if (!report) throw new NotFoundError('The class has no report of this name.');
+    const filter = await this.deps.access.accessFilter(account);
+    const store = this.deps.store;
+    const [rendered] = await this.render(account, [object]);
+    const context: Record<string, unknown> = { ...rendered };
+    for (const [name, end] of relationsOf(this.model, object.classes)) {
+      const ids =
+        end.direction === 'forward'
+          ? (object.links[end.relation.key] ?? [])
+          : (await store.incomingRefs([object.id], filter))
+              .filter((ref) => ref.relationKey === end.relation.key)
+              .map((ref) => ref.id);
+      const found = new Map((await store.getMany(ids, filter)).map((linked) => [linked.id, linked]));
+      const ordered = ids.flatMap((linkedId) => {
+        const linked = found.get(linkedId);
+        return linked ? [linked] : [];
+      });
+      const linked = await this.render(account, ordered);
+      context[name] = end.multiple ? linked : (linked[0] ?? null);
+    }
+    return { object, report, context };
   }
 
   /**

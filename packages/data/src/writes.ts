@@ -4,7 +4,7 @@
  * rejected request never leaves a partial write).
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
+import { ConflictError, ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError } from '@odp/core';
 import type {
   Account,
   ClassDef,
@@ -578,6 +578,56 @@ export class ObjectWriter {
       }
       uow.emit({ type: 'update', objectId: object.id, classes: object.classes });
     }
+  }
+
+  /**
+   * Class recalculation (`POST /admin/{tenant}/{typeName}/recalculate`, docs/formulas.md): re-runs
+   * the formulas of each of `ids` as a save does (defaults of required fields, field formulas, the
+   * name formula; no SET_VALUES scripts, no gateway scripts, no history entry), and for each object
+   * that changed, the formulas of its neighbours that read what changed, as a write does. One atomic
+   * write with an update event per changed object; resolves how many of `ids` changed.
+   */
+  async recalculateObjects(ids: readonly string[]): Promise<number> {
+    const system: Account = { kind: 'system', tenantId: this.deps.tenantId };
+    const uow = this.unitOfWork();
+    let changed = 0;
+    for (const id of ids) {
+      const object = await uow.load(id);
+      if (!object) continue;
+      const draft = await compute(this.env(system), uow, draftOf(object), null);
+      if (draft.name === object.name && sameJson(draft.values, object.values)) continue;
+      draft.modifiedAt = uow.timestamp;
+      uow.put(frozen(draft));
+      uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
+      changed += 1;
+      await this.recalculateNeighbours(system, uow, draft.id, object, this.changedNames(object, draft));
+    }
+    await this.commit(uow);
+    return changed;
+  }
+
+  /**
+   * Class sync (`POST /admin/{tenant}/{typeName}/sync`, docs/admin.md): writes each of `ids` back
+   * as stored, its classes completed with the ancestors the current model gives them, so that the
+   * store re-derives everything it derives on a write (class membership, value index, full-text
+   * entry, sources of derived values) and the access-control layer the object's ACL rows. Values,
+   * links and modification times stay as they are and no change event is written: the data did not
+   * change. Resolves the objects as written.
+   */
+  async syncObjects(ids: readonly string[]): Promise<StoredObject[]> {
+    const objects = await this.deps.store.getMany(ids, UNRESTRICTED);
+    const written = objects.map((object) => ({
+      ...object,
+      classes: withAncestors(this.model, object.classes),
+    }));
+    // Straight to the store, not through a unit of work, which would move `modifiedAt` forward:
+    // the version stays the same because the data does, and the expectation still refuses the
+    // batch (to be retried) when a writer changed one of the objects since it was read.
+    await this.deps.store.write({
+      expect: objects.map((object) => ({ id: object.id, modifiedAt: object.modifiedAt })),
+      put: written,
+    });
+    return written;
   }
 
   /**

@@ -220,6 +220,46 @@ describe('claims, release and sweep', () => {
   });
 });
 
+describe('generated files and tenant deletion', () => {
+  it('serves a generated file through a signed URL, never lets a write claim it, sweeps it like an upload', async () => {
+    const url = await files.storeGenerated(TENANT, 'o1', {
+      fileName: 'report.pdf',
+      contentType: 'application/pdf',
+      bytes: PDF,
+    });
+    expect(url.startsWith('http://odp.test/binaries/')).toBe(true);
+    const opened = await files.open(tokenOf(url), undefined);
+    expect(opened.file).toMatchObject({
+      fileName: 'report.pdf',
+      contentType: 'application/pdf',
+      size: PDF.length,
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened.body) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(PDF)).toBe(true);
+    const fileId = (await keys())[0]!.slice(-36);
+    expect(await files.claimsFor(TENANT).upload(fileId)).toBeNull();
+    clock += 61_000 + 1000 * 3600;
+    expect(await files.sweep(async () => false)).toBe(1);
+    expect(await keys()).toEqual([]);
+  });
+
+  it('deletes every file of one tenant, held, unclaimed or generated, and none of another', async () => {
+    const form = multipart([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('hello') }]);
+    await files.receive(tokenOf(files.requestUpload(TENANT)), form.headers, form.body());
+    const url = await files.storeGenerated(TENANT, 'o1', {
+      fileName: 'r.html',
+      contentType: 'text/html',
+      bytes: PDF,
+    });
+    await files.storeGenerated(OTHER, 'o2', { fileName: 'r.html', contentType: 'text/html', bytes: PDF });
+    expect(await files.deleteTenantFiles(TENANT)).toBe(4);
+    expect((await keys()).every((key) => key.includes(OTHER))).toBe(true);
+    expect(await keys()).toHaveLength(2);
+    await expect(files.open(tokenOf(url), undefined)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
 describe('download', () => {
   it('serves whole files and ranges of a valid download token; 404 for anything else', async () => {
     const form = multipart([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('0123456789') }]);

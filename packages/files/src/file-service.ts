@@ -53,9 +53,13 @@ export interface OpenedFile {
   readonly body: Readable;
 }
 
-/** The upload record kept under `uploads/<tenant>/<fileId>` while the upload is unclaimed. */
+/**
+ * The upload record kept under `uploads/<tenant>/<fileId>` while the upload is unclaimed. A
+ * `generated` file (a report, an export) has one too, so the sweep deletes it like an unclaimed
+ * upload; no write can claim it.
+ */
 interface UploadRecord {
-  readonly state: 'receiving' | 'ready';
+  readonly state: 'receiving' | 'ready' | 'generated';
   readonly fileName?: string;
   readonly contentType?: string;
   readonly size?: number;
@@ -123,6 +127,39 @@ export class FileService {
     return this.url(
       this.tokens.sign({ kind: 'download', tenantId, objectId, file, expiresAt: this.now() + TOKEN_TTL_MS }),
     );
+  }
+
+  /**
+   * Stores a file the platform generated for a caller (a report document) and answers a signed
+   * download URL of it, valid like any download URL. The file is kept as long as an unclaimed
+   * upload (`unclaimedUploadTtlMs`, then the sweep deletes it); no write can claim it into a field.
+   * `objectId` is the object it was generated from.
+   */
+  async storeGenerated(
+    tenantId: string,
+    objectId: string,
+    file: { readonly fileName: string; readonly contentType: string; readonly bytes: Buffer },
+  ): Promise<string> {
+    const fileId = randomUUID();
+    const { size } = await this.blobs.put(fileKey(tenantId, fileId), Readable.from([file.bytes]));
+    const stored: StoredFile = { fileId, fileName: file.fileName, contentType: file.contentType, size };
+    await this.writeRecord(tenantId, fileId, { state: 'generated', ...stored });
+    return this.downloadUrl(tenantId, objectId, stored);
+  }
+
+  /**
+   * Deletes every file of the tenant (held, unclaimed and generated) with its records; resolves
+   * how many blobs were deleted. Tenant deletion: tokens signed earlier then find nothing (404).
+   */
+  async deleteTenantFiles(tenantId: string): Promise<number> {
+    let deleted = 0;
+    for (const prefix of [`uploads/${tenantId}/`, `files/${tenantId}/`]) {
+      const keys: string[] = [];
+      for await (const info of this.blobs.list(prefix)) keys.push(info.key);
+      for (const key of keys) await this.blobs.delete(key);
+      deleted += keys.length;
+    }
+    return deleted;
   }
 
   /**

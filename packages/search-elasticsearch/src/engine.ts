@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import type { AccessFilter, Model, SearchIndex, SearchPage, SearchQuery, TenantStore } from '@odp/core';
 import { SearchIndexer } from './indexer.js';
-import { ElasticsearchSearchIndex } from './search-elasticsearch.js';
+import { ElasticsearchSearchIndex, deleteTenantIndexes } from './search-elasticsearch.js';
 
 export interface TenantElasticsearch {
   /**
@@ -34,6 +34,11 @@ export interface ElasticsearchEngineOptions {
   readonly onError: (tenantId: string, error: unknown) => void;
 }
 
+/** The alias of a tenant's index: `odp-<tenant id>`. */
+function tenantAlias(tenantId: string): string {
+  return `odp-${tenantId.toLowerCase().replace(/[^a-z0-9_-]/g, '_')}`;
+}
+
 export class ElasticsearchEngine {
   private readonly client: Client;
 
@@ -54,11 +59,16 @@ export class ElasticsearchEngine {
     }
   }
 
+  /** Deletes every index of the tenant (tenant deletion); stop its TenantElasticsearch first. */
+  dropTenant(tenantId: string): Promise<void> {
+    return deleteTenantIndexes(this.client, tenantAlias(tenantId));
+  }
+
   tenant(tenantId: string, store: TenantStore, model: Model): TenantElasticsearch {
     let current = model;
     const search = new ElasticsearchSearchIndex({
       client: this.client,
-      alias: `odp-${tenantId.toLowerCase().replace(/[^a-z0-9_-]/g, '_')}`,
+      alias: tenantAlias(tenantId),
       store,
       secret: createHmac('sha256', this.options.secretKey).update(`search-cursor:${tenantId}`).digest(),
     });

@@ -439,10 +439,8 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     this.ready = undefined;
   }
 
-  private async deleteIndexes(which: (name: string) => boolean): Promise<void> {
-    const found = await this.client.indices.get({ index: `${this.alias}-*`, allow_no_indices: true });
-    const names = Object.keys(found).filter(which);
-    if (names.length > 0) await this.client.indices.delete({ index: names }, { ignore: [404] });
+  private deleteIndexes(which: (name: string) => boolean): Promise<void> {
+    return deleteTenantIndexes(this.client, this.alias, which);
   }
 
   /** Creates the tenant's first index and alias unless the alias exists (once per instance). */
@@ -522,4 +520,15 @@ function accessClauses(access: AccessFilter): estypes.QueryDslQueryContainer[] {
       },
     },
   ];
+}
+
+/** Deletes the concrete indexes of the tenant alias `alias` that `which` selects (all by default). */
+export async function deleteTenantIndexes(
+  client: Client,
+  alias: string,
+  which: (name: string) => boolean = () => true,
+): Promise<void> {
+  const found = await client.indices.get({ index: `${alias}-*`, allow_no_indices: true });
+  const names = Object.keys(found).filter(which);
+  if (names.length > 0) await client.indices.delete({ index: names }, { ignore: [404] });
 }

@@ -173,6 +173,10 @@ export class SqliteJobQueue implements JobQueue {
       .run(before.getTime()).changes;
   }
 
+  async deleteTenant(tenantId: string): Promise<number> {
+    return this.db.prepare(`DELETE FROM jobs WHERE tenant_id = ?`).run(tenantId).changes;
+  }
+
   async get(id: string): Promise<Job | null> {
     const row = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
     return row === undefined ? null : jobOf(row);

@@ -155,6 +155,16 @@ export function describeJobQueueContract(name: string, open: (shared?: string) =
       expect(await queue.get('job-9')).toBeNull();
     });
 
+    it('deletes every job of one tenant, whatever its status, and none of another', async () => {
+      await queue.enqueue([job(1), job(2), job(3, { tenantId: OTHER })]);
+      const claimed = await queue.claim('w1', 30_000, T0);
+      expect(await queue.deleteTenant(TENANT)).toBe(2);
+      expect(await queue.list({ tenantId: TENANT, limit: 10 })).toEqual([]);
+      expect((await queue.list({ tenantId: OTHER, limit: 10 })).map((j) => j.id)).toEqual(['job-3']);
+      expect(claimed?.id).toBe('job-1');
+      expect(await queue.complete('job-1', 'w1', T0)).toBe(false);
+    });
+
     it('gives each job to one of several concurrent claimers', async () => {
       const key = `shared-${Math.random()}`;
       const handles = [await open(key), await open(key), await open(key)];

@@ -1,0 +1,56 @@
+/**
+ * `GET /data/{tenant}/{typeName}/{id}/reports/{reportName}?language=<lang>` (interface spec,
+ * Report document; model format section 8; docs/reports.md): renders the report `reportName` of
+ * the object's class with the object and the related objects the caller may read, stores the file
+ * and answers a signed `/binaries/` download URL of it, as a JSON string and in `Location` (200,
+ * like the download URL of a file). The object is addressed as Get one addresses it (same 404s);
+ * an unknown report is 404; a `language` that is not a language tag is 400.
+ */
+import { ValidationError } from '@odp/core';
+import { renderReport } from '@odp/reports';
+import type { Request, Router } from 'express';
+import type { AppDeps } from '../app.js';
+import { tenantRequest } from '../context.js';
+import { routeModule } from './router.js';
+
+/** A BCP 47-like language tag: `en`, `nl-BE`, `zh-Hant-TW`. */
+const LANGUAGE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+
+function param(req: Request, name: string): string {
+  const value = req.params[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function languageParam(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !LANGUAGE_TAG.test(raw)) {
+    throw new ValidationError('language must be a language tag such as en or nl-BE.', [
+      { field: 'language', message: 'must be a language tag' },
+    ]);
+  }
+  return raw;
+}
+
+export function reportRoutes(deps: AppDeps): Router {
+  const router = routeModule();
+  router.get('/data/:tenant/:typeName/:id/reports/:reportName', async (req, res) => {
+    const { tenantId, account } = tenantRequest(res);
+    const language = languageParam(req.query['language']);
+    const runtime = await deps.runtimes.get(tenantId);
+    const data = runtime.data();
+    const { object, report, context } = await data.reportContext(
+      account,
+      param(req, 'typeName'),
+      param(req, 'id'),
+      param(req, 'reportName'),
+    );
+    const model = runtime.model.requireModel();
+    const document = await renderReport(model, report, context, language, report.name);
+    const url = await deps.files.storeGenerated(tenantId, object.id, document);
+    res.setHeader('Location', url);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Language', document.language);
+    res.json(url);
+  });
+  return router;
+}
