@@ -10,6 +10,7 @@ import type { BlobStore, Coordination, PlatformRegistry } from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
+import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openJobQueue, openPlatformStore } from '@odp/store-sqlite';
 import type { AppDeps } from './app.js';
@@ -61,6 +62,11 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
     onError: (message, error) => log.error(message, { error: String(error) }),
   });
+  const imports = new SpreadsheetImports({
+    blobs,
+    files,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+  });
   const store = openPlatformStore(platformDatabasePath(config));
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = openJobQueue(jobsDatabasePath(config));
@@ -92,6 +98,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
     files,
+    imports,
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
@@ -108,6 +115,7 @@ export async function openPlatform(config: Config, examplesDir: string): Promise
     ],
     async close() {
       clearInterval(sweeper);
+      await imports.close();
       await stopListening();
       await runtimes.closeAll();
       await stores.close();
