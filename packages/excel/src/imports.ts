@@ -63,6 +63,12 @@ interface ImportRecord extends Omit<ImportStatus, '_links'> {
 
 /** Row errors kept in a record; further failures are only counted. */
 export const MAX_ROW_ERRORS = 1000;
+/**
+ * Rows written concurrently by one import: each is still its own unit of work, but their reads,
+ * formulas and rendering overlap another row's commit. Rows matching the same object in an update
+ * are retried like concurrent requests (write conflicts).
+ */
+const ROWS_IN_FLIGHT = 8;
 /** How often a running import saves its progress (also its heartbeat). */
 const SAVE_INTERVAL_MS = 1000;
 /** A running import whose record was not saved for this long belongs to a process that stopped. */
@@ -262,6 +268,7 @@ class ImportRun {
   }
 
   async run(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     try {
       const { body } = await this.imports.readUpload(this.tenantId, this.task.file);
       let columns: ResolvedColumns | null = null;
@@ -276,16 +283,21 @@ class ImportRun {
         }
         if (this.control.stop) {
           body.destroy();
+          await Promise.all(inFlight);
           return await this.finish('interrupted', {
             message: 'The api process running the import was stopped.',
           });
         }
-        await this.writeRow(row.number, row.cells, columns, target);
-        await this.progress();
+        const write = this.writeRow(row.number, row.cells, columns, target).then(() => this.progress());
+        inFlight.add(write);
+        void write.finally(() => inFlight.delete(write));
+        if (inFlight.size >= ROWS_IN_FLIGHT) await Promise.race(inFlight);
       }
+      await Promise.all(inFlight);
       if (columns === null) throw new UnreadableFileError('The file has no header row.');
       await this.finish('completed');
     } catch (error) {
+      await Promise.allSettled(inFlight);
       await this.finish('failed', problemOf(error));
     }
   }
@@ -294,7 +306,7 @@ class ImportRun {
     const now = this.imports.clock().getTime();
     if (!force && now - this.lastSave < SAVE_INTERVAL_MS) return;
     this.lastSave = now;
-    this.record.errors = [...this.errors];
+    this.record.errors = [...this.errors].sort((a, b) => a.row - b.row);
     this.record.updatedAt = new Date(now).toISOString();
     try {
       await this.imports.save(this.tenantId, this.record);

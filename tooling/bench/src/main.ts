@@ -2,6 +2,7 @@
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
+ * `pnpm bench --excel [--rows 100000]`: the spreadsheet export and import benchmark alone (excel.ts).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -35,12 +36,15 @@ import { seedPlatform } from './seed.js';
 import { filesTable, measureFiles } from './files.js';
 import type { FileBench } from './files.js';
 import { jobsTable, measureJobs } from './jobs.js';
+import { excelTable, measureExcel } from './excel.js';
 
 const { values: flags } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     files: { type: 'boolean', default: false },
     jobs: { type: 'boolean', default: false },
+    excel: { type: 'boolean', default: false },
+    rows: { type: 'string' },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -239,6 +243,23 @@ if (flags.jobs) {
   const bench = await measureJobs({ quick: flags.quick, log });
   process.stdout.write(jobsTable(bench) + '\n');
   process.exit(bench.rounds.every((round) => round.complete) ? 0 : 1);
+}
+
+if (flags.excel) {
+  const rows = Number(flags.rows ?? (flags.quick ? 2000 : 100_000));
+  const bench = await measureExcel({ rows, modelDir, log });
+  const table = excelTable(bench);
+  process.stdout.write(table + '\n');
+  const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
+  mkdirSync(dir, { recursive: true });
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-excel`;
+  writeFileSync(
+    path.join(dir, `${stamp}.json`),
+    JSON.stringify({ machine: machineFacts(), excel: bench }, null, 2) + '\n',
+  );
+  writeFileSync(path.join(dir, `${stamp}.md`), table + '\n');
+  log(`Results written to ${path.relative(process.cwd(), path.join(dir, stamp))}.json and .md`);
+  process.exit(bench.complete && bench.memory.met ? 0 : 1);
 }
 
 const run: BenchRun = {
