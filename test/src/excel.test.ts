@@ -5,9 +5,13 @@
  * relations by name and id, create / update / upsert, bad input (unknown class, bad mapping,
  * corrupt file, tampered descriptor), and the round trip export -> import -> export.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { DEMO, idOf, startDataServer } from './data-api.js';
-import type { DataApi, Json } from './data-api.js';
+import { DEMO, DataApi, idOf, startDataServer } from './data-api.js';
+import type { Json } from './data-api.js';
+import { startServer } from './support/server.js';
 import { createAccounts } from './support/accounts.js';
 import type { TestAccount } from './support/accounts.js';
 
@@ -87,8 +91,8 @@ async function exported(route: string, apiKey?: string): Promise<ExcelJS.Workboo
   return workbookOf((await download(await exportUrl(route, apiKey))).bytes);
 }
 
-async function upload(bytes: Buffer, fileName: string): Promise<Descriptor> {
-  const urlRes = await api.call('GET', '/upload');
+async function upload(bytes: Buffer, fileName: string, server: DataApi = api): Promise<Descriptor> {
+  const urlRes = await server.call('GET', '/upload');
   const url = (await urlRes.json()) as string;
   const body = new FormData();
   body.append('file', new Blob([bytes]), fileName);
@@ -101,15 +105,24 @@ async function startImport(task: Json, apiKey?: string): Promise<Response> {
   return api.call('POST', '/import', { body: task, key: apiKey });
 }
 
-/** Polls the import until it left `running`. */
-async function finished(location: string, apiKey?: string): Promise<ImportStatus> {
-  for (let attempt = 0; attempt < 300; attempt++) {
-    const res = await fetch(`${api.server.baseUrl}${location}`, {
-      headers: { 'X-API-Key': apiKey ?? api.systemKey },
-    });
-    expect(res.status).toBe(200);
-    const status = (await res.json()) as ImportStatus;
-    if (status.state !== 'running') return status;
+async function importStatus(location: string, apiKey?: string, server: DataApi = api): Promise<ImportStatus> {
+  const res = await fetch(`${server.server.baseUrl}${location}`, {
+    headers: { 'X-API-Key': apiKey ?? server.systemKey },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as ImportStatus;
+}
+
+/** Polls the import until `done` holds (by default: it left `running`). */
+async function finished(
+  location: string,
+  apiKey?: string,
+  server: DataApi = api,
+  done: (status: ImportStatus) => boolean = (status) => status.state !== 'running',
+): Promise<ImportStatus> {
+  for (let attempt = 0; attempt < 1200; attempt++) {
+    const status = await importStatus(location, apiKey, server);
+    if (done(status)) return status;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('the import did not finish');
@@ -416,4 +429,61 @@ describe('Import', () => {
     expect(refused).toMatchObject({ state: 'completed', created: 0, failed: 1 });
     expect(await api.rows('/persons?lastName=Grant')).toHaveLength(0);
   });
+});
+
+describe('Import across a restart of the api', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-excel-restart-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  test('a graceful stop records interrupted; an upsert run finishes without duplicates', async () => {
+    const first = await startServer({ dataDir });
+    const tenant = first.tenantId ?? '';
+    const systemKey = first.systemKey ?? '';
+    let server = new DataApi(first, tenant, systemKey);
+    const rows = 1500;
+    const csv = ['First name,Last name,email'];
+    for (let i = 0; i < rows; i++) csv.push(`P${i},Restart,restart${i}@import.example`);
+    const bytes = Buffer.from(csv.join('\n'));
+    try {
+      const res = await server.call('POST', '/import', {
+        body: { file: await upload(bytes, 'restart.csv', server), typeName: 'persons' },
+      });
+      expect(res.status).toBe(201);
+      const location = res.headers.get('location') ?? '';
+      await finished(location, undefined, server, (status) => status.processed >= 20);
+      expect(await first.stop()).toBe(0);
+
+      const second = await startServer({ dataDir });
+      server = new DataApi(second, tenant, systemKey);
+      try {
+        const interrupted = await importStatus(location, undefined, server);
+        expect(interrupted.state).toBe('interrupted');
+        expect(interrupted.processed).toBeGreaterThanOrEqual(20);
+        expect(interrupted.processed).toBeLessThan(rows);
+        const written = (await server.get<{ total: number }>('/persons/aggregations?lastName=Restart')).total;
+        expect(written).toBe(interrupted.created);
+
+        const again = await server.call('POST', '/import', {
+          body: {
+            file: await upload(bytes, 'restart.csv', server),
+            typeName: 'persons',
+            mode: 'upsert',
+            matchBy: 'email',
+          },
+        });
+        expect(again.status).toBe(201);
+        const done = await finished(again.headers.get('location') ?? '', undefined, server);
+        expect(done).toMatchObject({ state: 'completed', failed: 0, processed: rows });
+        expect(done.updated).toBe(written);
+        expect(done.created).toBe(rows - written);
+        expect((await server.get<{ total: number }>('/persons/aggregations?lastName=Restart')).total).toBe(
+          rows,
+        );
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+    }
+  }, 600_000);
 });

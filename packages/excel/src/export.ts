@@ -5,6 +5,7 @@
  * relation names), then one row per object.
  */
 import { PassThrough } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { ExportSheet, ImportTarget, DataObject } from '@odp/data';
@@ -117,6 +118,9 @@ export function writeWorkbook(sheets: readonly ExportSheet[]): {
         for (const object of page) worksheet.addRow(rowOf(sheet, object)).commit();
         rows += page.length;
         await room();
+        // Reading a page resolves without I/O: a turn of the event loop per page keeps the
+        // process answering other requests during a long export.
+        await nextTurn();
       }
       worksheet?.commit();
     }

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, NotFoundError, ValidationError } from '@odp/core';
 import type { Account, BlobStore } from '@odp/core';
 import type { DataService, ImportTarget } from '@odp/data';
@@ -288,6 +289,9 @@ class ImportRun {
             message: 'The api process running the import was stopped.',
           });
         }
+        // The rows' store calls resolve without I/O; a turn of the event loop per row keeps the
+        // process answering requests (and signals) while an import runs.
+        await nextTurn();
         const write = this.writeRow(row.number, row.cells, columns, target).then(() => this.progress());
         inFlight.add(write);
         void write.finally(() => inFlight.delete(write));
