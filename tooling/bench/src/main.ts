@@ -2,7 +2,7 @@
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
- * `pnpm bench --excel [--rows 100000]`: the spreadsheet export and import benchmark alone (excel.ts).
+ * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -45,6 +45,7 @@ const { values: flags } = parseArgs({
     jobs: { type: 'boolean', default: false },
     excel: { type: 'boolean', default: false },
     rows: { type: 'string' },
+    'import-rows': { type: 'string' },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -247,7 +248,8 @@ if (flags.jobs) {
 
 if (flags.excel) {
   const rows = Number(flags.rows ?? (flags.quick ? 2000 : 100_000));
-  const bench = await measureExcel({ rows, modelDir, log });
+  const importRows = flags['import-rows'] === undefined ? rows : Number(flags['import-rows']);
+  const bench = await measureExcel({ rows, importRows, modelDir, log });
   const table = excelTable(bench);
   process.stdout.write(table + '\n');
   const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
