@@ -195,7 +195,7 @@ export class SpreadsheetImports {
     );
   }
 
-  /** Waits for this process's imports of `tenantId` (all tenants when absent) to finish. For tests and benches. */
+  /** Waits for the imports running in this process to finish. */
   async settled(): Promise<void> {
     await Promise.all([...this.running.values()].map((run) => run.done));
   }
