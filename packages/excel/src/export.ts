@@ -5,7 +5,8 @@
  * relation names), then one row per object.
  */
 import { PassThrough } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Writable } from 'node:stream';
+import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { ExportSheet, ImportTarget, DataObject } from '@odp/data';
@@ -17,6 +18,34 @@ export const ID_COLUMN = 'id';
 
 /** Buffered workbook bytes above which the writer waits for the consumer (the blob store). */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What exceljs does not type of a streaming worksheet: the buffer its rows are written to, piped
+ * (without regard for backpressure) into the zip entry's stream (a readable-stream PassThrough).
+ */
+interface SheetInternals {
+  readonly stream?: {
+    readonly pipes?: readonly (Writable & { readonly _writableState?: { readonly length?: number } })[];
+  };
+}
+
+/** Row XML of a sheet waiting for the zip compressor before the reader goes on. */
+const ZIP_BACKLOG_BYTES = 1024 * 1024;
+
+/**
+ * Waits while the zip entry of `worksheet` holds more than {@link ZIP_BACKLOG_BYTES} of row XML not
+ * yet compressed: exceljs writes rows into it without waiting, and the compression (zlib, off the
+ * main thread) advances only as the event loop turns, so without this a fast reader would pile the
+ * whole sheet up in memory ahead of the compression.
+ */
+async function compressed(worksheet: ExcelJS.Worksheet): Promise<void> {
+  for (const pipe of (worksheet as unknown as SheetInternals).stream?.pipes ?? []) {
+    const backlog = () => pipe.writableLength ?? pipe._writableState?.length ?? 0;
+    while (backlog() > ZIP_BACKLOG_BYTES && !pipe.destroyed) {
+      await delay(10);
+    }
+  }
+}
 
 /** Excel's sheet names: at most 31 characters, none of `[]:*?/\`. */
 export function sheetName(plural: string): string {
@@ -117,6 +146,7 @@ export function writeWorkbook(sheets: readonly ExportSheet[]): {
         worksheet ??= open(sheet);
         for (const object of page) worksheet.addRow(rowOf(sheet, object)).commit();
         rows += page.length;
+        await compressed(worksheet);
         await room();
         // Reading a page resolves without I/O: a turn of the event loop per page keeps the
         // process answering other requests during a long export.
