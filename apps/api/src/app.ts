@@ -4,6 +4,7 @@ import { NotFoundError, RateLimitedError } from '@odp/core';
 import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { StreamTokens, TokenVerifier } from '@odp/auth';
+import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import type { ServiceUsage } from '@odp/gateways';
 import { authentication } from './authentication.js';
@@ -26,6 +27,7 @@ import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 import { healthRoutes } from './routes/health.js';
 import type { ReadinessCheck } from './routes/health.js';
 import { fileRoutes } from './routes/files.js';
+import { excelRoutes } from './routes/excel.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
 import { scriptRoutes } from './routes/scripts.js';
 import { systemRoutes } from './routes/system.js';
@@ -49,6 +51,8 @@ export interface AppDeps {
   readonly log: Logger;
   /** Uploads, downloads and the bytes of FILE and IMAGE fields, on the configured blob store. */
   readonly files: FileService;
+  /** Spreadsheet imports running in the background, their progress in the blob store (docs/excel.md). */
+  readonly imports: SpreadsheetImports;
   /** Directory of the bundled example models that `POST /tenants {model}` may name. */
   readonly examplesDir: string;
   /** The clock for credential expiry; tests and production use the wall clock. */
@@ -117,6 +121,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
     onBranches(['tenants'], tenantRoutes(deps)),
     onBranches(['invitations'], invitationRoutes(deps)),
     onBranches(['data', 'binaries'], fileRoutes(deps)),
+    onBranches(['data'], excelRoutes(deps)),
     onBranches(['audit', 'admin'], auditRoutes(deps)),
     onBranches(['data'], capabilitiesRoutes(deps)),
     onBranches(['admin'], adminModelRoutes(deps)),

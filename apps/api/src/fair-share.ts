@@ -33,7 +33,7 @@ const SELECTION_TAILS: ReadonlySet<string> = new Set(['distinct', 'aggregations'
  * object's. Read from the method and path alone (the branch compared ignoring case, as express
  * routes): every GET under `/audit`; under `/data` and `/system` every GET of a selection: lists
  * and related lists (also with `q`), global search, distinct, field values, aggregations (and
- * downloads and exports as they arrive). Not: get one, get own, capabilities and the event stream
+ * Excel exports; downloads as they arrive). Not: get one, get own, capabilities and the event stream
  * (long-lived, it reads only new events).
  */
 export function isExpensive(method: string, path: string): boolean {
@@ -47,6 +47,8 @@ export function isExpensive(method: string, path: string): boolean {
     case 'system': {
       const last = segments.at(-1);
       if (last === undefined || segments[0] === 'eventStream' || CHEAP_TAILS.has(last)) return false;
+      // `/excel/{type}`: the export of a whole list (docs/excel.md).
+      if (segments[0] === 'excel') return true;
       // `/{type}/{id}`: one object, unless the second segment names a selection operation.
       if (segments.length === 2) return SELECTION_TAILS.has(last);
       return true;

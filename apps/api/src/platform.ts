@@ -25,6 +25,7 @@ import type {
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { openS3BlobStore } from '@odp/blobs-s3';
+import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openJobQueue, openReplicationBuffer } from '@odp/store-sqlite';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
@@ -92,6 +93,11 @@ export async function openPlatform(
     unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
     onError: (message, error) => log.error(message, { error: String(error) }),
   });
+  const imports = new SpreadsheetImports({
+    blobs,
+    files,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+  });
   const store = await openPlatformRegistry(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = await openJobs(config);
@@ -133,6 +139,7 @@ export async function openPlatform(
     tokens: config.auth === null ? null : createTokenVerifier(config.auth),
     log,
     files,
+    imports,
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
@@ -150,6 +157,7 @@ export async function openPlatform(
     ],
     async close() {
       clearInterval(sweeper);
+      await imports.close();
       await stopListening();
       await runtimes.closeAll();
       await stores.close();

@@ -19,6 +19,7 @@ import type {
   EventLog,
   SearchIndex,
   ClassDef,
+  FieldDef,
   NewJob,
   RelationEnd,
   ReportDef,
@@ -49,6 +50,8 @@ import { withWriteRetries } from './unit-of-work.js';
 import { gatewayScripts } from './scripts.js';
 import { relayOutbox } from './outbox.js';
 import { SECRET_CLASS, namedObject } from './system-settings.js';
+import { Tabular } from './tabular.js';
+import type { ExportSheet, ImportTarget } from './tabular.js';
 
 const MAX_SECRET_NAME = 200;
 const MAX_SECRET_VALUE = 65_536;
@@ -102,11 +105,13 @@ export class DataService {
   private readonly renderer: Renderer;
   private readonly writer: ObjectWriter;
   private readonly searcher: ObjectSearch;
+  private readonly tabular: Tabular;
 
   constructor(private readonly deps: DataServiceDeps) {
     this.renderer = new Renderer(deps.model, deps.tenantId);
     this.writer = new ObjectWriter(deps);
     this.searcher = new ObjectSearch(deps, this.renderer);
+    this.tabular = new Tabular(deps, this.renderer);
   }
 
   private get model() {
@@ -362,6 +367,45 @@ export class DataService {
       ...(plan.avg.length > 0 ? { avg: { ...result.avg } } : {}),
       ...(plan.count.length > 0 ? { count: { ...result.count } } : {}),
     };
+  }
+
+  /**
+   * The sheets of an Excel export of a list or related list with its filters and sort (see
+   * {@link Tabular.sheets}): 404 as the list would answer it. `q` is refused (400): a full-text list
+   * comes from the search index, whose cursor paging has no end to export to.
+   */
+  async exportSheets(account: Account, path: ListPath, params: URLSearchParams): Promise<ExportSheet[]> {
+    const { cls, related } = await this.listClass(account, path);
+    if (params.has('q')) {
+      throw new ValidationError('An export takes the list filters and sort, not the full-text q.', [
+        { field: 'q', message: 'is not supported by the export' },
+      ]);
+    }
+    return this.tabular.sheets(account, cls, params, related?.scope);
+  }
+
+  /**
+   * The class an import writes (`typeName`, or its kind `classParam`), as a create would resolve it:
+   * 404 for an unknown class, 400 for an abstract one or a class of another kind.
+   */
+  importTarget(account: Account, typeName: string, classParam?: string): ImportTarget {
+    const cls = this.creatable(account, classByPlural(this.model, typeName, this.reach), classParam);
+    return this.tabular.target(cls);
+  }
+
+  /** Readable objects of `className` by lower-cased name, for the relation cells of an import. */
+  idsByName(account: Account, className: string): Promise<Map<string, string[]>> {
+    return this.tabular.idsByName(account, className);
+  }
+
+  /** The field an import matches rows on; 400 unless it is an indexed single value field. */
+  matchField(target: ImportTarget, fieldName: string): FieldDef {
+    return this.tabular.assertMatchField(target.cls, fieldName);
+  }
+
+  /** Up to two readable objects of the import target whose match field equals `value`. */
+  idsWhere(account: Account, target: ImportTarget, field: FieldDef, value: string): Promise<string[]> {
+    return this.tabular.idsWhere(account, target.cls, field, value);
   }
 
   /** The concrete class to create for `typeName` with an optional `?class=` plural. */

@@ -40,6 +40,8 @@ export interface FileServiceOptions {
   readonly maxUploadBytes: number;
   /** Age after which an unclaimed upload is deleted by `sweep`. */
   readonly unclaimedUploadTtlMs: number;
+  /** Age after which a generated file (an export) is deleted by `sweep`; 1 hour when absent. */
+  readonly generatedFileTtlMs?: number;
   readonly now?: () => number;
   /** Failures of best-effort cleanup (after a committed write); never shown to clients. */
   readonly onError?: (message: string, error: unknown) => void;
@@ -81,7 +83,10 @@ export class RangeNotSatisfiableError extends AppError {
 
 const fileKey = (tenantId: string, fileId: string) => `files/${tenantId}/${fileId}`;
 const recordKey = (tenantId: string, fileId: string) => `uploads/${tenantId}/${fileId}`;
+const generatedKey = (tenantId: string, fileId: string) => `generated/${tenantId}/${fileId}`;
 const UPLOADS_PREFIX = 'uploads/';
+const GENERATED_PREFIX = 'generated/';
+const GENERATED_TTL_MS = 60 * 60 * 1000;
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -130,21 +135,73 @@ export class FileService {
   }
 
   /**
-   * Stores a file the platform generated for a caller (a report document) and answers a signed
-   * download URL of it, valid like any download URL. The file is kept as long as an unclaimed
-   * upload (`unclaimedUploadTtlMs`, then the sweep deletes it); no write can claim it into a field.
-   * `objectId` is the object it was generated from.
+   * Stores a file the platform generated for the tenant (an export) from `body`, streamed, and
+   * marks it generated: it belongs to no object and `sweep` deletes it after `generatedFileTtlMs`.
+   * Its bytes are only reachable through {@link generatedUrl}.
    */
   async storeGenerated(
     tenantId: string,
-    objectId: string,
-    file: { readonly fileName: string; readonly contentType: string; readonly bytes: Buffer },
-  ): Promise<string> {
+    meta: { fileName: string; contentType: string },
+    body: Readable,
+  ): Promise<StoredFile> {
     const fileId = randomUUID();
-    const { size } = await this.blobs.put(fileKey(tenantId, fileId), Readable.from([file.bytes]));
-    const stored: StoredFile = { fileId, fileName: file.fileName, contentType: file.contentType, size };
-    await this.writeRecord(tenantId, fileId, { state: 'generated', ...stored });
-    return this.downloadUrl(tenantId, objectId, stored);
+    await this.blobs.put(generatedKey(tenantId, fileId), Readable.from([Buffer.from('{}')]));
+    try {
+      const info = await this.blobs.put(fileKey(tenantId, fileId), body);
+      return {
+        fileId,
+        fileName: sanitizeFileName(meta.fileName),
+        contentType: meta.contentType,
+        size: info.size,
+      };
+    } catch (error) {
+      await this.blobs.delete(fileKey(tenantId, fileId)).catch(() => undefined);
+      await this.blobs.delete(generatedKey(tenantId, fileId)).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A signed download URL of a generated file (2 minutes), served like any file download. */
+  generatedUrl(tenantId: string, file: StoredFile): string {
+    return this.url(
+      this.tokens.sign({
+        kind: 'download',
+        tenantId,
+        objectId: file.fileId,
+        file,
+        expiresAt: this.now() + TOKEN_TTL_MS,
+      }),
+    );
+  }
+
+  /**
+   * The bytes of an unclaimed upload of the tenant named by its descriptor, unchanged (as a create
+   * would claim it: `href`, `fileName`, `contentType` and `size` equal the record); the upload stays
+   * unclaimed. ValidationError naming `field` for anything else.
+   */
+  async readUpload(
+    tenantId: string,
+    descriptor: unknown,
+    field: string,
+  ): Promise<{ file: StoredFile; body: Readable }> {
+    const refused = () =>
+      new ValidationError(`${field} must be the descriptor of an upload, unchanged.`, [
+        {
+          field,
+          message:
+            'must be an upload descriptor {href, fileName, contentType, size} as the upload returned it',
+        },
+      ]);
+    if (typeof descriptor !== 'object' || descriptor === null) throw refused();
+    const { href, fileName, contentType, size } = descriptor as Record<string, unknown>;
+    const fileId =
+      typeof href === 'string' ? /^\/binaries\/([0-9a-f-]{36})$/i.exec(href)?.[1]?.toLowerCase() : undefined;
+    const file = fileId ? await this.claimsFor(tenantId).upload(fileId) : null;
+    if (!file || file.fileName !== fileName || file.contentType !== contentType || file.size !== size)
+      throw refused();
+    const body = await this.blobs.get(fileKey(tenantId, file.fileId));
+    if (body === null) throw refused();
+    return { file, body };
   }
 
   /**
@@ -153,7 +210,7 @@ export class FileService {
    */
   async deleteTenantFiles(tenantId: string): Promise<number> {
     let deleted = 0;
-    for (const prefix of [`uploads/${tenantId}/`, `files/${tenantId}/`]) {
+    for (const prefix of [`uploads/${tenantId}/`, `files/${tenantId}/`, `generated/${tenantId}/`]) {
       const keys: string[] = [];
       for await (const info of this.blobs.list(prefix)) keys.push(info.key);
       for (const key of keys) await this.blobs.delete(key);
@@ -396,7 +453,7 @@ export class FileService {
       const [, tenantId, fileId] = info.key.split('/');
       if (tenantId && fileId && info.modifiedAt.getTime() < cutoff) expired.push({ tenantId, fileId });
     }
-    let deleted = 0;
+    let deleted = await this.sweepGenerated();
     for (const { tenantId, fileId } of expired) {
       if (this.claiming.has(`${tenantId}/${fileId}`)) continue;
       const record = await this.readRecord(tenantId, fileId);
@@ -407,6 +464,21 @@ export class FileService {
       await this.blobs.delete(recordKey(tenantId, fileId));
     }
     return deleted;
+  }
+
+  /** Deletes generated files older than their time to live, bytes and mark; returns how many. */
+  private async sweepGenerated(): Promise<number> {
+    const cutoff = this.now() - (this.options.generatedFileTtlMs ?? GENERATED_TTL_MS);
+    const expired: { tenantId: string; fileId: string }[] = [];
+    for await (const info of this.blobs.list(GENERATED_PREFIX)) {
+      const [, tenantId, fileId] = info.key.split('/');
+      if (tenantId && fileId && info.modifiedAt.getTime() < cutoff) expired.push({ tenantId, fileId });
+    }
+    for (const { tenantId, fileId } of expired) {
+      await this.blobs.delete(fileKey(tenantId, fileId));
+      await this.blobs.delete(generatedKey(tenantId, fileId));
+    }
+    return expired.length;
   }
 }
 

@@ -5,6 +5,7 @@
  * `--operations-only`: the per-size operations alone, without model loading, files and jobs.
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
+ * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -39,6 +40,7 @@ import { seedPlatform } from './seed.js';
 import { filesTable, measureFiles } from './files.js';
 import type { FileBench } from './files.js';
 import { jobsTable, measureJobs } from './jobs.js';
+import { excelTable, measureExcel } from './excel.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -47,6 +49,9 @@ const { values: flags } = parseArgs({
     jobs: { type: 'boolean', default: false },
     stack: { type: 'string', default: 'embedded' },
     'operations-only': { type: 'boolean', default: false },
+    excel: { type: 'boolean', default: false },
+    rows: { type: 'string' },
+    'import-rows': { type: 'string' },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
@@ -315,6 +320,24 @@ if (flags.jobs) {
   const bench = await measureJobs({ quick: flags.quick, log });
   process.stdout.write(jobsTable(bench) + '\n');
   process.exit(bench.rounds.every((round) => round.complete) ? 0 : 1);
+}
+
+if (flags.excel) {
+  const rows = Number(flags.rows ?? (flags.quick ? 2000 : 100_000));
+  const importRows = flags['import-rows'] === undefined ? rows : Number(flags['import-rows']);
+  const bench = await measureExcel({ rows, importRows, modelDir, log });
+  const table = excelTable(bench);
+  process.stdout.write(table + '\n');
+  const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
+  mkdirSync(dir, { recursive: true });
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-excel`;
+  writeFileSync(
+    path.join(dir, `${stamp}.json`),
+    JSON.stringify({ machine: machineFacts(), excel: bench }, null, 2) + '\n',
+  );
+  writeFileSync(path.join(dir, `${stamp}.md`), table + '\n');
+  log(`Results written to ${path.relative(process.cwd(), path.join(dir, stamp))}.json and .md`);
+  process.exit(bench.complete && bench.memory.met ? 0 : 1);
 }
 
 let stack: Stack;

@@ -37,7 +37,7 @@ interface DataRequest extends TenantRequest {
 type DataHandler = (req: Request, res: Response, context: DataRequest) => Promise<void>;
 
 /** The request's query string as sent (never express's parsed objects: `f[$ne]=` stays a plain name). */
-function queryOf(req: Request): URLSearchParams {
+export function queryOf(req: Request): URLSearchParams {
   return new URL(req.originalUrl, 'http://localhost').searchParams;
 }
 
@@ -46,7 +46,7 @@ function param(req: Request, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-function listPath(req: Request): ListPath {
+export function listPath(req: Request): ListPath {
   const relatedTypeName = param(req, 'relatedTypeName');
   return relatedTypeName
     ? {

@@ -38,7 +38,7 @@ function refuseCredentials(req: Request): void {
 }
 
 /** A signed URL answered as a JSON string and in `Location` (200). */
-function signedUrl(res: Response, url: string): void {
+export function signedUrl(res: Response, url: string): void {
   res.setHeader('Location', url);
   res.setHeader('Cache-Control', 'no-store');
   res.json(url);

@@ -6,6 +6,7 @@
  * like the download URL of a file). The object is addressed as Get one addresses it (same 404s);
  * an unknown report is 404; a `language` that is not a language tag is 400.
  */
+import { Readable } from 'node:stream';
 import { ValidationError } from '@odp/core';
 import { renderReport } from '@odp/reports';
 import type { Request, Router } from 'express';
@@ -38,7 +39,7 @@ export function reportRoutes(deps: AppDeps): Router {
     const language = languageParam(req.query['language']);
     const runtime = await deps.runtimes.get(tenantId);
     const data = runtime.data();
-    const { object, report, context } = await data.reportContext(
+    const { report, context } = await data.reportContext(
       account,
       param(req, 'typeName'),
       param(req, 'id'),
@@ -46,7 +47,12 @@ export function reportRoutes(deps: AppDeps): Router {
     );
     const model = runtime.model.requireModel();
     const document = await renderReport(model, report, context, language, report.name);
-    const url = await deps.files.storeGenerated(tenantId, object.id, document);
+    const file = await deps.files.storeGenerated(
+      tenantId,
+      { fileName: document.fileName, contentType: document.contentType },
+      Readable.from([document.bytes]),
+    );
+    const url = deps.files.generatedUrl(tenantId, file);
     res.setHeader('Location', url);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Language', document.language);

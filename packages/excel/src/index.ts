@@ -1,0 +1,10 @@
+export { writeWorkbook, headersOf, sheetName, ID_COLUMN } from './export.js';
+export type { ExportResult } from './export.js';
+export { readRows, formatOf, UnreadableFileError, XLSX_TYPE, CSV_TYPE } from './rows.js';
+export type { SheetFormat, SheetRow } from './rows.js';
+export { cellOf, readCell, plainCell } from './cells.js';
+export type { CellValue } from './cells.js';
+export { parseTask } from './import-task.js';
+export type { ImportTask, ImportMode } from './import-task.js';
+export { SpreadsheetImports, MAX_ROW_ERRORS } from './imports.js';
+export type { ImportStatus, ImportState, RowError, ImportServiceOptions } from './imports.js';
