@@ -61,7 +61,7 @@ export interface OpenedFile {
  * upload; no write can claim it.
  */
 interface UploadRecord {
-  readonly state: 'receiving' | 'ready' | 'generated';
+  readonly state: 'receiving' | 'ready';
   readonly fileName?: string;
   readonly contentType?: string;
   readonly size?: number;
