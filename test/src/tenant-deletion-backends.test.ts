@@ -75,7 +75,7 @@ describeWithEngine('tenant deletion on MongoDB', 'ODP_TEST_MONGODB_URL', (mongoU
           const res = await fetch(`${esUrl}/_cat/indices/odp-${tenantId}*?format=json`);
           const indexes = ((await res.json()) as { index: string }[]).map((entry) => entry.index);
           let count = 0;
-          for (const prefix of [`files/${tenantId}/`, `uploads/${tenantId}/`]) {
+          for (const prefix of [`files/${tenantId}/`, `uploads/${tenantId}/`, `generated/${tenantId}/`]) {
             for await (const info of blobs.list(prefix)) if (info.key.startsWith(prefix)) count += 1;
           }
           return { database: names.includes(tenantDatabaseName(tenantId)), indexes, blobs: count };
@@ -90,7 +90,7 @@ describeWithEngine('tenant deletion on MongoDB', 'ODP_TEST_MONGODB_URL', (mongoU
         const before = await backends(doomed.api.tenant);
         expect(before.database).toBe(true);
         expect(before.indexes.length).toBeGreaterThan(0);
-        expect(before.blobs).toBe(4); // the upload's bytes and record, the report's bytes and record
+        expect(before.blobs).toBe(4); // the upload's bytes and record, the report's bytes and generated mark
 
         const res = await fetch(
           `${server.baseUrl}/admin/${doomed.api.tenant}?name=Doomed%20Scale&deleteTenant=true`,

@@ -147,6 +147,9 @@ export function describeEventLogContract(name: string, open: () => Promise<Tenan
           received.push(...page.events);
           idle = page.next === cursor && !writing ? idle + 1 : 0;
           cursor = page.next;
+          // A follower waits between polls (the event stream on a timer): a loop of reads that
+          // never yields the event loop would starve a store that commits writes in groups.
+          await new Promise((resolve) => setImmediate(resolve));
         }
       };
       const reading = follow(await store.events.head());
