@@ -7,9 +7,10 @@
  * secret value. The flush interval is one second here; the interval itself, and the rules about
  * the flush (3-6), are tested with an injected clock in apps/api/src/replicator.test.ts.
  */
-import { existsSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { addCompanyReplicator } from '@odp/gateways/testing';
 import { readWarehouseTable } from '@odp/warehouse-duckdb/testing';
 import type { WarehouseTable } from '@odp/warehouse-duckdb/testing';
 import { DEMO, DataApi } from './data-api.js';
@@ -39,29 +40,12 @@ let api: DataApi;
 beforeAll(async () => {
   modelDir = mkdtempSync(path.join(os.tmpdir(), 'odp-replicator-model-'));
   cpSync(path.join(REPO_ROOT, 'examples/models/crm'), modelDir, { recursive: true });
-  const file = path.join(modelDir, 'classes/crm/company.json');
-  const company = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: unknown[] };
-  company.scripts = [
-    {
-      name: 'replicateCompany',
-      type: 'CONSUMER_GATEWAY',
-      gateway: 'DatastoreReplicator',
-      scope: 'OBJECT',
-      trigger: ['CREATE', 'UPDATE', 'DELETE'],
-      parameters: [
-        { name: '_type', value: 'WAREHOUSE' },
-        { name: '_projectId', formula: "systemSetting('warehouseProject')" },
-        { name: '_dataset', value: TARGET.dataset },
-        { name: '_table', value: TARGET.table },
-        { name: '_credentials', formula: "systemSetting('warehouseCredentials')" },
-        { name: '_flushInterval', value: '1s' },
-        { name: 'legalName', formula: 'legalName' },
-        { name: 'employeeCount', formula: 'employeeCount' },
-        { name: 'tenantId', formula: "sysInfo('tenantId')" },
-      ],
-    },
-  ];
-  writeFileSync(file, JSON.stringify(company));
+  addCompanyReplicator(modelDir, TARGET, [
+    { name: '_flushInterval', value: '1s' },
+    { name: 'legalName', formula: 'legalName' },
+    { name: 'employeeCount', formula: 'employeeCount' },
+    { name: 'tenantId', formula: "sysInfo('tenantId')" },
+  ]);
   server = await startServer({
     entry: 'api',
     env: { ODP_WORKER_POLL_MS: '50', ODP_WORKER_SWEEP_MS: '500' },

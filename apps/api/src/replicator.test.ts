@@ -5,13 +5,14 @@
  * de-duplication, 6 retry of a failed flush). The pipeline rules (1, 2, 7, 8) run through real api
  * and worker processes in test/src/replicator.test.ts.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, warehouseDir } from '@odp/config';
 import type { Account } from '@odp/core';
 import { SecretCipher, unsealParameters } from '@odp/data';
+import { addCompanyReplicator } from '@odp/gateways/testing';
 import type { JobRunner } from '@odp/job-runner';
 import { projectFile } from '@odp/warehouse-duckdb';
 import { readWarehouseTable } from '@odp/warehouse-duckdb/testing';
@@ -38,26 +39,7 @@ let system: Account;
 
 /** The crm example with a DatastoreReplicator script on companies, with these column parameters. */
 function writeModel(columns: readonly Record<string, string>[]): void {
-  const file = path.join(modelDir, 'classes/crm/company.json');
-  const company = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: unknown[] };
-  company.scripts = [
-    {
-      name: 'replicateCompany',
-      type: 'CONSUMER_GATEWAY',
-      gateway: 'DatastoreReplicator',
-      scope: 'OBJECT',
-      trigger: ['CREATE', 'UPDATE', 'DELETE'],
-      parameters: [
-        { name: '_type', value: 'WAREHOUSE' },
-        { name: '_projectId', formula: "systemSetting('warehouseProject')" },
-        { name: '_dataset', value: TARGET.dataset },
-        { name: '_table', value: TARGET.table },
-        { name: '_credentials', formula: "systemSetting('warehouseCredentials')" },
-        ...columns,
-      ],
-    },
-  ];
-  writeFileSync(file, JSON.stringify(company));
+  addCompanyReplicator(modelDir, TARGET, columns);
 }
 
 const COLUMNS: readonly Record<string, string>[] = [

@@ -3,6 +3,13 @@
 export const TENANT_ROLES = ['admin', 'member', 'viewer'] as const;
 export type TenantRole = (typeof TENANT_ROLES)[number];
 
+/** The role a registry stored as text; an unknown one means a damaged registry, not bad input. */
+export function storedTenantRole(role: string): TenantRole {
+  const known = TENANT_ROLES.find((r) => r === role);
+  if (known === undefined) throw new Error('A stored profile has an unknown role.');
+  return known;
+}
+
 export type Account =
   /** A system API key: no role, no record-level access control. */
   | { readonly kind: 'system'; readonly tenantId: string }

@@ -20,7 +20,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MongoServerError, ObjectId } from 'mongodb';
 import type { Collection, Db, MongoClient } from 'mongodb';
-import { ConflictError, isProfileActive, NotFoundError, TENANT_ROLES } from '@odp/core';
+import { ConflictError, isProfileActive, NotFoundError, storedTenantRole } from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -28,7 +28,6 @@ import type {
   NewProfile,
   PlatformRegistry,
   TenantRecord,
-  TenantRole,
   UserProfile,
 } from '@odp/core';
 import { connectMongo, databaseOf } from './connect.js';
@@ -258,7 +257,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     const documents = await this.profiles.find({ tenantId, objectId }).sort(OLDEST_FIRST).toArray();
     return documents.map((document) => ({
       profileId: document._id,
-      role: toRole(document.role),
+      role: storedTenantRole(document.role),
       extraRoles: document.extraRoles,
     }));
   }
@@ -444,12 +443,6 @@ function toTenant(document: TenantDocument): TenantRecord {
   };
 }
 
-function toRole(role: string): TenantRole {
-  const known = TENANT_ROLES.find((r) => r === role);
-  if (known === undefined) throw new Error('A stored profile has an unknown role.');
-  return known;
-}
-
 function toProfile(document: ProfileDocument): UserProfile {
   return {
     id: document._id,
@@ -457,7 +450,7 @@ function toProfile(document: ProfileDocument): UserProfile {
     issuer: document.issuer,
     subject: document.subject,
     email: document.email,
-    role: toRole(document.role),
+    role: storedTenantRole(document.role),
     extraRoles: document.extraRoles,
     objectId: document.objectId,
     active: document.active,

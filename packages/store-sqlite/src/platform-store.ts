@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConflictError, isProfileActive, NotFoundError, TENANT_ROLES } from '@odp/core';
+import { ConflictError, isProfileActive, NotFoundError, storedTenantRole } from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -10,7 +10,6 @@ import type {
   NewProfile,
   PlatformRegistry,
   TenantRecord,
-  TenantRole,
   UserProfile,
 } from '@odp/core';
 import { applyMigrations, PLATFORM_MIGRATIONS } from './platform-migrations.js';
@@ -212,7 +211,7 @@ class SqlitePlatformStore implements PlatformStore {
     ).all(tenantId, objectId) as Pick<ProfileRow, 'id' | 'role' | 'extra_roles'>[];
     return rows.map((row) => ({
       profileId: row.id,
-      role: toRole(row.role),
+      role: storedTenantRole(row.role),
       extraRoles: JSON.parse(row.extra_roles) as string[],
     }));
   }
@@ -458,12 +457,6 @@ function toTenant(row: TenantRow): TenantRecord {
   };
 }
 
-function toRole(role: string): TenantRole {
-  const known = TENANT_ROLES.find((r) => r === role);
-  if (known === undefined) throw new Error('A stored profile has an unknown role.');
-  return known;
-}
-
 function toActivity(row: Pick<ProfileRow, 'active' | 'active_until'>): {
   active: boolean;
   activeUntil: string | null;
@@ -478,7 +471,7 @@ function toProfile(row: ProfileRow): UserProfile {
     issuer: row.issuer === '' ? null : row.issuer,
     subject: row.subject,
     email: row.email,
-    role: toRole(row.role),
+    role: storedTenantRole(row.role),
     extraRoles: JSON.parse(row.extra_roles) as string[],
     objectId: row.object_id,
     ...toActivity(row),

@@ -1,2 +1,3 @@
 export * from './https-receiver.js';
 export * from './smtp-receiver.js';
+export * from './replicator-model.js';
