@@ -132,7 +132,7 @@ const PORT_ATTEMPTS = 3;
  * gets its own, so servers started side by side do not share tenants, and a server started again on
  * the same data directory finds its tenants again.
  */
-function ownRegistryDatabase(
+export function ownRegistryDatabase(
   dataDir: string,
   env: Readonly<Record<string, string>> | undefined,
 ): Record<string, string> {

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT } from './server.js';
+import { REPO_ROOT, ownRegistryDatabase } from './server.js';
 
 /**
  * Generous: on a busy shared machine a start (tsx compiling the workspace) can take well over 20 s,
@@ -37,7 +37,12 @@ export function startWorkerProcess(env: Readonly<Record<string, string>>): Promi
     ['--import', 'tsx', path.join(REPO_ROOT, 'apps/worker/src/main.ts')],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
+      env: {
+        ...process.env,
+        ...env,
+        // The registry of the api on the same data directory, when it lives on MongoDB.
+        ...(env['ODP_DATA_DIR'] === undefined ? {} : ownRegistryDatabase(env['ODP_DATA_DIR'], env)),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
