@@ -7,9 +7,9 @@
  * same job while its lease holds. `synchronous = FULL`: an enqueued job survives a power loss once
  * `enqueue` resolved (the tenant outbox entry it came from is removed only after that).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Job, JobListFilter, JobQueue, JobStatus, NewJob } from '@odp/core';
-import { applyMigrations } from './platform-migrations.js';
+import { openSharedDatabase } from './platform-migrations.js';
 import type { Migration } from './platform-migrations.js';
 
 /** The jobs database's schema steps; a released step is never edited, the next one is appended. */
@@ -83,11 +83,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    applyMigrations(this.db, JOB_MIGRATIONS);
+    this.db = openSharedDatabase(file, JOB_MIGRATIONS).db;
   }
 
   /** Due at `runAt`, else at `createdAt` (the producer's clock): a job is due as soon as it exists. */

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 
 /**
  * A numbered schema step. `version` numbers are 1, 2, 3, ... without gaps; a database records the
@@ -105,3 +105,22 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
+
+/**
+ * Opens a platform-wide file several processes share (the registry, the job queue, the
+ * replication buffer) and brings it to the latest version of `migrations`: WAL, so readers do not
+ * block the writer; `synchronous = FULL`, so a write is on disk when it returns; a 5 s busy
+ * timeout for the other processes' writes. `before` is the version it was at (0 when new).
+ */
+export function openSharedDatabase(
+  file: string,
+  migrations: readonly Migration[],
+  options: { readonly foreignKeys?: boolean } = {},
+): { db: Database.Database; before: number } {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  if (options.foreignKeys) db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return { db, before: applyMigrations(db, migrations) };
+}

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ConflictError, isProfileActive, NotFoundError, storedTenantRole } from '@odp/core';
 import type {
   ApiKeyRecord,
@@ -12,7 +12,7 @@ import type {
   TenantRecord,
   UserProfile,
 } from '@odp/core';
-import { applyMigrations, PLATFORM_MIGRATIONS } from './platform-migrations.js';
+import { openSharedDatabase, PLATFORM_MIGRATIONS } from './platform-migrations.js';
 
 interface TenantRow {
   id: string;
@@ -75,12 +75,7 @@ export interface PlatformStore extends PlatformRegistry {
  */
 export function openPlatformStore(file: string): PlatformStore {
   mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  const before = applyMigrations(db, PLATFORM_MIGRATIONS);
+  const { db, before } = openSharedDatabase(file, PLATFORM_MIGRATIONS, { foreignKeys: true });
   return new SqlitePlatformStore(db, before === 0);
 }
 

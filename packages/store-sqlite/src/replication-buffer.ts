@@ -7,9 +7,9 @@
  * A flushed event keeps its row (without its payload) until `prune`, so a job run again after a
  * crash (at-least-once delivery) cannot buffer an older state of its object a second time.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { ReplicationBuffer, ReplicationEvent } from '@odp/core';
-import { applyMigrations } from './platform-migrations.js';
+import { openSharedDatabase } from './platform-migrations.js';
 import type { Migration } from './platform-migrations.js';
 
 /** The buffer database's schema steps; a released step is never edited, the next one is appended. */
@@ -48,11 +48,7 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    applyMigrations(this.db, REPLICATION_MIGRATIONS);
+    this.db = openSharedDatabase(file, REPLICATION_MIGRATIONS).db;
   }
 
   async append(event: ReplicationEvent): Promise<boolean> {

@@ -508,6 +508,7 @@ export class SqliteTenantStore implements TenantStore {
       byClasses.set(row.classes, group);
     }
     for (const [classes, objects] of byClasses) {
+      const idOfKey = new Map(objects.map((object) => [object.n, object.id]));
       const derived = derivedSourcesOf(this.model, JSON.parse(classes) as string[]);
       for (const [field, paths] of derived) {
         const condition = hiddenAlongAny(this.keys, paths, access)?.('j.value');
@@ -516,7 +517,7 @@ export class SqliteTenantStore implements TenantStore {
           .pluck()
           .all(JSON.stringify(objects.map((object) => object.n)), ...condition.params) as number[];
         for (const key of keys) {
-          const id = objects.find((object) => object.n === key)?.id;
+          const id = idOfKey.get(key);
           if (id === undefined) continue;
           const fields = hidden.get(id) ?? new Set<string>();
           fields.add(field);
