@@ -126,6 +126,13 @@ export async function runOdp(
 /** How often a start is retried when another process took the free port first. */
 const PORT_ATTEMPTS = 3;
 
+/** The MongoDB address the server runs on with `env` over this process's environment; null on SQLite. */
+function mongoStoreUrl(env: Readonly<Record<string, string>> | undefined): string | null {
+  const store = env?.['ODP_STORE'] ?? process.env['ODP_STORE'];
+  const url = env?.['ODP_MONGODB_URL'] ?? process.env['ODP_MONGODB_URL'];
+  return store === 'mongodb' && url !== undefined ? url : null;
+}
+
 /**
  * With `ODP_STORE=mongodb` (given here or in the environment, as the scale-out pass of .ci/run sets
  * it) the platform registry lives in the database the MongoDB address names: each data directory
@@ -136,9 +143,8 @@ export function ownRegistryDatabase(
   dataDir: string,
   env: Readonly<Record<string, string>> | undefined,
 ): Record<string, string> {
-  const store = env?.['ODP_STORE'] ?? process.env['ODP_STORE'];
-  const url = env?.['ODP_MONGODB_URL'] ?? process.env['ODP_MONGODB_URL'];
-  if (store !== 'mongodb' || url === undefined || databaseOf(url) !== null) return {};
+  const url = mongoStoreUrl(env);
+  if (url === null || databaseOf(url) !== null) return {};
   const database = `odp_test_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
   const [address = '', query] = url.split('?', 2);
   return {
@@ -151,9 +157,8 @@ export function ownRegistryDatabase(
  * bytes of the embedded registry's files, or every document of the MongoDB registry database.
  */
 export async function storedRegistry(server: Pick<TestServer, 'dataDir' | 'env'>): Promise<string> {
-  const url = server.env['ODP_MONGODB_URL'] ?? process.env['ODP_MONGODB_URL'];
-  const store = server.env['ODP_STORE'] ?? process.env['ODP_STORE'];
-  if (store !== 'mongodb' || url === undefined) {
+  const url = mongoStoreUrl(server.env);
+  if (url === null) {
     return readdirSync(server.dataDir)
       .filter((name) => name.startsWith('platform.sqlite'))
       .map((name) => readFileSync(path.join(server.dataDir, name)).toString('latin1'))
