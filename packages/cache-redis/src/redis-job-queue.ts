@@ -184,23 +184,24 @@ export class RedisJobQueue implements JobQueue {
     return flat === null ? null : jobOf(record(flat));
   }
 
-  async complete(id: string, worker: string, now: Date): Promise<boolean> {
-    const done = await this.redis.eval(
-      COMPLETE,
-      3,
-      this.key('job', id),
-      this.key('due'),
-      this.key('finished'),
-      id,
-      worker,
-      String(now.getTime()),
-    );
-    return done === 1;
+  complete(id: string, worker: string, now: Date): Promise<boolean> {
+    return this.settle(COMPLETE, id, worker, now);
   }
 
-  async fail(id: string, worker: string, error: string, retryAt: Date | null, now: Date): Promise<boolean> {
+  fail(id: string, worker: string, error: string, retryAt: Date | null, now: Date): Promise<boolean> {
+    return this.settle(FAIL, id, worker, now, error, retryAt === null ? '' : String(retryAt.getTime()));
+  }
+
+  /** Runs a script that ends the lease holder's try of job `id` (COMPLETE or FAIL); false for another worker. */
+  private async settle(
+    script: string,
+    id: string,
+    worker: string,
+    now: Date,
+    ...rest: string[]
+  ): Promise<boolean> {
     const done = await this.redis.eval(
-      FAIL,
+      script,
       3,
       this.key('job', id),
       this.key('due'),
@@ -208,8 +209,7 @@ export class RedisJobQueue implements JobQueue {
       id,
       worker,
       String(now.getTime()),
-      error,
-      retryAt === null ? '' : String(retryAt.getTime()),
+      ...rest,
     );
     return done === 1;
   }
