@@ -384,6 +384,23 @@ export interface TenantRuntimes {
   apply(message: Invalidation): Promise<void>;
 }
 
+/**
+ * Creates a record of the system class `className` (a log entry, a usage record) in the tenant, as
+ * the system account; resolves false when the tenant's model has no such class.
+ */
+export async function writeSystemRecord(
+  runtimes: TenantRuntimes,
+  tenantId: string,
+  className: string,
+  body: Record<string, unknown>,
+): Promise<boolean> {
+  const runtime = await runtimes.get(tenantId);
+  const plural = runtime.model.model?.classes.get(className)?.plural;
+  if (plural === undefined) return false;
+  await runtime.system().create({ kind: 'system', tenantId }, plural, body);
+  return true;
+}
+
 export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
   /** Promises, so that concurrent first requests share one open. */
   const open = new Map<string, Promise<TenantRuntime>>();

@@ -13,6 +13,7 @@ import { ServiceUsage } from '@odp/gateways';
 import { SERVICE_OF_GATEWAY } from '@odp/job-runner';
 import { SqliteWindowCounters } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
+import { writeSystemRecord } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 
 const SERVICE_CALL_LOG_CLASS = 'system.serviceCallLog';
@@ -48,10 +49,7 @@ export function serviceUsage(
     now,
     write: async (tenantId, record) => {
       try {
-        const runtime = await runtimes.get(tenantId);
-        const plural = runtime.model.model?.classes.get(SERVICE_CALL_LOG_CLASS)?.plural;
-        if (plural === undefined) return;
-        await runtime.system().create({ kind: 'system', tenantId }, plural, { ...record });
+        await writeSystemRecord(runtimes, tenantId, SERVICE_CALL_LOG_CLASS, { ...record });
       } catch (error) {
         log.error('usage record not written', { tenantId, service: record.service, error: String(error) });
       }

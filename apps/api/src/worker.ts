@@ -33,6 +33,7 @@ import type { PersonRef } from '@odp/gateways';
 import { JobRunner, gatewayHandler, replicationFlushHandler } from '@odp/job-runner';
 import { SecretCipher, unsealParameters } from '@odp/data';
 import type { Platform } from './platform.js';
+import { writeSystemRecord } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { serviceUsage } from './usage.js';
 
@@ -66,10 +67,7 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
 
   const writeRetryLogEntry = async (job: Job, error: string) => {
     try {
-      const runtime = await runtimes.get(job.tenantId);
-      const plural = runtime.model.model?.classes.get(LOG_ENTRY_CLASS)?.plural;
-      if (plural === undefined) return;
-      await runtime.system().create({ kind: 'system', tenantId: job.tenantId }, plural, {
+      await writeSystemRecord(runtimes, job.tenantId, LOG_ENTRY_CLASS, {
         category: 'consumer_gateway_retry',
         level: 'ERROR',
         gateway: typeof job.payload['gateway'] === 'string' ? job.payload['gateway'] : null,
