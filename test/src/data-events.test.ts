@@ -4,8 +4,8 @@
  * persisted log, and per-account filtering with the read rules.
  */
 import { DEMO, startDataServer } from './data-api.js';
-import type { DataApi } from './data-api.js';
-import { createProfile, createProfileKey } from './support/accounts.js';
+import type { DataApi, Json } from './data-api.js';
+import { createAccount, createProfile, createProfileKey } from './support/accounts.js';
 import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient } from './support/event-stream.js';
 
@@ -23,7 +23,7 @@ afterEach(() => {
 });
 
 async function connect(
-  options: { key?: string; lastEventId?: number; href?: string } = {},
+  options: { key?: string; lastEventId?: number; href?: string; query?: string } = {},
 ): Promise<EventStreamClient> {
   const stream = await openEventStream(api, options);
   streams.push(stream);
@@ -108,6 +108,109 @@ describe('change event stream', () => {
   it('answers 401 without a credential', async () => {
     const res = await fetch(`${api.server.baseUrl}${api.path('/eventStream')}`);
     expect(res.status).toBe(401);
+  });
+});
+
+describe('changed fields and values', () => {
+  const sorted = (names: unknown) => [...(names as string[])].sort();
+
+  it('lists in changed exactly the two fields an update changed', async () => {
+    const id = await api.create('companies', { legalName: 'Changed two', phone: '1' });
+    const stream = await connect();
+    const patched = await api.call('PATCH', `/companies/${id}`, {
+      body: { phone: '2', employeeCount: 12, legalName: 'Changed two' },
+    });
+    expect(patched.status).toBe(204);
+    const [updated] = await stream.take(1);
+    expect(updated?.data['type']).toBe('update');
+    expect(sorted(updated?.data['changed'])).toEqual(['employeeCount', 'phone']);
+    expect(updated?.data).not.toHaveProperty('values');
+  });
+
+  it('lists on a create the fields it set, without hidden or SECRET ones', async () => {
+    const stream = await connect();
+    await api.create('companies', { legalName: 'Created', apiToken: 'tok-123', foundedOn: '' });
+    const [created] = await stream.take(1);
+    expect(sorted(created?.data['changed'])).toEqual(['active', 'legalName']);
+  });
+
+  it('with values=true carries the values of the changed fields exactly as GET renders them', async () => {
+    const client = await api.create('companies', { legalName: 'Values Co' });
+    const invoice = await api.create('invoices', {
+      invoiceNumber: 'EV-1',
+      amount: 100,
+      client: api.href('companies', client),
+    });
+    const stream = await connect({ query: 'values=true' });
+    const patched = await api.call('PATCH', `/invoices/${invoice}`, {
+      body: {
+        status: 'sent',
+        amount: 200,
+        internalNote: 'not for the stream',
+        contact: api.href('persons', DEMO.ann),
+      },
+    });
+    expect(patched.status).toBe(204);
+    const [updated] = await stream.take(1);
+    const rendered = await api.get(`/invoices/${invoice}`);
+    const links = rendered['_links'] as Json;
+    expect(sorted(updated?.data['changed'])).toEqual(['amount', 'contact', 'status', 'total', 'vatAmount']);
+    expect(updated?.data['values']).toEqual({
+      amount: rendered['amount'],
+      contact: links['contact'],
+      status: rendered['status'],
+      total: rendered['total'],
+      vatAmount: rendered['vatAmount'],
+    });
+    expect(rendered['status']).toMatchObject({ current: 'sent' });
+    expect(JSON.stringify(updated?.data)).not.toContain('internalNote');
+    expect(JSON.stringify(updated?.data)).not.toContain('not for the stream');
+  });
+
+  it("leaves out of changed and values a recalculated field the reader's rendering leaves out", async () => {
+    const { key } = await createAccount(api, { name: 'changed-ann', role: 'member', objectId: DEMO.ann });
+    const mine = await connect({ key, query: 'values=true' });
+    const everything = await connect({ query: 'values=true' });
+    const renamed = await api.call('PATCH', `/companies/${DEMO.globex}`, {
+      body: { legalName: 'Globex Renamed' },
+    });
+    expect(renamed.status).toBe(204);
+
+    const all = await everything.take(2);
+    expect(all.map((event) => [event.data['href'], event.data['changed'], event.data['values']])).toEqual([
+      [api.href('companies', DEMO.globex), ['legalName'], { legalName: 'Globex Renamed' }],
+      [api.href('invoices', DEMO.invoice3), ['clientName'], { clientName: 'Globex Renamed' }],
+    ]);
+    // Ann reads invoice 3 but not Globex: its clientName is computed from Globex, so GET leaves it out.
+    expect(await api.get(`/invoices/${DEMO.invoice3}`, key)).not.toHaveProperty('clientName');
+    const seen = await mine.drain(1500);
+    expect(seen.map((event) => [event.data['href'], event.data['changed'], event.data['values']])).toEqual([
+      [api.href('invoices', DEMO.invoice3), [], {}],
+    ]);
+    expect(JSON.stringify(seen)).not.toContain('Globex Renamed');
+  });
+
+  it('carries values through a stream token asked for with values=true', async () => {
+    const res = await api.call('GET', '/eventStream/token?values=true');
+    expect(res.status).toBe(200);
+    const { href } = (await res.json()) as { href: string };
+    expect(href).toMatch(/\?token=[^&]+&values=true$/);
+    const stream = await connect({ href });
+    const id = await api.create('persons', { firstName: 'Token', lastName: 'Values' });
+    const [created] = await stream.take(1);
+    expect(created?.data['href']).toBe(api.href('persons', id));
+    expect(created?.data['values']).toMatchObject({ firstName: 'Token', lastName: 'Values' });
+  });
+
+  it.each([
+    ['the stream', '/eventStream?values=maybe'],
+    ['the stream, repeated', '/eventStream?values=true&values=false'],
+    ['the token route', '/eventStream/token?values=1'],
+  ])('refuses a values that is not true or false on %s with 400 problem+json', async (_label, path) => {
+    const res = await api.call('GET', path);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(await res.json()).toMatchObject({ status: 400, errors: [{ field: 'values' }] });
   });
 });
 

@@ -131,6 +131,8 @@ describe('access control on the example model over SQLite', () => {
       ]),
     );
     expect(events.find((event) => event.objectId === 'l3')?.classes).toEqual(line.classes);
+    // Who may read it changed, none of its fields: the event says so with an empty list.
+    expect(events.find((event) => event.objectId === 'l3')?.changed).toEqual([]);
     // Objects whose rows stay the same get no event: a second identical write adds only its own.
     const again = await fixture.store.events.head();
     await fixture.acl.write({

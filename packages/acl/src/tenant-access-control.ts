@@ -105,6 +105,8 @@ export class TenantAccessControl {
       objectId: object.id,
       classes: object.classes,
       at,
+      // Who may read the object changed, none of its fields.
+      changed: [],
     }));
     return { ...batch, ...parts, events: [...(batch.events ?? []), ...events] };
   }

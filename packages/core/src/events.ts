@@ -37,6 +37,14 @@ export interface ChangeEvent {
   /** For merges: the id of the object merged away. */
   readonly loserId?: string;
   readonly at: string;
+  /**
+   * Names (never values) of the fields and forward relations of the object whose values the write
+   * changed (`update`) or set to a non-empty value (`create`), formulas the write recalculated
+   * included; empty when the write changed none (an update for re-derived access rows). Absent on
+   * events written before the log recorded it, and on `delete` and `merge` events. Readers filter
+   * it by what the reading account may see.
+   */
+  readonly changed?: readonly string[];
 }
 
 /** An event as a write appends it (the log assigns its position). */

@@ -6,6 +6,7 @@ export type {
   GetOneResult,
   ListPath,
   StreamEvent,
+  StreamOptions,
 } from './service.js';
 export type { DataObject } from './render.js';
 export { EXPORT_PAGE_SIZE, Tabular, sheetColumns } from './tabular.js';

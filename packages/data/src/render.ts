@@ -41,6 +41,8 @@ interface ClassesShape {
   readonly ends: readonly RelationEnd[];
   /** Relation keys of the inverse sides among `ends`. */
   readonly inverseKeys: readonly string[];
+  /** Names of the rendered `fields` and of the forward sides among `ends`. */
+  readonly readable: ReadonlySet<string>;
 }
 
 /** Linkers rendered per inverse side: the related list's default page size. */
@@ -119,20 +121,59 @@ export class Renderer {
     );
   }
 
+  /**
+   * Of `names` (fields and forward relations of an object of `classes`, as a change event lists
+   * them), those that rendering the object shows a reader: the fields it renders (neither hidden
+   * nor SECRET) except those in `hidden` (derived from objects the reader may not read, see
+   * `TenantStore.hiddenDerivedFields`), and the forward relations (their links to objects the
+   * reader may not read are left out of the relation, as in `render`).
+   */
+  readableNames(
+    classes: readonly string[],
+    names: readonly string[],
+    hidden: ReadonlySet<string> | undefined,
+  ): string[] {
+    const { readable } = this.shapeOf(classes);
+    return names.filter((name) => readable.has(name) && !hidden?.has(name));
+  }
+
+  /**
+   * The values of `names` (see {@link readableNames}) in `rendered`, an object as `render` gave
+   * it: a field's as its body has it, a relation's as its `_links` entry; null for a name the
+   * rendering left out (an empty field, a relation without a link the reader may see).
+   */
+  renderedValues(rendered: DataObject, names: readonly string[]): Record<string, unknown> {
+    const links = rendered['_links'] as Record<string, unknown>;
+    const values: Record<string, unknown> = {};
+    for (const name of names) {
+      values[name] = Object.hasOwn(rendered, name)
+        ? rendered[name]
+        : Object.hasOwn(links, name)
+          ? links[name]
+          : null;
+    }
+    return values;
+  }
+
   private shapeOf(classes: readonly string[]): ClassesShape {
     const key = classes.join('\n');
     let shape = this.shapes.get(key);
     if (shape === undefined) {
       const plurals = classes.map((name) => this.plural(name));
       const ends = [...relationsOf(this.model, classes).values()];
+      const fields = [...fieldsOf(this.model, classes).values()].filter(
+        (field) => !field.hidden && field.type !== 'SECRET',
+      );
       shape = {
         plurals,
         classesQuery: `classes=${encodeURIComponent(plurals.join(','))}`,
-        fields: [...fieldsOf(this.model, classes).values()].filter(
-          (field) => !field.hidden && field.type !== 'SECRET',
-        ),
+        fields,
         ends,
         inverseKeys: ends.filter((end) => end.direction === 'inverse').map((end) => end.relation.key),
+        readable: new Set([
+          ...fields.map((field) => field.name),
+          ...ends.filter((end) => end.direction === 'forward').map((end) => end.name),
+        ]),
       };
       if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
       this.shapes.set(key, shape);

@@ -162,6 +162,170 @@ describe('event log', () => {
   });
 });
 
+describe('changed fields of events', () => {
+  /** The logged events after `cursor` as [type, object id, sorted changed names]. */
+  const logged = async (cursor: string) =>
+    (await crm.store.events.read(cursor, 100)).events.map((event) => [
+      event.type,
+      event.objectId,
+      event.changed === undefined ? undefined : [...event.changed].sort(),
+    ]);
+
+  it('records the fields a create set (non-empty values), formulas and defaults included, and the relations it linked', async () => {
+    const head = await crm.data.eventLog.head();
+    const client = await company('Acme');
+    const invoice = idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: '1',
+        amount: 10,
+        dueDate: '',
+        client: href('companies', client),
+      }),
+    );
+    expect(await logged(head)).toEqual([
+      ['create', client, ['active', 'displayName', 'legalName']],
+      [
+        'create',
+        invoice,
+        [
+          'amount',
+          'client',
+          'clientName',
+          'dueDate',
+          'invoiceDate',
+          'invoiceNumber',
+          'linesTotal',
+          'status',
+          'total',
+          'vatAmount',
+          'vatRate',
+        ],
+      ],
+    ]);
+  });
+
+  it('records exactly the fields an update changed, recalculated formulas included, on every object it changed', async () => {
+    const client = await company('Acme');
+    const invoice = idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: '1',
+        amount: 10,
+        client: href('companies', client),
+      }),
+    );
+    let head = await crm.data.eventLog.head();
+    await crm.data.patch(SYSTEM, 'companies', client, { phone: '1', employeeCount: 5, legalName: 'Acme' });
+    expect(await logged(head)).toEqual([['update', client, ['employeeCount', 'phone']]]);
+
+    head = await crm.data.eventLog.head();
+    await crm.data.patch(SYSTEM, 'companies', client, { legalName: 'Renamed' });
+    expect(await logged(head)).toEqual([
+      ['update', client, ['displayName', 'legalName']],
+      ['update', invoice, ['clientName']],
+    ]);
+
+    const other = await company('Other');
+    head = await crm.data.eventLog.head();
+    await crm.data.patch(SYSTEM, 'invoices', invoice, { client: href('companies', other), phone: '1' });
+    expect(await logged(head)).toEqual([['update', invoice, ['client', 'clientName']]]);
+
+    head = await crm.data.eventLog.head();
+    await crm.data.patch(SYSTEM, 'companies', client, { phone: '1' });
+    expect(await logged(head)).toEqual([['update', client, []]]);
+  });
+
+  it('records none for deletes and merges', async () => {
+    const [a, b] = [await company('A'), await company('B')];
+    const head = await crm.data.eventLog.head();
+    await crm.data.merge(SYSTEM, 'companies', a, { loser: b });
+    await crm.data.remove(SYSTEM, 'companies', a);
+    expect(await logged(head)).toEqual([
+      ['merge', a, undefined],
+      ['delete', b, undefined],
+      ['delete', a, undefined],
+    ]);
+  });
+
+  it('streams the changed fields the reader may see, and with values their Get one rendering', async () => {
+    const client = await company('Acme');
+    const invoice = idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: '1',
+        amount: 10,
+        client: href('companies', client),
+      }),
+    );
+    const head = await crm.data.eventLog.head();
+    await crm.data.patch(SYSTEM, 'companies', client, { legalName: 'Renamed', apiToken: 'secret-value' });
+    await crm.data.patch(SYSTEM, 'invoices', invoice, {
+      status: 'sent',
+      internalNote: 'hidden',
+      dueDate: null,
+    });
+
+    const plain = await crm.data.eventsAfter(SYSTEM, head, 100);
+    expect(plain.events.map((event) => [event.data.href, event.data.changed?.sort()])).toEqual([
+      [href('companies', client), ['legalName']],
+      [href('invoices', invoice), ['clientName']],
+      [href('invoices', invoice), ['dueDate', 'status']],
+    ]);
+    expect(plain.events.some((event) => 'values' in event.data)).toBe(false);
+
+    const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
+    const [companyNow, invoiceNow] = [await object('companies', client), await object('invoices', invoice)];
+    expect(events.map((event) => event.data.values)).toEqual([
+      { legalName: companyNow['legalName'] },
+      { clientName: 'Renamed' },
+      { status: invoiceNow['status'], dueDate: null },
+    ]);
+    expect(invoiceNow['status']).toMatchObject({ current: 'sent', history: expect.any(Array) });
+    expect(JSON.stringify(events)).not.toMatch(/secret-value|apiToken|internalNote|displayName/);
+  });
+
+  it('renders a changed relation as its _links entry, and values from the current state', async () => {
+    const [first, second] = [await company('First'), await company('Second')];
+    const head = await crm.data.eventLog.head();
+    const invoice = idOf(
+      await crm.data.create(SYSTEM, 'invoices', {
+        invoiceNumber: '1',
+        amount: 10,
+        client: href('companies', first),
+      }),
+    );
+    await crm.data.patch(SYSTEM, 'invoices', invoice, { client: href('companies', second) });
+    const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
+    const links = (await object('invoices', invoice))['_links'] as Record<string, unknown>;
+    expect(links['client']).toMatchObject({ href: href('companies', second) });
+    // Both events read the object as it is now: the create's client is the current one.
+    expect(events.map((event) => event.data.values?.['client'])).toEqual([links['client'], links['client']]);
+  });
+
+  it('leaves changed and values out of events logged without the list, and values out once the object is gone', async () => {
+    const client = await company('Acme');
+    const head = await crm.data.eventLog.head();
+    await crm.store.write({
+      events: [
+        { type: 'update', objectId: client, classes: ['crm.company', 'crm.organisation'], at: 'then' },
+      ],
+    });
+    await crm.data.patch(SYSTEM, 'companies', client, { phone: '2' });
+    await crm.data.remove(SYSTEM, 'companies', client);
+    const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
+    expect(events.map((event) => event.data)).toEqual([
+      expect.not.objectContaining({ changed: expect.anything() }),
+      expect.objectContaining({ type: 'update', changed: ['phone'] }),
+      expect.objectContaining({ type: 'delete' }),
+    ]);
+    expect(events.some((event) => 'values' in event.data)).toBe(false);
+    expect(events[0]?.data).toEqual({
+      type: 'update',
+      href: href('companies', client),
+      classes: ['companies', 'organisations'],
+      at: 'then',
+    });
+  });
+});
+
 describe('atomic writes with their events', () => {
   it.each<[string, () => Promise<unknown>, new (...args: never[]) => Error]>([
     [

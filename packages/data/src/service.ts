@@ -90,7 +90,17 @@ export interface StreamEvent {
     readonly classes: string[];
     readonly at: string;
     readonly loser?: string;
+    /** Create and update: the changed fields and relations the reader may see (absent on older events). */
+    readonly changed?: string[];
+    /** With the `values` option: the current rendering of the `changed` names (absent once the object is gone). */
+    readonly values?: Record<string, unknown>;
   };
+}
+
+/** What {@link DataService.eventsAfter} adds to each event. */
+export interface StreamOptions {
+  /** Also the `values` of each create and update event's `changed` fields, as Get one renders them. */
+  readonly values?: boolean;
 }
 
 /** A parsed related path: the selection scope and the class listed under it. */
@@ -765,19 +775,52 @@ export class DataService {
    * (system objects on `/data`, whatever the account). Deleted objects count as readable only when
    * none of their classes is protected. `next` is where the following call continues (past the
    * events read, the hidden ones included); it equals `after` when the log had nothing new.
+   *
+   * A create or update event whose log entry names its changed fields carries those that Get one
+   * would render for the account (`changed`; see `Renderer.readableNames`); with `options.values`
+   * also their `values`, rendered from the object's current state (one read and one rendering per
+   * page, so a value may be newer than the event), unless the object is gone.
    */
   async eventsAfter(
     account: Account,
     after: EventCursor,
     limit: number,
+    options: StreamOptions = {},
   ): Promise<{ events: StreamEvent[]; next: EventCursor }> {
     const page = await this.deps.store.events.read(after, limit);
     const filter = await this.deps.access.accessFilter(account);
-    const visible: StreamEvent[] = [];
+    const visible: ChangeEvent[] = [];
     for (const event of page.events) {
-      if (await this.mayReadEvent(account, filter, event)) visible.push(this.streamEvent(event));
+      if (await this.mayReadEvent(account, filter, event)) visible.push(event);
     }
-    return { events: visible, next: page.next };
+    const described = [
+      ...new Set(visible.filter((event) => describesFields(event)).map((event) => event.objectId)),
+    ];
+    const store = this.deps.store;
+    const [hidden, rendered] =
+      described.length === 0
+        ? [new Map<string, ReadonlySet<string>>(), new Map<string, DataObject>()]
+        : await Promise.all([
+            store.hiddenDerivedFields(described, filter),
+            options.values ? this.renderedById(described, filter) : new Map<string, DataObject>(),
+          ]);
+    const events = visible.map((event) => {
+      if (!describesFields(event)) return this.streamEvent(event);
+      const changed = this.renderer.readableNames(event.classes, event.changed, hidden.get(event.objectId));
+      const current = rendered.get(event.objectId);
+      return this.streamEvent(event, {
+        changed,
+        ...(current ? { values: this.renderer.renderedValues(current, changed) } : {}),
+      });
+    });
+    return { events, next: page.next };
+  }
+
+  /** The objects among `ids` that `filter` lets through, rendered as Get one renders them, by id. */
+  private async renderedById(ids: readonly string[], filter: AccessFilter): Promise<Map<string, DataObject>> {
+    const objects = await this.deps.store.getMany(ids, filter);
+    const rendered = await this.renderer.render(objects, this.deps.store, filter);
+    return new Map(objects.map((object, index) => [object.id, rendered[index] ?? {}]));
   }
 
   /** The tenant's event log (where a new event stream starts, what a client's `Last-Event-ID` names). */
@@ -793,7 +836,10 @@ export class DataService {
     return event.type !== 'delete' && (await this.deps.store.get(event.objectId, filter)) !== null;
   }
 
-  private streamEvent(event: ChangeEvent): StreamEvent {
+  private streamEvent(
+    event: ChangeEvent,
+    fields?: { changed: string[]; values?: Record<string, unknown> },
+  ): StreamEvent {
     const basicClass = event.classes[0] ?? '';
     return {
       cursor: event.cursor,
@@ -803,7 +849,13 @@ export class DataService {
         classes: event.classes.map((name) => this.renderer.plural(name)),
         at: event.at,
         ...(event.loserId ? { loser: this.renderer.href({ id: event.loserId, basicClass }) } : {}),
+        ...fields,
       },
     };
   }
+}
+
+/** A create or update event whose log entry names the fields it changed (older entries do not). */
+function describesFields(event: ChangeEvent): event is ChangeEvent & { readonly changed: readonly string[] } {
+  return (event.type === 'create' || event.type === 'update') && event.changed !== undefined;
 }

@@ -110,9 +110,15 @@ export class UnitOfWork {
   private readonly jobs: NewJob[] = [];
   readonly redirects: { from: string; to: string }[] = [];
 
+  /**
+   * `changedNames` names the fields and forward relations in which a put object differs from the
+   * version first read (`before` null for a new object: the fields it sets), for the `changed`
+   * list of the create and update events.
+   */
   constructor(
     readonly store: TenantStore,
     private readonly now: string,
+    private readonly changedNames: (before: StoredObject | null, after: StoredObject) => string[],
   ) {}
 
   get timestamp(): string {
@@ -196,6 +202,17 @@ export class UnitOfWork {
     this.events.push({ ...event, at: this.now });
   }
 
+  /**
+   * A create or update event with the names its object's final version changed, relative to the
+   * version first read: what the whole write did to the object, whichever of its steps emitted the
+   * event. Nothing changed for an object the unit did not put.
+   */
+  private withChanged(event: NewChangeEvent): NewChangeEvent {
+    if (event.type !== 'create' && event.type !== 'update') return event;
+    const after = this.puts.get(event.objectId);
+    return { ...event, changed: after ? this.changedNames(this.original(event.objectId), after) : [] };
+  }
+
   /** The version of `id` as first read from the store (null when new or never read). */
   original(id: string): StoredObject | null {
     return this.loaded.get(id) ?? null;
@@ -226,7 +243,7 @@ export class UnitOfWork {
       put: [...this.puts.values()],
       delete: [...this.deletes],
       redirects: this.redirects,
-      events: this.events,
+      events: this.events.map((event) => this.withChanged(event)),
       jobs: this.jobs,
     };
   }

@@ -24,7 +24,7 @@ import { compute, draftOf, hasValue, readsThroughRelations, readsVia, sealSecret
 import type { DataServiceDeps } from './deps.js';
 import { encodeField, fileIdOf, isPlainObject, jsonBytes, sameJson, storedFiles } from './encode.js';
 import { filesByField } from './held-files.js';
-import { recordHistory } from './history.js';
+import { HISTORY_KEY, recordHistory } from './history.js';
 import { relayOutbox } from './outbox.js';
 import { gatewayJobs, gatewayScripts } from './scripts.js';
 import type { GatewayScript } from './scripts.js';
@@ -77,7 +77,9 @@ export class ObjectWriter {
   }
 
   private unitOfWork(): UnitOfWork {
-    return new UnitOfWork(this.deps.store, this.now().toISOString());
+    return new UnitOfWork(this.deps.store, this.now().toISOString(), (before, after) => [
+      ...this.changedNames(before, after),
+    ]);
   }
 
   /**
@@ -520,17 +522,22 @@ export class ObjectWriter {
     await this.recalculate(account, uow, [...neighbours], new Set());
   }
 
-  /** Names of the fields whose values and of the forward relations whose links differ. */
-  private changedNames(before: StoredObject, after: Draft): Set<string> {
+  /**
+   * Names of the fields whose values and of the forward relations whose links differ between
+   * `before` (null: a new object, so the fields and relations `after` gives a value) and `after`.
+   * An empty value equals an absent one; the history entries kept beside the values are not a field.
+   */
+  private changedNames(before: StoredObject | null, after: StoredObject): Set<string> {
     const names = new Set<string>();
-    for (const name of new Set([...Object.keys(before.values), ...Object.keys(after.values)])) {
-      if (!sameJson(before.values[name], after.values[name])) names.add(name);
+    const beforeValues = before?.values ?? {};
+    const beforeLinks = before?.links ?? {};
+    const differ = (a: unknown, b: unknown) => (hasValue(a) || hasValue(b)) && !sameJson(a, b);
+    for (const name of new Set([...Object.keys(beforeValues), ...Object.keys(after.values)])) {
+      if (name !== HISTORY_KEY && differ(beforeValues[name], after.values[name])) names.add(name);
     }
-    for (const key of new Set([...Object.keys(before.links), ...Object.keys(after.links)])) {
+    for (const key of new Set([...Object.keys(beforeLinks), ...Object.keys(after.links)])) {
       const relation = this.relations.get(key);
-      if (relation && !sameJson(before.links[key] ?? [], after.links[key] ?? [])) {
-        names.add(relation.name);
-      }
+      if (relation && differ(beforeLinks[key], after.links[key])) names.add(relation.name);
     }
     return names;
   }

@@ -63,6 +63,11 @@ const queryParam = (name: string, description: string, schema: Schema = { type: 
 });
 
 const ID = pathParam('id', 'The object id (a UUID).');
+const STREAM_VALUES = queryParam(
+  'values',
+  'true: create and update events also carry `values`, the current rendering of their `changed` fields.',
+  { type: 'string', enum: ['true', 'false'] },
+);
 const PAGING = [
   queryParam('page', 'Zero-based page number.', { type: 'integer', minimum: 0, default: 0 }),
   queryParam('size', 'Objects per page.', { type: 'integer', minimum: 1, default: 20 }),
@@ -322,12 +327,13 @@ function tenantPaths(): Record<string, PathItem> {
       get: {
         operationId: 'eventStream',
         summary: 'Change event stream (Server-Sent Events; resumes after `Last-Event-ID`)',
+        parameters: [STREAM_VALUES],
         responses: {
           '200': {
             description: 'An event stream.',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
-          ...problems('401', '403', '503'),
+          ...problems('400', '401', '403', '503'),
         },
       },
     },
@@ -335,6 +341,7 @@ function tenantPaths(): Record<string, PathItem> {
       get: {
         operationId: 'eventStreamToken',
         summary: 'A token that opens the event stream without a credential header (for EventSource)',
+        parameters: [STREAM_VALUES],
         responses: {
           '200': json(
             {
@@ -348,7 +355,7 @@ function tenantPaths(): Record<string, PathItem> {
             },
             'The token and the stream URL that carries it.',
           ),
-          ...problems('401', '403', '503'),
+          ...problems('400', '401', '403', '503'),
         },
       },
     },

@@ -97,6 +97,8 @@ interface EventDoc {
   classes: string[];
   loserId?: string;
   at: string;
+  /** The changed field names (ChangeEvent.changed); absent on events written before it was kept. */
+  changed?: string[];
 }
 
 /**
@@ -205,6 +207,7 @@ export class MongoTenantStore implements TenantStore {
           classes: doc.classes,
           ...(doc.loserId === undefined ? {} : { loserId: doc.loserId }),
           at: doc.at,
+          ...(doc.changed === undefined ? {} : { changed: doc.changed }),
         },
       }));
     },
@@ -1148,6 +1151,7 @@ export class MongoTenantStore implements TenantStore {
             classes: [...event.classes],
             ...(event.loserId === undefined ? {} : { loserId: event.loserId }),
             at: event.at,
+            ...(event.changed === undefined ? {} : { changed: [...event.changed] }),
           })),
           { ...session, ordered: true },
         );

@@ -192,6 +192,15 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   DELETE FROM meta WHERE k = 'index_signature';
   `,
   },
+  {
+    version: 8,
+    name: 'changed field names of events',
+    up: `
+  -- The names of the fields an event's write changed (create: set), as a JSON array; NULL for the
+  -- events written before (and for deletes and merges): readers then leave the list out.
+  ALTER TABLE events ADD COLUMN changed TEXT;
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

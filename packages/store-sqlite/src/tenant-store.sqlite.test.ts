@@ -277,6 +277,37 @@ describe('SqliteTenantStore specifics', () => {
     await store.close();
   });
 
+  it('reads the events of a schema without changed field names, and records them from then on', async () => {
+    const file = nextFile();
+    const old = new Database(file);
+    applyMigrations(old, TENANT_MIGRATIONS.slice(0, 7));
+    old
+      .prepare(
+        "INSERT INTO events (type, object_id, classes, at) VALUES ('update', ?, '[\"ct.company\"]', 't')",
+      )
+      .run(uuid(1));
+    old.close();
+    const store = openTenantStore({ file });
+    await store.applyModel(contractModel);
+    await store.write({
+      events: [
+        { type: 'update', objectId: uuid(1), classes: ['ct.company'], at: 'u', changed: ['legalName'] },
+      ],
+    });
+    expect((await store.events.read(null, 10)).events).toEqual([
+      { cursor: '1', type: 'update', objectId: uuid(1), classes: ['ct.company'], at: 't' },
+      {
+        cursor: '2',
+        type: 'update',
+        objectId: uuid(1),
+        classes: ['ct.company'],
+        at: 'u',
+        changed: ['legalName'],
+      },
+    ]);
+    await store.close();
+  });
+
   it('moves objects of an earlier schema to never-reused keys', async () => {
     const file = nextFile();
     const old = new Database(file);

@@ -134,7 +134,7 @@ export class SqliteTenantStore implements TenantStore {
     newest: async () => (this.statement('SELECT max(seq) FROM events').pluck().get() as number | null) ?? 0,
     after: async (position, limit) => {
       const rows = this.statement(
-        'SELECT seq, type, object_id, classes, loser_id, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+        'SELECT seq, type, object_id, classes, loser_id, at, changed FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
       ).all(position, limit) as {
         seq: number;
         type: ChangeEvent['type'];
@@ -142,6 +142,7 @@ export class SqliteTenantStore implements TenantStore {
         classes: string;
         loser_id: string | null;
         at: string;
+        changed: string | null;
       }[];
       return rows.map((row) => ({
         position: row.seq,
@@ -151,6 +152,7 @@ export class SqliteTenantStore implements TenantStore {
           classes: JSON.parse(row.classes) as string[],
           ...(row.loser_id === null ? {} : { loserId: row.loser_id }),
           at: row.at,
+          ...(row.changed === null ? {} : { changed: JSON.parse(row.changed) as string[] }),
         },
       }));
     },
@@ -722,8 +724,15 @@ export class SqliteTenantStore implements TenantStore {
     }
     for (const event of batch.events ?? []) {
       this.statement(
-        'INSERT INTO events (type, object_id, classes, loser_id, at) VALUES (?, ?, ?, ?, ?)',
-      ).run(event.type, event.objectId, JSON.stringify(event.classes), event.loserId ?? null, event.at);
+        'INSERT INTO events (type, object_id, classes, loser_id, at, changed) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(
+        event.type,
+        event.objectId,
+        JSON.stringify(event.classes),
+        event.loserId ?? null,
+        event.at,
+        event.changed === undefined ? null : JSON.stringify(event.changed),
+      );
     }
     for (const job of batch.jobs ?? []) {
       this.statement('INSERT OR IGNORE INTO outbox (id, job) VALUES (?, ?)').run(job.id, JSON.stringify(job));

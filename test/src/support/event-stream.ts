@@ -81,18 +81,20 @@ export class EventStreamClient {
 
 /**
  * Connects to the tenant's event stream on `api`'s server (with a key, or through a stream token's
- * `href`); resolves once the response headers arrived.
+ * `href`; `query` such as `values=true` is added to the stream's path); resolves once the response
+ * headers arrived.
  */
 export async function openEventStream(
   api: DataApi,
-  options: { key?: string; lastEventId?: number; href?: string } = {},
+  options: { key?: string; lastEventId?: number; href?: string; query?: string } = {},
 ): Promise<EventStreamClient> {
   const abort = new AbortController();
   // With `href` (a stream token's URL) no credential header is sent, as from a browser's EventSource.
   const headers: Record<string, string> =
     options.href === undefined ? { 'X-API-Key': options.key ?? api.systemKey } : {};
   if (options.lastEventId !== undefined) headers['Last-Event-ID'] = String(options.lastEventId);
-  const response = await fetch(`${api.server.baseUrl}${options.href ?? api.path('/eventStream')}`, {
+  const path = options.href ?? api.path(`/eventStream${options.query ? `?${options.query}` : ''}`);
+  const response = await fetch(`${api.server.baseUrl}${path}`, {
     headers,
     signal: abort.signal,
   });

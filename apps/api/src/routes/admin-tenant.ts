@@ -12,21 +12,14 @@ import { NotFoundError, ValidationError } from '@odp/core';
 import type { Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { booleanParam } from './boolean-param.js';
 import { routeModule } from './router.js';
-
-function deleteTenantParam(raw: unknown): boolean {
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  throw new ValidationError('deleteTenant must be true or false.', [
-    { field: 'deleteTenant', message: 'must be true or false' },
-  ]);
-}
 
 export function adminTenantRoutes(deps: AppDeps): Router {
   const router = routeModule();
   router.delete('/admin/:tenant', async (req, res) => {
     const { tenantId } = tenantRequest(res);
-    const deleteTenant = deleteTenantParam(req.query['deleteTenant']);
+    const deleteTenant = booleanParam(req.query['deleteTenant'], 'deleteTenant');
     const tenant = await deps.registry.getTenant(tenantId);
     if (tenant === null) throw new NotFoundError('No such tenant.');
     const name = req.query['name'];

@@ -76,4 +76,37 @@ describe('eventStream', () => {
     );
     abort.abort();
   });
+
+  it('sends an event logged without changed field names (before they were kept) without changed or values', async () => {
+    const id = (await data.create(system, 'companies', { legalName: 'Older' })).slice(-36);
+    const abort = new AbortController();
+    const res = await fetch(`${base}/events?values=true`, { signal: abort.signal });
+    const body = res.body?.getReader();
+    if (!body) throw new Error('no body');
+    await read(body, (text) => text.includes(': connected'));
+    const at = '2025-01-01T00:00:00.000Z';
+    await store.write({
+      events: [{ type: 'update', objectId: id, classes: ['crm.company', 'crm.organisation'], at }],
+    });
+    await data.patch(system, 'companies', id, { phone: '5' });
+    const text = await read(body, (received) => received.includes('"changed"'));
+    const frames = text.split('\n').filter((line) => line.startsWith('data: '));
+    expect(frames.map((line) => JSON.parse(line.slice(6)) as unknown)).toEqual([
+      {
+        type: 'update',
+        href: `/data/${tenantId}/companies/${id}`,
+        classes: ['companies', 'organisations'],
+        at,
+      },
+      {
+        type: 'update',
+        href: `/data/${tenantId}/companies/${id}`,
+        classes: ['companies', 'organisations'],
+        at: expect.any(String),
+        changed: ['phone'],
+        values: { phone: '5' },
+      },
+    ]);
+    abort.abort();
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * `GET /data/{tenant}/eventStream`: Server-Sent Events of the tenant's change log (docs/events.md).
  * Each event is `id: <cursor>` (its position in the tenant's event log, opaque), `event: <type>`,
- * `data: {type, href, classes, at, loser?}`. A reconnecting client sends `Last-Event-ID` and resumes
+ * `data: {type, href, classes, at, loser?, changed?, values?}` (`values` with `?values=true`, any
+ * other value than `true`/`false` is 400). A reconnecting client sends `Last-Event-ID` and resumes
  * from the persisted log after that cursor; a new client gets the events after the log's head at
  * its connection. Writes through any api instance wake the
  * stream through the tenant's ChangeSignal (fed by the coordination's change fan-out, see
@@ -11,6 +12,7 @@
 import type { Request, Response } from 'express';
 import type { Account, EventCursor, EventLog } from '@odp/core';
 import type { ChangeSignal, DataService } from '@odp/data';
+import { booleanParam } from './boolean-param.js';
 
 export const HEARTBEAT_MS = 15_000;
 const BATCH = 200;
@@ -32,6 +34,7 @@ function lastEventId(req: Request, log: EventLog): EventCursor | null {
 
 export async function eventStream(req: Request, res: Response, context: EventStreamContext): Promise<void> {
   const { account, data, changes } = context;
+  const options = { values: booleanParam(req.query['values'], 'values') };
   let cursor = lastEventId(req, data.eventLog) ?? (await data.eventLog.head());
   let closed = false;
   let pumping: Promise<void> | null = null;
@@ -47,7 +50,7 @@ export async function eventStream(req: Request, res: Response, context: EventStr
 
   const pump = async (): Promise<void> => {
     for (;;) {
-      const { events, next } = await data.eventsAfter(account, cursor, BATCH);
+      const { events, next } = await data.eventsAfter(account, cursor, BATCH, options);
       for (const event of events) {
         if (closed) return;
         res.write(`id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`);

@@ -12,6 +12,7 @@ import type { DataService, ListPath } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 import type { TenantRequest } from '../context.js';
+import { booleanParam } from './boolean-param.js';
 import { eventStream } from './data-events.js';
 import { routeModule } from './router.js';
 
@@ -77,13 +78,15 @@ export function dataRoutes(deps: AppDeps): Router {
 
   /**
    * A token that opens this tenant's event stream without a credential header, for `EventSource`
-   * (docs/events.md): `{token, expiresAt, href}`, never cached.
+   * (docs/events.md): `{token, expiresAt, href}`, never cached. `?values=true` puts the stream's
+   * option of the same name into `href` (the token itself does not carry it).
    */
-  router.get('/data/:tenant/eventStream/token', async (_req, res) => {
+  router.get('/data/:tenant/eventStream/token', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
+    const values = booleanParam(req.query['values'], 'values');
     await deps.runtimes.get(tenantId);
     const { token, expiresAt } = deps.streamTokens.issue(account, deps.now());
-    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}`;
+    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}${values ? '&values=true' : ''}`;
     res.setHeader('Cache-Control', 'no-store').json({ token, expiresAt, href });
   });
 

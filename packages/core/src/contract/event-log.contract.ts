@@ -65,6 +65,39 @@ export function describeEventLogContract(name: string, open: () => Promise<Tenan
       expect(next).toBe(events[2]!.cursor);
     });
 
+    it('keeps the changed field names of an event as written: a list, an empty list, or none', async () => {
+      const created = { ...event(1, 'create'), changed: ['legalName', 'employees'] };
+      const updated = { ...event(1), changed: ['legalName'] };
+      const unchanged = { ...event(2), changed: [] };
+      await store.write({ events: [created, updated, unchanged, event(3), event(4, 'delete')] });
+      const { events } = await store.events.read(null, 10);
+      expect(events.map(({ cursor: _cursor, ...rest }) => rest)).toEqual([
+        created,
+        updated,
+        unchanged,
+        event(3),
+        event(4, 'delete'),
+      ]);
+      expect(events[3]).not.toHaveProperty('changed');
+      expect(events[4]).not.toHaveProperty('changed');
+    });
+
+    it('records the changed field names in the same atomic write as the change', async () => {
+      const head = await store.events.head();
+      await expect(
+        store.write({
+          put: [storedObject({ n: 9, basicClass: 'ct.person', links: { [REL.employer]: [999] } })],
+          events: [{ ...event(9, 'create'), changed: ['employer'] }],
+        }),
+      ).rejects.toThrow();
+      await store.write({
+        put: [storedObject({ n: 10, basicClass: COMPANY, values: { legalName: 'Kept' } })],
+        events: [{ ...event(10, 'create'), changed: ['legalName'] }],
+      });
+      const { events } = await store.events.read(head, 10);
+      expect(events.map((entry) => [entry.objectId, entry.changed])).toEqual([[uuid(10), ['legalName']]]);
+    });
+
     it('continues after any cursor it gave, and a page ends at its last event', async () => {
       await store.write({ events: [1, 2, 3, 4, 5].map((n) => event(n)) });
       const all = (await store.events.read(null, 100)).events;
