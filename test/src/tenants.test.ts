@@ -152,8 +152,8 @@ describe('tenants and the embedded start', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await res.json()).toEqual({
-      type: 'urn:odp:problem:not-found',
-      title: 'Not found',
+      type: 'urn:odp:problem:no-route',
+      title: 'No such route',
       status: 404,
       detail: 'No such route.',
     });
