@@ -7,7 +7,8 @@
  * differs from the not-found of a route that found no class or object), not a 401 (authentication
  * runs before routing, so a refused credential would hide a missing route) and no 5xx. Requests are
  * sent with the credential their branch takes and are safe for the demo fixture: writes carry a body
- * the route refuses (`[]`, not an object) or name an object that does not exist.
+ * the route refuses (`[]`, not an object) or name an object that does not exist. A link in a
+ * response must moreover answer a GET without a 4xx (the upload URL, a POST target, excepted).
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -67,7 +68,10 @@ describe('docs and routes agree', () => {
     await idp?.stop();
   });
 
-  /** Sends a request with the credential its branch takes; reads the problem type of a problem answer. */
+  /**
+   * Sends a request with the credential its branch takes (none when the address carries its own, a
+   * stream `token`); reads the problem type of a problem answer.
+   */
   async function send(method: string, target: string): Promise<Answer> {
     const url = new URL(target, api.server.baseUrl);
     const [, branch = '', second] = url.pathname.split('/');
@@ -83,7 +87,7 @@ describe('docs and routes agree', () => {
         `sha256=${createHmac('sha256', webhookSecret).update(body).digest('hex')}`;
     } else if (branch === 'invitations' || (branch === 'tenants' && !second)) {
       headers['authorization'] = `Bearer ${personToken}`;
-    } else if (!OPEN_BRANCHES.has(branch)) {
+    } else if (!OPEN_BRANCHES.has(branch) && !url.searchParams.has('token')) {
       headers['x-api-key'] = api.systemKey;
     }
     const res = await fetch(url, { method, headers, body, redirect: 'manual' });
@@ -195,6 +199,136 @@ describe('docs and routes agree', () => {
         if (why !== null) unrouted.push(`${route.file}:${route.line} ${route.method} ${route.path}: ${why}`);
       }
       expect(unrouted).toEqual([]);
+    }, 120_000);
+  });
+
+  describe('every link in a response leads to a route', () => {
+    /** Every `href` member at any depth of a JSON body. */
+    function hrefsOf(value: unknown): string[] {
+      if (Array.isArray(value)) return value.flatMap(hrefsOf);
+      if (typeof value !== 'object' || value === null) return [];
+      return Object.entries(value).flatMap(([key, member]) =>
+        key === 'href' && typeof member === 'string' ? [member] : hrefsOf(member),
+      );
+    }
+
+    /** The addresses a response links to: body hrefs, a string body that is a URL, `Location`, `Link`. */
+    async function linksOf(method: string, route: string, body?: unknown): Promise<string[]> {
+      const res = await fetch(`${api.server.baseUrl}${route}`, {
+        method,
+        headers: {
+          'x-api-key': api.systemKey,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        redirect: 'manual',
+      });
+      if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+      const links = [
+        res.headers.get('location') ?? '',
+        ...(res.headers.get('link') ?? '').matchAll(/<([^>]+)>/g),
+      ]
+        .map((link) => (typeof link === 'string' ? link : (link[1] ?? '')))
+        .filter((link) => link !== '');
+      const json = (res.headers.get('content-type') ?? '').includes('json')
+        ? ((await res.json()) as unknown)
+        : null;
+      if (typeof json === 'string' && /^(https?:\/)?\//.test(json)) links.push(json);
+      return [...links, ...hrefsOf(json)];
+    }
+
+    /** A CSV import of one company (it leaves an import status behind to read). */
+    async function importStatusRoute(): Promise<string> {
+      const uploadUrl = (await (await api.call('GET', '/upload')).json()) as string;
+      const form = new FormData();
+      form.append('file', new Blob(['legalName\nLinked Import Co\n']), 'companies.csv');
+      const uploaded = (await (await fetch(uploadUrl, { method: 'POST', body: form })).json()) as unknown[];
+      const res = await api.call('POST', '/import', { body: { file: uploaded[0], typeName: 'companies' } });
+      expect(res.status).toBe(201);
+      return res.headers.get('location') ?? '';
+    }
+
+    it('in objects, lists, related lists, search, metadata, capabilities, audit, admin and system answers', async () => {
+      const t = `/${api.tenant}`;
+      const gets = [
+        `/data${t}/companies/${DEMO.acme}`,
+        `/data${t}/invoices/${DEMO.invoice1}`,
+        `/data${t}/companies?size=1`,
+        `/data${t}/companies?size=1&page=1&sort=legalName,desc`,
+        `/data${t}/companies/${DEMO.acme}/employees?size=1`,
+        `/data${t}/companies?q=acme&size=1`,
+        `/data${t}/search?q=acme&classes=companies,persons&size=1`,
+        `/data${t}/invoices/distinct?distinct=client`,
+        `/data${t}/invoices/aggregations?sum=amount&avg=amount&count=amount`,
+        `/data${t}/invoices/values/invoiceNumber`,
+        `/data${t}/companies/capabilities`,
+        `/data${t}/companies/${DEMO.acme}/capabilities`,
+        `/data${t}/companies/${DEMO.acme}/employees/capabilities`,
+        `/data${t}/eventStream/token`,
+        `/data${t}/upload`,
+        `/data${t}/excel/companies`,
+        `/data${t}/invoices/${DEMO.invoice1}/reports/invoice`,
+        `/metadata${t}/classes`,
+        `/metadata${t}/dataObject?classes=companies`,
+        `/metadata${t}/relatedDataObject?classes=companies`,
+        `/metadata${t}/form?classes=companies`,
+        `/metadata${t}/migrationDefinition`,
+        `/audit${t}/companies/${DEMO.acme}/access`,
+        `/audit${t}/access-control`,
+        `/admin${t}/modelStatus`,
+        `/admin${t}/rebuild`,
+        `/admin${t}/jobs`,
+        `/admin${t}/recalculate`,
+        `/system${t}/serviceCallLogs`,
+        `/system${t}/serviceCallLogs/aggregations`,
+        `/tenants${t}`,
+        await importStatusRoute(),
+      ];
+      const links = new Map<string, string>();
+      for (const route of gets) for (const link of await linksOf('GET', route)) links.set(link, route);
+      for (const link of await linksOf('POST', `/admin${t}/companies/recalculate`))
+        links.set(link, 'recalculate');
+      expect(links.size).toBeGreaterThan(50);
+      // The upload URL is where the bytes are POSTed; every other link is read with GET and must
+      // answer it (a 4xx would be a link to a refusal: the export of a list it cannot export, say).
+      const uploadUrl = `/data${t}/upload`;
+      const broken: string[] = [];
+      for (const [link, from] of links) {
+        const url = new URL(link, api.server.baseUrl);
+        if (url.origin !== new URL(api.server.baseUrl).origin) {
+          broken.push(`${link} (in ${from}): not an address of the api`);
+          continue;
+        }
+        const answer = await send('GET', `${url.pathname}${url.search}`);
+        const why =
+          notRouted(answer) ??
+          (from !== uploadUrl && answer.status >= 400 ? `${answer.status} ${answer.type}` : null);
+        if (why !== null) broken.push(`${link} (in ${from}): ${why}`);
+      }
+      expect(broken).toEqual([]);
+    }, 120_000);
+
+    it('in the OpenAPI document: every path with each of its operations', async () => {
+      const res = await fetch(`${api.server.baseUrl}/metadata/${api.tenant}/openapi.json`, {
+        headers: { 'x-api-key': api.systemKey },
+      });
+      const document = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+      const operations = Object.entries(document.paths).flatMap(([template, item]) =>
+        Object.keys(item)
+          .filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))
+          .map((key) => ({ method: key.toUpperCase(), template })),
+      );
+      expect(operations.length).toBeGreaterThan(20);
+      const broken: string[] = [];
+      for (const { method, template } of operations) {
+        // A parameter is an object id of no object: reads answer 404 not-found, writes change nothing.
+        const target = template.replaceAll(/\{[^}]+\}/g, (name) =>
+          name === '{tenant}' ? api.tenant : NO_OBJECT,
+        );
+        const why = notRouted(await send(method, target));
+        if (why !== null) broken.push(`${method} ${template}: ${why}`);
+      }
+      expect(broken).toEqual([]);
     }, 120_000);
   });
 
