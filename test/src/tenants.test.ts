@@ -439,6 +439,18 @@ describe('the odp command', () => {
     );
   });
 
+  it('stops with one line on an ODP_ variable the platform does not implement (a misspelt name)', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ODP_MAX_UPLOAD_BYTE: '5', ODP_DATA_DIR: server.dataDir },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      'odp: configuration error: ODP_MAX_UPLOAD_BYTE: is not a configuration variable (docs/configuration.md lists them)\n',
+    );
+  });
+
   it('stops with one line when the configured search engine does not answer', async () => {
     const closed = await freePort();
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
