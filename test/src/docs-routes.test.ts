@@ -332,6 +332,94 @@ describe('docs and routes agree', () => {
     }, 120_000);
   });
 
+  describe('docs/data-api.md states the sort, distinct, aggregation and capabilities syntax', () => {
+    const get = async (route: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await api.call('GET', route);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const names = async (route: string) => (await api.rows(route)).map((row) => String(row['legalName']));
+
+    it('sort=name, name,asc and name,desc (the direction in any case) order a list', async () => {
+      const ascending = await names('/companies?sort=legalName');
+      expect(ascending.length).toBeGreaterThan(1);
+      expect(await names('/companies?sort=legalName,asc')).toEqual(ascending);
+      expect(await names('/companies?sort=legalName,DESC')).toEqual([...ascending].reverse());
+    });
+
+    it.each([',desc', 'legalName,sideways', 'legalName,desc,x', '-legalName', '+legalName'])(
+      'an unparseable sort (%s) is a 400 naming sort',
+      async (sort) => {
+        const { status, body } = await get(`/companies?sort=${encodeURIComponent(sort)}`);
+        expect({ status, errors: body['errors'] }).toEqual({
+          status: 400,
+          errors: [{ field: 'sort', message: 'expected name, name,asc or name,desc' }],
+        });
+      },
+    );
+
+    it('distinct orders by count with sort=count[,asc|,desc]; another sort is a 400 naming sort', async () => {
+      const counts = async (sort: string) =>
+        (
+          (await get(`/invoices/distinct?distinct=status&sort=${sort}`)).body['values'] as { count: number }[]
+        ).map((bucket) => bucket.count);
+      const ascending = await counts('count');
+      expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+      expect(await counts('count,ASC')).toEqual(ascending);
+      expect(await counts('count,desc')).toEqual([...ascending].sort((a, b) => b - a));
+      for (const sort of ['legalName', 'count,sideways', '-count']) {
+        const { status, body } = await get(`/invoices/distinct?distinct=status&sort=${sort}`);
+        expect({
+          sort,
+          status,
+          field: (body['errors'] as { field: string }[] | undefined)?.[0]?.field,
+        }).toEqual({
+          sort,
+          status: 400,
+          field: 'sort',
+        });
+      }
+    });
+
+    it('aggregations take sum, avg and count, each a list of fields; only total when none qualifies', async () => {
+      const amounts = (await api.rows('/invoices?size=1000'))
+        .map((row) => row['amount'])
+        .filter((amount): amount is number => typeof amount === 'number');
+      expect(amounts.length).toBeGreaterThan(1);
+      const sum = amounts.reduce((a, b) => a + b, 0);
+      const { body } = await get('/invoices/aggregations?sum=amount&avg=amount&count=amount,invoiceNumber');
+      expect(body['total']).toBe((await api.rows('/invoices?size=1000')).length);
+      expect(body['sum']).toEqual({ amount: expect.closeTo(sum, 6) });
+      expect(body['avg']).toEqual({ amount: expect.closeTo(sum / amounts.length, 6) });
+      expect(body['count']).toEqual({ amount: amounts.length });
+      expect((await get('/invoices/aggregations?sum=invoiceNumber')).body).toEqual({ total: body['total'] });
+      expect((await get('/invoices/aggregations')).body).toEqual({ total: body['total'] });
+      expect(
+        (await get('/invoices/aggregations?invoiceNumber=none&sum=amount&avg=amount&count=amount')).body,
+      ).toEqual({
+        total: 0,
+        sum: { amount: 0 },
+        avg: {},
+        count: { amount: 0 },
+      });
+    });
+
+    it('the three capabilities addresses answer the documented shapes', async () => {
+      expect((await get(`/companies/${DEMO.acme}/capabilities`)).body).toEqual({
+        mayModify: true,
+        mayDelete: true,
+      });
+      expect((await get('/companies/capabilities')).body).toEqual({
+        mayCreate: true,
+        allowedClasses: expect.arrayContaining(['companies']),
+      });
+      expect((await get(`/companies/${DEMO.acme}/employees/capabilities`)).body).toEqual({
+        mayCreate: true,
+        allowedClasses: expect.arrayContaining(['persons']),
+      });
+      expect((await get(`/companies/${NO_OBJECT}/capabilities`)).status).toBe(404);
+    });
+  });
+
   it('every route the api registers is named by the docs', () => {
     const documented = new Set(
       platformDocFiles()
