@@ -152,8 +152,8 @@ describe('tenants and the embedded start', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await res.json()).toEqual({
-      type: 'urn:odp:problem:not-found',
-      title: 'Not found',
+      type: 'urn:odp:problem:no-route',
+      title: 'No such route',
       status: 404,
       detail: 'No such route.',
     });
@@ -436,6 +436,18 @@ describe('the odp command', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(
       'odp: configuration error: PORT: must be an integer from 1 to 65535 (got "eighty")\n',
+    );
+  });
+
+  it('stops with one line on an ODP_ variable the platform does not implement (a misspelt name)', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ODP_MAX_UPLOAD_BYTE: '5', ODP_DATA_DIR: server.dataDir },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      'odp: configuration error: ODP_MAX_UPLOAD_BYTE: is not a configuration variable (docs/configuration.md lists them)\n',
     );
   });
 

@@ -1,6 +1,6 @@
 import express from 'express';
-import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import { NotFoundError, RateLimitedError } from '@odp/core';
+import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
+import { NoRouteError, RateLimitedError } from '@odp/core';
 import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { StreamTokens, TokenVerifier } from '@odp/auth';
@@ -104,9 +104,15 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
 
   for (const router of routes) app.use(router);
 
-  app.use((_req, _res, next) => next(new NotFoundError('No such route.')));
+  app.use((_req, _res, next) => next(new NoRouteError()));
   app.use(errorHandler(deps.log));
   return app;
+}
+
+/** A route module (`routes/<name>.ts`) and the first path segments its routes declare. */
+export interface RouteModule {
+  readonly branches: readonly string[];
+  readonly router: Router;
 }
 
 /**
@@ -115,27 +121,62 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
  * first path segments its routes declare.
  */
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
+  return platformRouteModules(deps).map(({ branches, router }) => onBranches(branches, router));
+}
+
+function platformRouteModules(deps: AppDeps): RouteModule[] {
   return [
-    onBranches(['health', 'ready'], healthRoutes(deps)),
-    onBranches(['admin-ui'], adminUiRoutes(deps)),
-    onBranches(['tenants'], tenantRoutes(deps)),
-    onBranches(['invitations'], invitationRoutes(deps)),
-    onBranches(['data', 'binaries'], fileRoutes(deps)),
-    onBranches(['data'], excelRoutes(deps)),
-    onBranches(['audit', 'admin'], auditRoutes(deps)),
-    onBranches(['data'], capabilitiesRoutes(deps)),
-    onBranches(['admin'], adminModelRoutes(deps)),
-    onBranches(['metadata'], metadataRoutes(deps)),
-    onBranches(['admin'], adminRebuildRoutes(deps)),
-    onBranches(['admin'], adminJobRoutes(deps)),
-    onBranches(['admin'], adminClassJobRoutes(deps)),
-    onBranches(['admin'], adminTenantRoutes(deps)),
-    onBranches(['data'], reportRoutes(deps)),
-    onBranches(['scripts'], scriptRoutes(deps)),
-    onBranches(['system'], systemRoutes(deps)),
-    onBranches(['data'], searchRoutes(deps)),
-    onBranches(['data'], dataRoutes(deps)),
+    { branches: ['health', 'ready'], router: healthRoutes(deps) },
+    { branches: ['admin-ui'], router: adminUiRoutes(deps) },
+    { branches: ['tenants'], router: tenantRoutes(deps) },
+    { branches: ['invitations'], router: invitationRoutes(deps) },
+    { branches: ['data', 'binaries'], router: fileRoutes(deps) },
+    { branches: ['data'], router: excelRoutes(deps) },
+    { branches: ['audit', 'admin'], router: auditRoutes(deps) },
+    { branches: ['data'], router: capabilitiesRoutes(deps) },
+    { branches: ['admin'], router: adminModelRoutes(deps) },
+    { branches: ['metadata'], router: metadataRoutes(deps) },
+    { branches: ['admin'], router: adminRebuildRoutes(deps) },
+    { branches: ['admin'], router: adminJobRoutes(deps) },
+    { branches: ['admin'], router: adminClassJobRoutes(deps) },
+    { branches: ['admin'], router: adminTenantRoutes(deps) },
+    { branches: ['data'], router: reportRoutes(deps) },
+    { branches: ['scripts'], router: scriptRoutes(deps) },
+    { branches: ['system'], router: systemRoutes(deps) },
+    { branches: ['data'], router: searchRoutes(deps) },
+    { branches: ['data'], router: dataRoutes(deps) },
   ];
+}
+
+/** One route the app registers: an upper-case method and the express path (`/data/:tenant/:typeName`). */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly path: string;
+}
+
+/**
+ * Every route `createApp` registers with the platform's route modules (the push webhook included),
+ * read from the routers themselves, so the list cannot drift from what is served: the route
+ * inventory the docs are checked against (docs/routes.md). A module's mounted middleware (the admin
+ * page's static files, `express.static`, which answers GET and HEAD) counts as `GET` of its mount
+ * path. Builds the modules afresh; nothing is served or opened.
+ */
+export function registeredRoutes(deps: AppDeps): RegisteredRoute[] {
+  const routers = [modelWebhookRoutes(deps), ...platformRouteModules(deps).map(({ router }) => router)];
+  const routes = new Map<string, RegisteredRoute>();
+  for (const layer of routers.flatMap((router) => router.stack)) {
+    if (layer.route === undefined) {
+      // router 2 keeps a middleware's mount path in `rawPath` (its types do not declare it).
+      const mountPath = (layer as { rawPath?: unknown }).rawPath;
+      if (typeof mountPath === 'string') routes.set(`GET ${mountPath}`, { method: 'GET', path: mountPath });
+      continue;
+    }
+    const { path, stack } = layer.route;
+    for (const { method } of stack) {
+      routes.set(`${method.toUpperCase()} ${path}`, { method: method.toUpperCase(), path });
+    }
+  }
+  return [...routes.values()];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, SECRET_KEY_FILE } from './config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, SECRET_KEY_FILE } from './config.js';
 
 describe('loadConfig', () => {
   let dataDir: string;
@@ -255,6 +255,35 @@ describe('loadConfig', () => {
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as Error).message).toBe(message);
     expect(message).not.toContain('\n');
+  });
+
+  it.each(['ODP_MAX_UPLOAD_BYTE', 'ODP_STORAGE', 'ODP_LOG_LEVEL', 'ODP_AUTH_CLIENT_ID'])(
+    'refuses %s, a variable the platform does not implement, naming it and not its value',
+    (name) => {
+      expect(() => load({ [name]: 'hunter2' })).toThrow(
+        new ConfigError(name, 'is not a configuration variable (docs/configuration.md lists them)'),
+      );
+      expect(() => load({ [name]: 'hunter2' })).not.toThrow(/hunter2/);
+    },
+  );
+
+  it('ignores the variables of the test and engine tooling, which share the shell', () => {
+    expect(() =>
+      load({
+        ODP_TEST_REDIS_URL: 'redis://127.0.0.1:1',
+        ODP_ENGINES_RUN: '/tmp/engines',
+        ODP_ELASTICSEARCH_VERSION: '8.19.21',
+      }),
+    ).not.toThrow();
+  });
+
+  it('reads exactly the variables docs/configuration.md documents', () => {
+    const doc = readFileSync(path.join(__dirname, '../../../docs/configuration.md'), 'utf8');
+    const documented = doc
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]));
+    expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 
   it('never echoes a secret value', () => {

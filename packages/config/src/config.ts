@@ -159,18 +159,87 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * Every variable `loadConfig` reads, each documented in docs/configuration.md (a test compares the
+ * two). `read` takes only these names, so no variable is read without being listed here.
+ */
+export const CONFIG_VARIABLES = [
+  'PORT',
+  'ODP_BASE_URL',
+  'ODP_DATA_DIR',
+  'ODP_STORE',
+  'ODP_MONGODB_URL',
+  'ODP_SEARCH',
+  'ODP_ELASTICSEARCH_URL',
+  'ODP_BLOBS',
+  'ODP_S3_ENDPOINT',
+  'ODP_S3_BUCKET',
+  'ODP_S3_ACCESS_KEY',
+  'ODP_S3_SECRET_KEY',
+  'ODP_S3_REGION',
+  'ODP_MAX_UPLOAD_BYTES',
+  'ODP_UNCLAIMED_UPLOAD_TTL_SECONDS',
+  'ODP_UPLOAD_SWEEP_INTERVAL_SECONDS',
+  'ODP_REDIS_URL',
+  'ODP_AUTH_ISSUER',
+  'ODP_AUTH_AUDIENCE',
+  'ODP_AUTH_JWKS_URL',
+  'ODP_SECRET_KEY',
+  'ODP_SMTP_URL',
+  'ODP_HTTP_HEADERS_TIMEOUT_MS',
+  'ODP_HTTP_REQUEST_TIMEOUT_MS',
+  'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  'ODP_MAX_VALUE_BYTES',
+  'ODP_MAX_PAGE_BYTES',
+  'ODP_TENANT_EXPENSIVE_REQUESTS',
+  'ODP_MAIL_FROM',
+  'ODP_JOBS',
+  'ODP_JOBS_REDIS_PREFIX',
+  'ODP_WORKER_POLL_MS',
+  'ODP_WORKER_LEASE_MS',
+  'ODP_WORKER_CONCURRENCY',
+  'ODP_WORKER_SWEEP_MS',
+  'ODP_JOB_RETENTION_DAYS',
+  'ODP_GATEWAY_ALLOWED_NETWORKS',
+  'ODP_GATEWAY_CA_FILE',
+  'ODP_RATE_LIMITS',
+  'ODP_EXCHANGE_RATES',
+] as const;
+export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
+type Read = (name: ConfigVariable) => string | null;
+
+/**
+ * `ODP_*` names that belong to the test and engine tooling (tooling/engines/README.md), which share
+ * the shell with the platform: the platform ignores them. Every other `ODP_*` name it does not read
+ * is refused, so a misspelt or unimplemented variable stops the start instead of being ignored.
+ */
+const TOOLING_VARIABLES = /^ODP_(TEST_|ENGINES_|ELASTICSEARCH_VERSION$)/;
+
+/** ConfigError for the first `ODP_*` variable of `env` that is neither the platform's nor the tooling's. */
+function refuseUnknownVariables(env: Env): void {
+  const known: ReadonlySet<string> = new Set(CONFIG_VARIABLES);
+  const unknown = Object.keys(env)
+    .filter((name) => name.startsWith('ODP_') && !known.has(name) && !TOOLING_VARIABLES.test(name))
+    .sort();
+  if (unknown[0] !== undefined) {
+    throw new ConfigError(unknown[0], 'is not a configuration variable (docs/configuration.md lists them)');
+  }
+}
+
 /** Name of the file inside the data directory that holds the generated `ODP_SECRET_KEY`. */
 export const SECRET_KEY_FILE = 'secret.key';
 const MIN_SECRET_KEY_LENGTH = 32;
 
 /**
- * Reads and validates the environment. Throws ConfigError on the first bad value.
+ * Reads and validates the environment. Throws ConfigError on the first bad value, and on an `ODP_*`
+ * variable that is not one of {@link CONFIG_VARIABLES} (tooling variables aside).
  *
  * Side effect: when `ODP_SECRET_KEY` is absent, the key is read from `<dataDir>/secret.key`, and on
  * first start generated into that file (mode 0600), creating the data directory.
  */
 export function loadConfig(env: Env = process.env): Config {
-  const read = (name: string): string | null => {
+  refuseUnknownVariables(env);
+  const read: Read = (name) => {
     const value = env[name]?.trim();
     return value ? value : null;
   };
@@ -374,7 +443,7 @@ function parseExchangeRates(raw: string | null): Record<string, number> {
 }
 
 /** The server's timeouts; the headers must be due no later than the whole request. */
-function parseHttp(read: (name: string) => string | null): HttpConfig {
+function parseHttp(read: Read): HttpConfig {
   const http: HttpConfig = {
     headersTimeoutMs: parseInteger(
       'ODP_HTTP_HEADERS_TIMEOUT_MS',
@@ -444,7 +513,7 @@ function parseNetworks(raw: string | null): string[] {
   return entries;
 }
 
-function required(read: (name: string) => string | null, name: string, because: string): string {
+function required(read: Read, name: ConfigVariable, because: string): string {
   const value = read(name);
   if (value === null) throw new ConfigError(name, `is required when ${because}`);
   return value;
@@ -513,7 +582,7 @@ function parseUrl(name: string, raw: string, protocols: readonly string[]): stri
 }
 
 /** Sign-in is configured by all three variables together, or not at all. */
-function parseAuth(read: (name: string) => string | null): AuthConfig | null {
+function parseAuth(read: Read): AuthConfig | null {
   const issuer = read('ODP_AUTH_ISSUER');
   const audience = read('ODP_AUTH_AUDIENCE');
   const jwksUrl = read('ODP_AUTH_JWKS_URL');

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'NO_ROUTE'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'RANGE_NOT_SATISFIABLE'
@@ -58,6 +59,16 @@ export class ForbiddenError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message = 'Not found.') {
     super('NOT_FOUND', message);
+  }
+}
+
+/**
+ * The api has no route for the request's method and path (as opposed to a route that found no
+ * class or object): its own code, so a client or a test tells a wrong address from a missing object.
+ */
+export class NoRouteError extends AppError {
+  constructor() {
+    super('NO_ROUTE', 'No such route.');
   }
 }
 

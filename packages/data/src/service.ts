@@ -299,7 +299,6 @@ export class DataService {
       _embedded: { [cls.plural]: hits.objects },
       _links: cursorLinks({
         path: this.pathOf(path),
-        ...(cls.system ? {} : { excelPath: this.pathOf(path, 'excel/') }),
         params,
         size,
         next: hits.next,
@@ -586,6 +585,16 @@ export class DataService {
    */
   async relayJobs(): Promise<number> {
     return this.deps.jobs ? relayOutbox(this.deps.store, this.deps.jobs) : 0;
+  }
+
+  /**
+   * `GET /scripts/{tenant}/{typeName}/{id}` (the object's `_scripts` link): the names of the MANUAL
+   * gateway scripts of the object's classes, in declaration order, each run with
+   * `POST {_scripts.href}/{name}`. 404 when the object is not readable, as Get one.
+   */
+  async manualScripts(account: Account, typeName: string, id: string): Promise<string[]> {
+    const object = await this.resolve(account, typeName, id);
+    return [...new Set(gatewayScripts(this.model, object.classes, 'MANUAL').map((script) => script.name))];
   }
 
   /**

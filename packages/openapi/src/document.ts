@@ -152,7 +152,10 @@ function collectionPaths(
         parameters: [
           ...extraParameters,
           { ...queryParam('distinct', 'An indexed value field or a relation.'), required: true },
-          queryParam('sort', '`count` or `count,desc` orders by frequency.'),
+          queryParam(
+            'sort',
+            '`count`, `count,asc` or `count,desc` orders by frequency (default: by value); any other value is 400.',
+          ),
           ...filters,
         ],
         responses: { '200': json(ref('DistinctResponse'), 'Buckets.'), ...problems(...READ_ERRORS) },

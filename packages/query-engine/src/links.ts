@@ -92,7 +92,6 @@ export function pageLinks(input: PageLinkInput): PageLinks {
 
 export interface CursorLinkInput {
   readonly path: string;
-  readonly excelPath?: string;
   readonly params: URLSearchParams;
   readonly size: number;
   /** The cursor of the following page, or null on the last page. */
@@ -101,7 +100,8 @@ export interface CursorLinkInput {
 
 /**
  * The `_links` of a page served from the search index (a list with `q`): cursor-style, so only
- * `self`, `next` (carrying `cursor`) and `excel`; parameters kept as for {@link pageLinks}.
+ * `self` and `next` (carrying `cursor`); parameters kept as for {@link pageLinks}. No `excel`: the
+ * export refuses `q` (its cursor paging has no end to export to), so the link would lead nowhere.
  */
 export function cursorLinks(input: CursorLinkInput): PageLinks {
   const kept = new URLSearchParams(input.params);
@@ -114,13 +114,8 @@ export function cursorLinks(input: CursorLinkInput): PageLinks {
     query.set('size', String(input.size));
     return { href: `${input.path}?${query.toString()}` };
   };
-  kept.delete('cursor');
-  const excelQuery = kept.toString();
   return {
     self: at(input.params.get('cursor')),
     ...(input.next !== null ? { next: at(input.next) } : {}),
-    ...(input.excelPath
-      ? { excel: { href: excelQuery ? `${input.excelPath}?${excelQuery}` : input.excelPath } }
-      : {}),
   };
 }

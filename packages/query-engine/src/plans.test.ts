@@ -255,6 +255,8 @@ describe('parseDistinctQuery', () => {
       { target: { kind: 'relation', relation: employer }, order: 'count' },
     ],
     ['by count descending', 'distinct=lastName&sort=count,desc', { order: 'countDesc' }],
+    ['by count, direction in any case', 'distinct=lastName&sort=Count,ASC', { order: 'count' }],
+    ['by value with an empty sort', 'distinct=lastName&sort=', { order: 'value' }],
   ])('plans %s', (_name, query, expected) => {
     expect(distinct(query)).toMatchObject(expected as object);
   });
@@ -264,6 +266,17 @@ describe('parseDistinctQuery', () => {
       { kind: 'relationName', relation: employer, match: 'equals', value: 'Acme' },
     ]);
   });
+
+  it.each(['sort=lastName', 'sort=count,sideways', 'sort=-count', 'sort=count,desc,x'])(
+    'rejects %p, a sort that is not by count, with a 400 naming sort',
+    (sort) => {
+      expect(() => distinct(`distinct=lastName&${sort}`)).toThrow(
+        expect.objectContaining({
+          fieldErrors: [{ field: 'sort', message: 'expected count, count,asc or count,desc' }],
+        }),
+      );
+    },
+  );
 
   it.each(['', 'distinct=colour', 'distinct=notes'])('rejects target %p with 400', (query) => {
     expect(() => parseDistinctQuery(model, 'crm.company', new URLSearchParams(query))).toThrow(

@@ -74,7 +74,9 @@ const DISTINCT_RESERVED: ReadonlySet<string> = new Set([...LIST_RESERVED, 'disti
 
 /**
  * The plan of a distinct request. The target (`distinct=`) must be an indexed value field or a
- * relation of the class, else 400; `sort=count[,desc]` orders by frequency, anything else by value.
+ * relation of the class, else 400; `sort=count`, `count,asc` or `count,desc` (direction in any case)
+ * orders by frequency, no `sort` by value; any other `sort` is a ValidationError naming `sort`, as an
+ * unparseable list sort is (a silently ignored order would look like a frequency order that failed).
  */
 export function parseDistinctQuery(
   model: Model,
@@ -93,14 +95,24 @@ export function parseDistinctQuery(
       },
     ]);
   }
-  const sort = params.get('sort');
   return {
     className,
     ...(related ? { related } : {}),
     filters: parseFilters(model, cls, params, DISTINCT_RESERVED),
     target,
-    order: sort === 'count' ? 'count' : sort === 'count,desc' ? 'countDesc' : 'value',
+    order: distinctOrder(params.get('sort')),
   };
+}
+
+function distinctOrder(raw: string | null): DistinctPlan['order'] {
+  if (!raw) return 'value';
+  const [name = '', direction = 'asc', ...rest] = raw.split(',').map((part) => part.trim().toLowerCase());
+  if (name === 'count' && rest.length === 0 && (direction === 'asc' || direction === 'desc')) {
+    return direction === 'asc' ? 'count' : 'countDesc';
+  }
+  throw new ValidationError('sort of distinct values must be count, optionally followed by ,asc or ,desc.', [
+    { field: 'sort', message: 'expected count, count,asc or count,desc' },
+  ]);
 }
 
 function distinctTarget(cls: ClassDef, name: string): DistinctTarget | undefined {
