@@ -103,6 +103,22 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
     await store.close();
   });
 
+  it('chooses the plan again once a write has changed how selective a filter is', async () => {
+    const store = await openSeeded({ driverLimit: 5 });
+    const filters = [{ kind: 'equals', field: 'employees', type: 'INTEGER', value: 6 } as const];
+    const plan = () => store.explainList(page({ filters, sort: sortByName }), ALL)[0];
+    expect(plan()).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND v=\?\)/);
+    // The count that chose the filter range is remembered; the write below forgets it at once.
+    await store.write({
+      put: Array.from({ length: 6 }, (_, index) =>
+        company(100 + index, { legalName: `Company ${100 + index}`, employees: 6 }),
+      ),
+    });
+    expect(plan()).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\?\)/);
+    expect(await store.list(page({ filters, sort: sortByName }), ALL)).toHaveLength(7);
+    await store.close();
+  });
+
   it('walks the sort index in order, without a sort step, when the filter is broad', async () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'bv' } as const];

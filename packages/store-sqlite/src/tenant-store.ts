@@ -116,6 +116,10 @@ const EMPTY_MODEL: Model = {
 const STATEMENT_CACHE_SIZE = 256;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 const MAX_MMAP_BYTES = 0x7fff0000;
+/** How long a remembered driver count may serve plans (writes through the store forget it at once). */
+const DRIVER_COUNT_TTL_MS = 2000;
+/** Remembered driver counts at most (the distinct filter ranges of recent lists). */
+const MAX_DRIVER_COUNTS = 1000;
 
 interface PendingWrite {
   readonly batch: WriteBatch;
@@ -163,6 +167,14 @@ export class SqliteTenantStore implements TenantStore {
   private model: Model = EMPTY_MODEL;
   private modelApplied = false;
   private readonly dictCache = new Map<string, number>();
+  /**
+   * Bounded counts of candidate drivers (see `smallestCandidate`), remembered for a moment. A count
+   * only chooses the plan, never the rows, so a stale one costs at most a slower plan; remembering
+   * it spares a page asked for again (the same list polled by many clients) from counting up to
+   * `driverLimit` index entries every time. Forgotten on every write through this store, and
+   * after {@link DRIVER_COUNT_TTL_MS} (writes by other processes).
+   */
+  private readonly driverCounts = new Map<string, { readonly count: number; readonly at: number }>();
   /** Batches waiting for the next group commit (see `write`). */
   private readonly pendingWrites: PendingWrite[] = [];
   private readonly statements = new Map<string, Database.Statement>();
@@ -929,6 +941,8 @@ export class SqliteTenantStore implements TenantStore {
     } catch (error) {
       this.forgetUncommittedKeys();
       throw error;
+    } finally {
+      this.driverCounts.clear();
     }
   }
 
@@ -1041,14 +1055,26 @@ export class SqliteTenantStore implements TenantStore {
   private smallestCandidate(selection: CompiledSelection, limit: number): Driver | undefined {
     let best: { driver: Driver; count: number } | undefined;
     for (const driver of selection.candidates) {
-      const count = this.statement(
-        `SELECT count(*) FROM (SELECT 1 FROM ${driver.from} WHERE ${driver.where.text} LIMIT ?)`,
-      )
-        .pluck()
-        .get(...driver.where.params, limit) as number;
+      const count = this.driverCount(driver, limit);
       if (count < limit && (best === undefined || count < best.count)) best = { driver, count };
     }
     return best?.driver;
+  }
+
+  /** The rows of `driver`'s range, counted up to `limit` (remembered: see `driverCounts`). */
+  private driverCount(driver: Driver, limit: number): number {
+    const key = `${limit}\u0000${driver.from}\u0000${driver.where.text}\u0000${JSON.stringify(driver.where.params)}`;
+    const now = Date.now();
+    const known = this.driverCounts.get(key);
+    if (known !== undefined && now - known.at < DRIVER_COUNT_TTL_MS) return known.count;
+    const count = this.statement(
+      `SELECT count(*) FROM (SELECT 1 FROM ${driver.from} WHERE ${driver.where.text} LIMIT ?)`,
+    )
+      .pluck()
+      .get(...driver.where.params, limit) as number;
+    if (this.driverCounts.size >= MAX_DRIVER_COUNTS) this.driverCounts.clear();
+    this.driverCounts.set(key, { count, at: now });
+    return count;
   }
 
   private explain(query: Sql): string[] {
