@@ -125,7 +125,7 @@ export class SpreadsheetImports {
   /**
    * Checks the ImportTask and starts the import in the background: 404 for an unknown class, 400
    * for a bad body, mapping, upload descriptor, or a file that is no .xlsx or .csv. `data` opens
-   * the tenant's data service (again for every row, so a model reload mid-import is followed).
+   * the tenant's data service (again for every batch of rows, so a model reload mid-import is followed).
    * Resolves the new import's status (state `running`).
    */
   async start(
@@ -270,13 +270,15 @@ class ImportRun {
 
   async run(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    let started = 0;
+    let service: DataService | null = null;
     try {
       const { body } = await this.imports.readUpload(this.tenantId, this.task.file);
       let columns: ResolvedColumns | null = null;
       let target: ImportTarget | null = null;
       for await (const row of readRows(body, this.format, this.task.sheet)) {
         if (columns === null || target === null) {
-          const service = await this.data();
+          service = await this.data();
           target = service.importTarget(this.account, this.task.typeName);
           columns = resolveColumns(row.cells, this.task, target);
           this.record.ignoredColumns = columns.ignored;
@@ -289,12 +291,19 @@ class ImportRun {
             message: 'The api process running the import was stopped.',
           });
         }
-        // The rows' store calls resolve without I/O; a turn of the event loop per row keeps the
-        // process answering requests (and signals) while an import runs.
-        await nextTurn();
-        const write = this.writeRow(row.number, row.cells, columns, target).then(() => this.progress());
+        // The tenant's data service once per ROWS_IN_FLIGHT rows, not per row: opening it checks
+        // the tenant's pending reload, rebuild and default-data requests in the registry (a round
+        // trip each on a document server), and a model reload is still followed within a batch.
+        if (service === null || started % ROWS_IN_FLIGHT === 0) service = await this.data();
+        const write = this.writeRow(service, row.number, row.cells, columns, target).then(() =>
+          this.progress(),
+        );
         inFlight.add(write);
         void write.finally(() => inFlight.delete(write));
+        started += 1;
+        // The rows' store calls may resolve without I/O: a turn of the event loop after each batch
+        // keeps the process answering requests (and signals) while an import runs.
+        if (started % ROWS_IN_FLIGHT === 0) await nextTurn();
         if (inFlight.size >= ROWS_IN_FLIGHT) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
@@ -333,6 +342,7 @@ class ImportRun {
 
   /** One row: its body, then a create or a patch; any failure is the row's error, never the import's. */
   private async writeRow(
+    service: DataService,
     number: number,
     cells: readonly CellValue[],
     columns: ResolvedColumns,
@@ -348,7 +358,6 @@ class ImportRun {
         });
         return;
       }
-      const service = await this.data();
       const { typeName, mode } = this.task;
       const existing = mode === 'create' ? null : await this.findExisting(service, target, built.match);
       if (existing === null) {
