@@ -9,7 +9,7 @@ export type {
   StreamOptions,
 } from './service.js';
 export type { DataObject } from './render.js';
-export { EXPORT_PAGE_SIZE, Tabular, sheetColumns } from './tabular.js';
+export { EXPORT_PAGE_SIZE, Tabular, matchKey, sheetColumns } from './tabular.js';
 export type { ExportSheet, ImportTarget, SheetColumns } from './tabular.js';
 export type { GlobalSearchPage } from './search.js';
 export type { DataLimits, DataServiceDeps } from './deps.js';

@@ -20,6 +20,7 @@ import type {
   SearchIndex,
   ClassDef,
   FieldDef,
+  IndexKey,
   NewJob,
   RelationEnd,
   ReportDef,
@@ -412,9 +413,9 @@ export class DataService {
     return this.tabular.assertMatchField(target.cls, fieldName);
   }
 
-  /** Up to two readable objects of the import target whose match field equals `value`. */
-  idsWhere(account: Account, target: ImportTarget, field: FieldDef, value: string): Promise<string[]> {
-    return this.tabular.idsWhere(account, target.cls, field, value);
+  /** Readable objects of the import target by the `matchKey` of their match field's value. */
+  idsByValue(account: Account, target: ImportTarget, field: FieldDef): Promise<Map<IndexKey, string[]>> {
+    return this.tabular.idsByValue(account, target.cls, field);
   }
 
   /** The concrete class to create for `typeName` with an optional `?class=` plural. */

@@ -6,16 +6,19 @@
  */
 import { ValidationError } from '@odp/core';
 import type {
+  AccessFilter,
   Account,
   ClassDef,
   FieldDef,
+  IndexKey,
   ListDef,
   ListPlan,
+  ListPosition,
   Model,
   RelationEnd,
   StoredObject,
 } from '@odp/core';
-import { NON_INDEXED_TYPES } from '@odp/core';
+import { NON_INDEXED_TYPES, foldCase, indexKey, indexKeysOf } from '@odp/core';
 import { parseListQuery } from '@odp/query-engine';
 import type { RelatedScope } from '@odp/query-engine';
 import { isConcrete } from './classes.js';
@@ -23,7 +26,17 @@ import type { DataServiceDeps } from './deps.js';
 import type { DataObject, Renderer } from './render.js';
 
 /** Rows read (and rendered) per query while an export walks its selection. */
-export const EXPORT_PAGE_SIZE = 500;
+export const EXPORT_PAGE_SIZE = 100;
+
+/**
+ * The key an import's match cell `value` is looked up by in {@link Tabular.idsByValue}: the value as
+ * the stores compare a filter operand of `field`'s type (numbers numerically, date-times in UTC,
+ * text without case); null when no value of the type can equal it.
+ */
+export function matchKey(field: FieldDef, value: string): IndexKey | null {
+  const key = indexKey(field.type, value);
+  return typeof key === 'string' ? foldCase(key) : key;
+}
 
 /** The columns of one sheet: visible value fields, then the settable (forward) relations. */
 export interface SheetColumns {
@@ -54,6 +67,30 @@ export function sheetColumns(cls: ClassDef): SheetColumns {
     fields: [...cls.fields.values()].filter((field) => !field.hidden && field.type !== 'SECRET'),
     relations: [...cls.relations.values()].filter((end) => end.direction === 'forward'),
   };
+}
+
+/**
+ * The rows of `selection` to its end, `selection.size` at a time, by keyset paging: each page
+ * starts right after the previous page's last row (`after`), so reading page k costs one seek on
+ * the order's index instead of skipping k pages, and rows created or deleted meanwhile never shift
+ * a row into a second page or out of the walk.
+ */
+async function* walk(
+  deps: DataServiceDeps,
+  selection: ListPlan,
+  access: AccessFilter,
+): AsyncGenerator<readonly StoredObject[]> {
+  let after: ListPosition | undefined;
+  for (;;) {
+    const { rows, positions } = await deps.store.page(
+      after === undefined ? selection : { ...selection, after },
+      access,
+    );
+    const page = rows.slice(0, selection.size);
+    if (page.length > 0) yield page;
+    after = positions[page.length - 1];
+    if (rows.length <= selection.size || after === undefined) return;
+  }
 }
 
 export class Tabular {
@@ -104,22 +141,17 @@ export class Tabular {
       listOf: (field) => this.listOf(field),
       async *pages() {
         const access = await deps.access.accessFilter(account);
-        for (let offset = 0; ; offset += EXPORT_PAGE_SIZE) {
-          const rows = await deps.store.list(
-            {
-              className,
-              ...(related ? { related } : {}),
-              ...(sort ? { sort } : {}),
-              filters: [...filters, { kind: 'hasClasses', classes: [hasClass] }],
-              page: 0,
-              size: EXPORT_PAGE_SIZE,
-              offset,
-            },
-            access,
-          );
-          const page = rows.slice(0, EXPORT_PAGE_SIZE).filter(keep);
+        const selection: ListPlan = {
+          className,
+          ...(related ? { related } : {}),
+          ...(sort ? { sort } : {}),
+          filters: [...filters, { kind: 'hasClasses', classes: [hasClass] }],
+          page: 0,
+          size: EXPORT_PAGE_SIZE,
+        };
+        for await (const rows of walk(deps, selection, access)) {
+          const page = rows.filter(keep);
           if (page.length > 0) yield await renderer.render(page, deps.store, access);
-          if (rows.length <= EXPORT_PAGE_SIZE) return;
         }
       },
     };
@@ -144,20 +176,17 @@ export class Tabular {
   async idsByName(account: Account, className: string): Promise<Map<string, string[]>> {
     const access = await this.deps.access.accessFilter(account);
     const byName = new Map<string, string[]>();
-    for (let offset = 0; ; offset += EXPORT_PAGE_SIZE) {
-      const rows = await this.deps.store.list(
-        { className, filters: [], page: 0, size: EXPORT_PAGE_SIZE, offset },
-        access,
-      );
-      for (const row of rows.slice(0, EXPORT_PAGE_SIZE)) {
+    const selection: ListPlan = { className, filters: [], page: 0, size: EXPORT_PAGE_SIZE };
+    for await (const rows of walk(this.deps, selection, access)) {
+      for (const row of rows) {
         if (row.name === null) continue;
         const key = row.name.trim().toLowerCase();
         const ids = byName.get(key);
         if (ids) ids.push(row.id);
         else byName.set(key, [row.id]);
       }
-      if (rows.length <= EXPORT_PAGE_SIZE) return byName;
     }
+    return byName;
   }
 
   /**
@@ -182,14 +211,26 @@ export class Tabular {
     return field;
   }
 
-  /** The ids (at most two: enough to tell "one" from "several") of readable objects whose `field` equals `value`. */
-  async idsWhere(account: Account, cls: ClassDef, field: FieldDef, value: string): Promise<string[]> {
-    const plan = parseListQuery(
-      this.model,
-      cls.name,
-      new URLSearchParams({ [field.name]: value, size: '2' }),
-    );
-    const rows = await this.deps.store.list(plan, await this.deps.access.accessFilter(account));
-    return rows.slice(0, 2).map((row) => row.id);
+  /**
+   * The ids of the readable objects of `cls` (subclasses included) by the {@link matchKey} of their
+   * `field` value, read once in pages: an update or upsert import matches its rows against it
+   * instead of querying the store once per row (on a document server, a query per row was most of
+   * an import's time).
+   */
+  async idsByValue(account: Account, cls: ClassDef, field: FieldDef): Promise<Map<IndexKey, string[]>> {
+    const access = await this.deps.access.accessFilter(account);
+    const byValue = new Map<IndexKey, string[]>();
+    const selection: ListPlan = { className: cls.name, filters: [], page: 0, size: EXPORT_PAGE_SIZE };
+    for await (const rows of walk(this.deps, selection, access)) {
+      for (const row of rows) {
+        for (const key of indexKeysOf(field, row.values[field.name])) {
+          const folded = typeof key === 'string' ? foldCase(key) : key;
+          const ids = byValue.get(folded);
+          if (ids) ids.push(row.id);
+          else byValue.set(folded, [row.id]);
+        }
+      }
+    }
+    return byValue;
   }
 }

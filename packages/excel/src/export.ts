@@ -4,6 +4,7 @@
  * bounded whatever the number of rows. Each sheet: a header row (`id`, the field labels, the
  * relation names), then one row per object.
  */
+import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
@@ -17,7 +18,7 @@ import type { CellValue } from './cells.js';
 export const ID_COLUMN = 'id';
 
 /** Buffered workbook bytes above which the writer waits for the consumer (the blob store). */
-const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const HIGH_WATER_BYTES = 1024 * 1024;
 
 /**
  * What exceljs does not type of a streaming worksheet: the buffer its rows are written to, piped
@@ -29,20 +30,34 @@ interface SheetInternals {
   };
 }
 
-/** Row XML of a sheet waiting for the zip compressor before the reader goes on. */
-const ZIP_BACKLOG_BYTES = 1024 * 1024;
+/**
+ * Row XML of a sheet waiting for the zip compressor before the reader goes on. Small on purpose:
+ * XML that waits across two young-generation collections is promoted, and its buffers are then
+ * freed only by a full collection, which a long export rarely triggers, so a large backlog made
+ * the api's memory grow with the rows written instead of staying level.
+ */
+const ZIP_BACKLOG_BYTES = 256 * 1024;
+
+/** The longest wait for a compressor's `drain` before the backlog is measured again. */
+const DRAIN_POLL_MS = 20;
 
 /**
  * Waits while the zip entry of `worksheet` holds more than {@link ZIP_BACKLOG_BYTES} of row XML not
  * yet compressed: exceljs writes rows into it without waiting, and the compression (zlib, off the
  * main thread) advances only as the event loop turns, so without this a fast reader would pile the
- * whole sheet up in memory ahead of the compression.
+ * whole sheet up in memory ahead of the compression. Wakes on the entry's `drain` (or after
+ * {@link DRAIN_POLL_MS}, as exceljs ignores what its writes return).
  */
 async function compressed(worksheet: ExcelJS.Worksheet): Promise<void> {
   for (const pipe of (worksheet as unknown as SheetInternals).stream?.pipes ?? []) {
     const backlog = () => pipe.writableLength ?? pipe._writableState?.length ?? 0;
     while (backlog() > ZIP_BACKLOG_BYTES && !pipe.destroyed) {
-      await delay(10);
+      const controller = new AbortController();
+      await Promise.race([
+        once(pipe, 'drain', { signal: controller.signal }).catch(() => undefined),
+        delay(DRAIN_POLL_MS, undefined, { signal: controller.signal }).catch(() => undefined),
+      ]);
+      controller.abort();
     }
   }
 }
@@ -82,6 +97,42 @@ function rowOf(sheet: ExportSheet, object: DataObject): CellValue[] {
     ...sheet.columns.fields.map((field) => cellOf(field, object[field.name], sheet.listOf(field))),
     ...sheet.columns.relations.map((end) => relationCell(object, end.name, end.multiple)),
   ];
+}
+
+/**
+ * The style objects of a sheet's data cells, one per column and kind of value, shared by every
+ * cell of that kind in the column. exceljs gives each new cell its own copy of the column's style
+ * and, when a row is written, turns each cell's style into a style id by rendering it to XML and
+ * looking that up, unless it has seen the very object before (it remembers objects, not values):
+ * per cell, that was a third of an export's time and most of its garbage (which the api's heap
+ * then grew by). One object per kind of value (exceljs's cell type) keeps exceljs's own choice of
+ * id, which for a cell without a number format depends on the kind (a number is General).
+ */
+class SharedStyles {
+  private readonly byColumn = new Map<number, Map<number, Partial<ExcelJS.Style>>>();
+  private readonly rowStyle: Partial<ExcelJS.Style> = {};
+
+  constructor(private readonly formats: readonly (string | undefined)[]) {}
+
+  /** Gives `row` and its cells the shared style objects (before the row is committed). */
+  apply(row: ExcelJS.Row): void {
+    // A row's own style object (untyped in exceljs's declarations; its font, fill... setters write it).
+    (row as unknown as { style: Partial<ExcelJS.Style> }).style = this.rowStyle;
+    row.eachCell((cell, column) => {
+      let kinds = this.byColumn.get(column);
+      if (kinds === undefined) {
+        kinds = new Map();
+        this.byColumn.set(column, kinds);
+      }
+      let style = kinds.get(cell.type);
+      if (style === undefined) {
+        const numFmt = this.formats[column - 1];
+        style = numFmt === undefined ? {} : { numFmt };
+        kinds.set(cell.type, style);
+      }
+      cell.style = style;
+    });
+  }
 }
 
 export interface ExportResult {
@@ -125,9 +176,13 @@ export function writeWorkbook(sheets: readonly ExportSheet[]): {
       const created = workbook.addWorksheet(sheetName(sheet.cls.plural), {
         views: [{ state: 'frozen', ySplit: 1 }],
       });
-      created.columns = headersOf(sheet).map((header, column) => {
+      const headers = headersOf(sheet);
+      const formats = headers.map((_header, column) => {
         const field = sheet.columns.fields[column - 1];
-        const numFmt = field && !field.multiple ? NUMBER_FORMATS[field.type] : undefined;
+        return field && !field.multiple ? NUMBER_FORMATS[field.type] : undefined;
+      });
+      created.columns = headers.map((header, column) => {
+        const numFmt = formats[column];
         return {
           header,
           key: String(column),
@@ -138,13 +193,18 @@ export function writeWorkbook(sheets: readonly ExportSheet[]): {
       created.getRow(1).font = { bold: true };
       created.getRow(1).commit();
       written += 1;
-      return created;
+      return { worksheet: created, styles: new SharedStyles(formats) };
     };
     for (const sheet of sheets) {
-      let worksheet: ExcelJS.Worksheet | null = null;
+      let opened: ReturnType<typeof open> | null = null;
       for await (const page of sheet.pages()) {
-        worksheet ??= open(sheet);
-        for (const object of page) worksheet.addRow(rowOf(sheet, object)).commit();
+        opened ??= open(sheet);
+        const { worksheet, styles } = opened;
+        for (const object of page) {
+          const row = worksheet.addRow(rowOf(sheet, object));
+          styles.apply(row);
+          row.commit();
+        }
         rows += page.length;
         await compressed(worksheet);
         await room();
@@ -152,9 +212,9 @@ export function writeWorkbook(sheets: readonly ExportSheet[]): {
         // process answering other requests during a long export.
         await nextTurn();
       }
-      worksheet?.commit();
+      opened?.worksheet.commit();
     }
-    if (written === 0 && sheets[0]) open(sheets[0]).commit();
+    if (written === 0 && sheets[0]) open(sheets[0]).worksheet.commit();
     await workbook.commit();
     return { rows };
   })();

@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, NotFoundError, ValidationError } from '@odp/core';
-import type { Account, BlobStore } from '@odp/core';
+import type { Account, BlobStore, FieldDef, IndexKey } from '@odp/core';
+import { matchKey } from '@odp/data';
 import type { DataService, ImportTarget } from '@odp/data';
 import type { FileService } from '@odp/files';
 import { isBlank, readCell, splitLines } from './cells.js';
@@ -125,7 +126,7 @@ export class SpreadsheetImports {
   /**
    * Checks the ImportTask and starts the import in the background: 404 for an unknown class, 400
    * for a bad body, mapping, upload descriptor, or a file that is no .xlsx or .csv. `data` opens
-   * the tenant's data service (again for every row, so a model reload mid-import is followed).
+   * the tenant's data service (again for every batch of rows, so a model reload mid-import is followed).
    * Resolves the new import's status (state `running`).
    */
   async start(
@@ -252,6 +253,8 @@ class ImportRun {
   private readonly record: Mutable<ImportRecord>;
   private readonly errors: RowError[] = [];
   private lastSave = 0;
+  /** Objects of the target by match key (update and upsert on a field), read once per import. */
+  private matches: Promise<Map<IndexKey, string[]>> | undefined;
   /** Relation target class -> lower-cased name -> ids, read once per import. */
   private readonly names = new Map<string, Promise<Map<string, string[]>>>();
 
@@ -270,13 +273,15 @@ class ImportRun {
 
   async run(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    let started = 0;
+    let service: DataService | null = null;
     try {
       const { body } = await this.imports.readUpload(this.tenantId, this.task.file);
       let columns: ResolvedColumns | null = null;
       let target: ImportTarget | null = null;
       for await (const row of readRows(body, this.format, this.task.sheet)) {
         if (columns === null || target === null) {
-          const service = await this.data();
+          service = await this.data();
           target = service.importTarget(this.account, this.task.typeName);
           columns = resolveColumns(row.cells, this.task, target);
           this.record.ignoredColumns = columns.ignored;
@@ -289,12 +294,19 @@ class ImportRun {
             message: 'The api process running the import was stopped.',
           });
         }
-        // The rows' store calls resolve without I/O; a turn of the event loop per row keeps the
-        // process answering requests (and signals) while an import runs.
-        await nextTurn();
-        const write = this.writeRow(row.number, row.cells, columns, target).then(() => this.progress());
+        // The tenant's data service once per ROWS_IN_FLIGHT rows, not per row: opening it checks
+        // the tenant's pending reload, rebuild and default-data requests in the registry (a round
+        // trip each on a document server), and a model reload is still followed within a batch.
+        if (service === null || started % ROWS_IN_FLIGHT === 0) service = await this.data();
+        const write = this.writeRow(service, row.number, row.cells, columns, target).then(() =>
+          this.progress(),
+        );
         inFlight.add(write);
         void write.finally(() => inFlight.delete(write));
+        started += 1;
+        // The rows' store calls may resolve without I/O: a turn of the event loop after each batch
+        // keeps the process answering requests (and signals) while an import runs.
+        if (started % ROWS_IN_FLIGHT === 0) await nextTurn();
         if (inFlight.size >= ROWS_IN_FLIGHT) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
@@ -333,6 +345,7 @@ class ImportRun {
 
   /** One row: its body, then a create or a patch; any failure is the row's error, never the import's. */
   private async writeRow(
+    service: DataService,
     number: number,
     cells: readonly CellValue[],
     columns: ResolvedColumns,
@@ -348,20 +361,25 @@ class ImportRun {
         });
         return;
       }
-      const service = await this.data();
       const { typeName, mode } = this.task;
-      const existing = mode === 'create' ? null : await this.findExisting(service, target, built.match);
-      if (existing === null) {
+      const existing =
+        mode === 'create' ? { id: null, key: null } : await this.findExisting(service, target, built.match);
+      if (existing.id === null) {
         if (mode === 'update') {
           this.fail(number, {
             message: `No ${typeName} object has ${this.task.matchBy} ${built.match ?? ''}.`,
           });
           return;
         }
-        await service.create(this.account, typeName, built.body);
+        const href = await service.create(this.account, typeName, built.body);
         this.record.created += 1;
+        if (existing.key !== null && this.matches) {
+          const id = href.slice(href.lastIndexOf('/') + 1);
+          const matches = await this.matches;
+          matches.set(existing.key, [...(matches.get(existing.key) ?? []), id]);
+        }
       } else {
-        await service.patch(this.account, typeName, existing, built.body);
+        await service.patch(this.account, typeName, existing.id, built.body);
         this.record.updated += 1;
       }
     } catch (error) {
@@ -370,19 +388,36 @@ class ImportRun {
     }
   }
 
-  /** The id of the object a row updates, null when none; AppError when several match. */
+  /**
+   * The id of the object a row updates (null when none) and the key it was looked up by (to record
+   * an object the row creates); AppError when several match.
+   */
   private async findExisting(
     service: DataService,
     target: ImportTarget,
     match: string | null,
-  ): Promise<string | null> {
-    if (match === null) return null;
-    if (this.task.matchBy === 'id') return UUID.test(match) ? match.toLowerCase() : null;
+  ): Promise<{ id: string | null; key: IndexKey | null }> {
+    if (match === null) return { id: null, key: null };
+    if (this.task.matchBy === 'id') return { id: UUID.test(match) ? match.toLowerCase() : null, key: null };
     const field = service.matchField(target, this.task.matchBy);
-    const ids = await service.idsWhere(this.account, target, field, match);
+    const key = matchKey(field, match);
+    const ids = key === null ? [] : ((await this.matchesOf(service, target, field)).get(key) ?? []);
     if (ids.length > 1)
       throw new ValidationError(`Several ${target.cls.plural} have ${field.name} ${match}.`);
-    return ids[0] ?? null;
+    return { id: ids[0] ?? null, key };
+  }
+
+  /**
+   * The readable objects of the target by match key, read once per import; the objects the import
+   * creates are added as they are written, so a later row with the same value patches them.
+   */
+  private matchesOf(
+    service: DataService,
+    target: ImportTarget,
+    field: FieldDef,
+  ): Promise<Map<IndexKey, string[]>> {
+    this.matches ??= service.idsByValue(this.account, target, field);
+    return this.matches;
   }
 
   /**
