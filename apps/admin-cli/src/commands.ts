@@ -3,7 +3,6 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
-import { generateApiKey } from '@odp/auth';
 import {
   defaultDataRequestKey,
   AppError,
@@ -15,7 +14,6 @@ import {
 } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import type { Config } from '@odp/config';
-import { TenantModel } from '@odp/model-loader';
 import type { ClassJobKind, Platform } from '@odp/api';
 import { progressBar } from './progress.js';
 
@@ -165,7 +163,10 @@ async function existingTenant(registry: PlatformRegistry, id: string): Promise<T
 }
 
 /**
- * The `odp` command table, keyed by the command words.
+ * The `odp` command table, keyed by the command words. A command imports the modules only it needs
+ * (the model loader, `@odp/auth` with its JWT library, the api) when it runs: every `odp` call
+ * would otherwise pay for loading them, and a registry command is meant to answer in well under a
+ * second (docs/odp.md).
  */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'tenant create': {
@@ -327,6 +328,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     usage: 'odp key create --tenant ID [--profile PROFILE] [--expires ISO-8601]',
     options: ['tenant', 'profile', 'expires'],
     async run({ registry }, values) {
+      const { generateApiKey } = await import('@odp/auth');
       const { key, hash } = generateApiKey();
       const record = await registry.createApiKey({
         tenantId: need(values, 'tenant'),
@@ -346,6 +348,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: ['tenant'],
     async run({ registry }, values) {
       const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const { TenantModel } = await import('@odp/model-loader');
       const { status } = await TenantModel.open(tenant.modelSource);
       await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
       const lines = [

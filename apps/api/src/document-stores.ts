@@ -17,13 +17,7 @@ import path from 'node:path';
 import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
 import { ConfigError, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
-import {
-  MongoUnreachableError,
-  connectMongo,
-  openMongoPlatformRegistry,
-  openMongoTenantStore,
-  tenantDatabaseName,
-} from '@odp/store-mongodb';
+import type * as StoreMongodb from '@odp/store-mongodb';
 import { openPlatformStore, openTenantStore } from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
@@ -63,13 +57,16 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
       close: async () => undefined,
     };
   }
-  const client = await connectMongo(config.store.url).catch(unreachableAsConfigError);
-  return {
-    open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
-    drop: async (tenant) => void (await client.db(tenantDatabaseName(tenant.id)).dropDatabase()),
-    verify: async () => void (await client.db('admin').command({ ping: 1 })),
-    close: () => client.close(),
-  };
+  const { url } = config.store;
+  return openOnMongo(async ({ connectMongo, openMongoTenantStore, tenantDatabaseName }) => {
+    const client = await connectMongo(url);
+    return {
+      open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
+      drop: async (tenant) => void (await client.db(tenantDatabaseName(tenant.id)).dropDatabase()),
+      verify: async () => void (await client.db('admin').command({ ping: 1 })),
+      close: () => client.close(),
+    };
+  });
 }
 
 /**
@@ -78,10 +75,22 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
  */
 export async function openPlatformRegistry(config: Config): Promise<PlatformRegistry> {
   if (config.store.kind === 'sqlite') return openPlatformStore(platformDatabasePath(config));
-  return openMongoPlatformRegistry({ url: config.store.url }).catch(unreachableAsConfigError);
+  const { url } = config.store;
+  return openOnMongo(({ openMongoPlatformRegistry }) => openMongoPlatformRegistry({ url }));
 }
 
-function unreachableAsConfigError(error: unknown): never {
-  if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
-  throw error;
+/**
+ * Runs `open` with `@odp/store-mongodb`, imported only when `ODP_STORE=mongodb` selects it (the
+ * driver takes long to load, and the embedded default never needs it); a server that does not
+ * answer is a ConfigError naming `ODP_MONGODB_URL`.
+ */
+async function openOnMongo<T>(open: (adapter: typeof StoreMongodb) => Promise<T>): Promise<T> {
+  const adapter = await import('@odp/store-mongodb');
+  try {
+    return await open(adapter);
+  } catch (error) {
+    if (error instanceof adapter.MongoUnreachableError)
+      throw new ConfigError('ODP_MONGODB_URL', error.message);
+    throw error;
+  }
 }

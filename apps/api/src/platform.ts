@@ -3,7 +3,6 @@ import { access } from 'node:fs/promises';
 import http from 'node:http';
 import type { Express } from 'express';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
-import { openRedisCoordination, openRedisJobQueue, RedisUnreachableError } from '@odp/cache-redis';
 import {
   ConfigError,
   blobsDir,
@@ -24,7 +23,6 @@ import type {
 } from '@odp/core';
 import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
-import { openS3BlobStore } from '@odp/blobs-s3';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openJobQueue, openReplicationBuffer } from '@odp/store-sqlite';
@@ -33,6 +31,7 @@ import type { AppDeps } from './app.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
+import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
@@ -61,9 +60,14 @@ export interface Platform extends AppDeps {
   close(): Promise<void>;
 }
 
-/** The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter. */
-function openBlobStore(config: Config): Promise<BlobStore> {
-  return config.blobs.kind === 's3' ? openS3BlobStore(config.blobs) : openFsBlobStore(blobsDir(config));
+/**
+ * The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter.
+ * The S3 adapter (and its client, slow to load) is imported only when selected.
+ */
+async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (config.blobs.kind !== 's3') return openFsBlobStore(blobsDir(config));
+  const { openS3BlobStore } = await import('@odp/blobs-s3');
+  return openS3BlobStore(config.blobs);
 }
 
 /**
@@ -215,13 +219,9 @@ function startUploadSweep(
  * (any number of machines; ConfigError naming ODP_REDIS_URL when it does not answer).
  */
 async function openJobs(config: Config): Promise<JobQueue> {
-  if (config.jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
-  try {
-    return await openRedisJobQueue(config.jobs.url, { prefix: config.jobs.prefix });
-  } catch (error) {
-    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
-    throw error;
-  }
+  const { jobs } = config;
+  if (jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
+  return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
 }
 
 /**
@@ -229,13 +229,9 @@ async function openJobs(config: Config): Promise<JobQueue> {
  * variable when it does not answer), otherwise in-process.
  */
 export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
-  if (config.redisUrl === null) return createInProcessCoordination();
-  try {
-    return await openRedisCoordination(config.redisUrl);
-  } catch (error) {
-    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
-    throw error;
-  }
+  const { redisUrl } = config;
+  if (redisUrl === null) return createInProcessCoordination();
+  return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
 }
 
 /**
@@ -274,7 +270,7 @@ export function configOrExit(): Config {
  * `ODP_ELASTICSEARCH_URL` (an api that cannot search must not start serving).
  */
 async function openVerifiedSearchEngine(config: Config, log: Platform['log']): Promise<SearchEngine> {
-  const search = openSearchEngine(config, log);
+  const search = await openSearchEngine(config, log);
   try {
     await search.verify();
   } catch (error) {

@@ -7,7 +7,6 @@
  */
 import type { Config } from '@odp/config';
 import type { Model, SearchIndex } from '@odp/core';
-import { ElasticsearchEngine } from '@odp/search-elasticsearch';
 import type { DocumentStore } from './document-stores.js';
 import type { Logger } from './log.js';
 
@@ -33,7 +32,8 @@ export interface SearchEngine {
   close(): Promise<void>;
 }
 
-export function openSearchEngine(config: Config, log: Logger): SearchEngine {
+/** The engine of `ODP_SEARCH`; the Elasticsearch adapter (and its client, slow to load) is imported only when selected. */
+export async function openSearchEngine(config: Config, log: Logger): Promise<SearchEngine> {
   if (config.search.kind === 'sqlite') {
     return {
       tenant: (_tenantId, store) => ({
@@ -47,6 +47,7 @@ export function openSearchEngine(config: Config, log: Logger): SearchEngine {
       close: async () => undefined,
     };
   }
+  const { ElasticsearchEngine } = await import('@odp/search-elasticsearch');
   const engine = new ElasticsearchEngine({
     url: config.search.url,
     secretKey: config.secretKey,

@@ -33,7 +33,7 @@ describe('TenantRuntimes', () => {
       log,
       coordination,
       stores: await openDocumentStores(config),
-      search: openSearchEngine(config, log),
+      search: await openSearchEngine(config, log),
     };
     runtimes = createTenantRuntimes(context);
     other = createTenantRuntimes(context);

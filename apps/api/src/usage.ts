@@ -5,14 +5,14 @@
  * machine), and the {@link ServiceUsage} that applies `ODP_RATE_LIMITS` and writes each call's
  * `system.serviceCallLog` record into its tenant.
  */
-import { openRedisWindowCounters, RedisUnreachableError } from '@odp/cache-redis';
-import { ConfigError, countersDatabasePath } from '@odp/config';
+import { countersDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type { WindowCounters } from '@odp/core';
 import { ServiceUsage } from '@odp/gateways';
 import { SERVICE_OF_GATEWAY } from '@odp/job-runner';
 import { SqliteWindowCounters } from '@odp/store-sqlite';
 import type { Logger } from './log.js';
+import { openOnRedis } from './redis.js';
 import { writeSystemRecord } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 
@@ -22,13 +22,9 @@ const SERVICE_CALL_LOG_CLASS = 'system.serviceCallLog';
 export async function openWindowCounters(
   config: Pick<Config, 'redisUrl' | 'dataDir'>,
 ): Promise<WindowCounters> {
-  if (config.redisUrl === null) return new SqliteWindowCounters(countersDatabasePath(config));
-  try {
-    return await openRedisWindowCounters(config.redisUrl);
-  } catch (error) {
-    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
-    throw error;
-  }
+  const { redisUrl } = config;
+  if (redisUrl === null) return new SqliteWindowCounters(countersDatabasePath(config));
+  return openOnRedis(({ openRedisWindowCounters }) => openRedisWindowCounters(redisUrl));
 }
 
 /**

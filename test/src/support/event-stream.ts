@@ -52,10 +52,13 @@ export class EventStreamClient {
     while (this.queue.length < count) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(`timed out with ${this.queue.length}/${count} events`);
+      // The timer is cleared once the read wins: left running, it would hold the test process for
+      // up to `timeoutMs` after the suite ended (a jest worker that cannot exit gracefully).
+      let timer: NodeJS.Timeout | undefined;
       const chunk = await Promise.race([
         this.reader.read(),
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), remaining)),
-      ]);
+        new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), remaining))),
+      ]).finally(() => clearTimeout(timer));
       if (chunk === null) continue;
       if (chunk.done) throw new Error('stream ended');
       this.buffer += this.decoder.decode(chunk.value, { stream: true });

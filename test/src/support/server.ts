@@ -89,15 +89,18 @@ function exited(child: ChildProcess): Promise<number | null> {
     : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-/** Runs the `odp` executable (`node --import tsx apps/admin-cli/src/main.ts`) in a child process. */
+/**
+ * Runs the `odp` executable as a user types it (`bin/odp`, which compiles the command first when
+ * its sources changed) in a child process.
+ */
 export function runOdpProcess(
   env: Readonly<Record<string, string>>,
   args: readonly string[],
 ): Promise<OdpResult> {
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(REPO_ROOT, 'apps/admin-cli/src/main.ts'), ...args],
+      path.join(REPO_ROOT, 'bin/odp'),
+      args,
       { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: START_TIMEOUT_MS },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;

@@ -6,6 +6,7 @@
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
  * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
+ * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -41,6 +42,7 @@ import { filesTable, measureFiles } from './files.js';
 import type { FileBench } from './files.js';
 import { jobsTable, measureJobs } from './jobs.js';
 import { excelTable, measureExcel } from './excel.js';
+import { cliTable, measureCli } from './cli.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -50,6 +52,8 @@ const { values: flags } = parseArgs({
     stack: { type: 'string', default: 'embedded' },
     'operations-only': { type: 'boolean', default: false },
     excel: { type: 'boolean', default: false },
+    cli: { type: 'boolean', default: false },
+    calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
     'import-rows': { type: 'string' },
     sizes: { type: 'string' },
@@ -320,6 +324,12 @@ if (flags.jobs) {
   const bench = await measureJobs({ quick: flags.quick, log });
   process.stdout.write(jobsTable(bench) + '\n');
   process.exit(bench.rounds.every((round) => round.complete) ? 0 : 1);
+}
+
+if (flags.cli) {
+  const bench = measureCli({ calls: Number(flags.calls), log });
+  process.stdout.write(cliTable(bench) + '\n');
+  process.exit(bench.complete ? 0 : 1);
 }
 
 if (flags.excel) {
