@@ -137,6 +137,18 @@ describe('the read filter', () => {
     );
   });
 
+  it('leaves out the classes a held path-less definition lets the account read in full', async () => {
+    const { acl } = await crmFixture();
+    const member = await acl.policy.accessFilter(carla);
+    const viewer = await acl.policy.accessFilter(bob);
+    if (member.kind !== 'acl' || viewer.kind !== 'acl') throw new Error('expected acl filters');
+    // allInvoices (held by members) applies to every invoice: no ACL row needs checking for them.
+    expect(member.protectedClasses).not.toContain('crm.invoice');
+    expect(member.protectedClasses).toContain('crm.company');
+    // A viewer holds no path-less definition: invoices stay protected.
+    expect(viewer.protectedClasses).toContain('crm.invoice');
+  });
+
   it('a revoked link takes effect on the very next decision (no stale cached grant)', async () => {
     const { acl, object } = await crmFixture();
     expect(await acl.policy.mayRead(bob, object('acme'))).toBe(true);

@@ -86,12 +86,25 @@ export class AclPolicy implements AccessPolicy {
     return held;
   }
 
+  /**
+   * The filter lists as protected only the classes the account does not read in full: a class a
+   * node of a held path-less definition applies to is left out, since every object of it carries
+   * that definition's acId. The set it lets through is the same; the stores then check no ACL row
+   * of such objects (a member holding `allInvoices` reads the invoices linking to a company without
+   * a probe per invoice).
+   */
   async accessFilter(account: Account): Promise<AccessFilter> {
     if (account.kind === 'system') return UNRESTRICTED;
+    const held = await this.heldAcIds(account);
+    const readInFull = new Set<string>();
+    for (const definition of this.derivation.pathless) {
+      if (!held.has(this.derivation.pathlessAcId(definition.name))) continue;
+      for (const node of definition.nodes) readInFull.add(node.appliesTo);
+    }
     return {
       kind: 'acl',
-      protectedClasses: [...this.protectedClasses],
-      acIds: [...(await this.heldAcIds(account))],
+      protectedClasses: [...this.protectedClasses].filter((name) => !readInFull.has(name)),
+      acIds: [...held],
     };
   }
 
