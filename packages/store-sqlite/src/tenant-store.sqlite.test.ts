@@ -544,8 +544,8 @@ function nums(objects: readonly { id: string }[]): number[] {
   return objects.map((object) => Number(object.id.slice(-12)));
 }
 
-describe('SqliteTenantStore group commit', () => {
-  it('applies the writes of one turn in call order; a failing batch is rolled back alone and rejects alone', async () => {
+describe('SqliteTenantStore concurrent writes', () => {
+  it('applies writes in call order; a failing batch is rolled back alone and rejects alone', async () => {
     const store = openTenantStore({ file: nextFile() });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'One', email: 'one@example.test' })] });
