@@ -6,6 +6,15 @@ import type { Idp } from './support/idp.js';
 import { freePort, REPO_ROOT, runOdpProcess, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
+/** Runs `pnpm start`'s entry point to its exit with `env` (the refusals to start: it never serves). */
+function startEmbedded(env: NodeJS.ProcessEnv) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: 'utf8',
+  });
+}
+
 /** Tenants routes, the first start, the `odp` command and the error format, through the real server. */
 describe('tenants and the embedded start', () => {
   let idp: Idp;
@@ -418,21 +427,13 @@ describe('the odp command', () => {
 
   it('stops with one line when the port is already in use', () => {
     const port = new URL(server.baseUrl).port;
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...server.env, PORT: port },
-      encoding: 'utf8',
-    });
+    const result = startEmbedded({ ...process.env, ...server.env, PORT: port });
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(`odp: configuration error: PORT: ${port} is already in use\n`);
   });
 
   it('stops on bad configuration with one line naming the variable', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PORT: 'eighty', ODP_DATA_DIR: server.dataDir },
-      encoding: 'utf8',
-    });
+    const result = startEmbedded({ ...process.env, PORT: 'eighty', ODP_DATA_DIR: server.dataDir });
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(
       'odp: configuration error: PORT: must be an integer from 1 to 65535 (got "eighty")\n',
@@ -440,11 +441,7 @@ describe('the odp command', () => {
   });
 
   it('stops with one line on an ODP_ variable the platform does not implement (a misspelt name)', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ODP_MAX_UPLOAD_BYTE: '5', ODP_DATA_DIR: server.dataDir },
-      encoding: 'utf8',
-    });
+    const result = startEmbedded({ ...process.env, ODP_MAX_UPLOAD_BYTE: '5', ODP_DATA_DIR: server.dataDir });
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(
       'odp: configuration error: ODP_MAX_UPLOAD_BYTE: is not a configuration variable (docs/configuration.md lists them)\n',
@@ -453,16 +450,12 @@ describe('the odp command', () => {
 
   it('stops with one line when the configured search engine does not answer', async () => {
     const closed = await freePort();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        ...server.env,
-        PORT: String(await freePort()),
-        ODP_SEARCH: 'elasticsearch',
-        ODP_ELASTICSEARCH_URL: `http://odp:hunter2@127.0.0.1:${closed}`,
-      },
-      encoding: 'utf8',
+    const result = startEmbedded({
+      ...process.env,
+      ...server.env,
+      PORT: String(await freePort()),
+      ODP_SEARCH: 'elasticsearch',
+      ODP_ELASTICSEARCH_URL: `http://odp:hunter2@127.0.0.1:${closed}`,
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(

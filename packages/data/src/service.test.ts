@@ -32,6 +32,9 @@ async function object(plural: string, id: string) {
 }
 
 const company = async (legalName: string) => idOf(await crm.data.create(SYSTEM, 'companies', { legalName }));
+/** Creates an invoice billed to company `client`, with `values`; resolves its id. */
+const billedInvoice = async (client: string, values: Record<string, unknown>) =>
+  idOf(await crm.data.create(SYSTEM, 'invoices', { ...values, client: href('companies', client) }));
 
 describe('default data', () => {
   it('creates every default object once, resolving references in any order', async () => {
@@ -47,13 +50,7 @@ describe('default data', () => {
 describe('recalculation', () => {
   it('recalculates an invoice when a line is created, changed and deleted', async () => {
     const client = await company('Acme');
-    const invoice = idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: '1',
-        amount: 5,
-        client: href('companies', client),
-      }),
-    );
+    const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 5 });
     const line = idOf(
       await crm.data.create(SYSTEM, 'invoiceLines', {
         description: 'd',
@@ -71,13 +68,7 @@ describe('recalculation', () => {
 
 describe('recalculation of neighbours', () => {
   async function invoiceOf(client: string) {
-    return idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: 'N',
-        amount: 1,
-        client: href('companies', client),
-      }),
-    );
+    return await billedInvoice(client, { invoiceNumber: 'N', amount: 1 });
   }
   const updatesAfter = async (cursor: string) =>
     (await crm.store.events.read(cursor, 100)).events
@@ -118,13 +109,7 @@ describe('recalculation of neighbours', () => {
 describe('history', () => {
   it('records {value, validFrom, modifiedBy} newest first, naming the account', async () => {
     const client = await company('Acme');
-    const invoice = idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: '1',
-        amount: 5,
-        client: href('companies', client),
-      }),
-    );
+    const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 5 });
     await crm.data.patch(ann, 'invoices', invoice, { status: 'sent' });
     await crm.data.patch(ann, 'invoices', invoice, { amount: 6 });
     expect((await object('invoices', invoice))['status']).toEqual({
@@ -174,14 +159,7 @@ describe('changed fields of events', () => {
   it('records the fields a create set (non-empty values), formulas and defaults included, and the relations it linked', async () => {
     const head = await crm.data.eventLog.head();
     const client = await company('Acme');
-    const invoice = idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: '1',
-        amount: 10,
-        dueDate: '',
-        client: href('companies', client),
-      }),
-    );
+    const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 10, dueDate: '' });
     expect(await logged(head)).toEqual([
       ['create', client, ['active', 'displayName', 'legalName']],
       [
@@ -206,13 +184,7 @@ describe('changed fields of events', () => {
 
   it('records exactly the fields an update changed, recalculated formulas included, on every object it changed', async () => {
     const client = await company('Acme');
-    const invoice = idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: '1',
-        amount: 10,
-        client: href('companies', client),
-      }),
-    );
+    const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 10 });
     let head = await crm.data.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, { phone: '1', employeeCount: 5, legalName: 'Acme' });
     expect(await logged(head)).toEqual([['update', client, ['employeeCount', 'phone']]]);
@@ -248,13 +220,7 @@ describe('changed fields of events', () => {
 
   it('streams the changed fields the reader may see, and with values their Get one rendering', async () => {
     const client = await company('Acme');
-    const invoice = idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: '1',
-        amount: 10,
-        client: href('companies', client),
-      }),
-    );
+    const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 10 });
     const head = await crm.data.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, { legalName: 'Renamed', apiToken: 'secret-value' });
     await crm.data.patch(SYSTEM, 'invoices', invoice, {
@@ -285,13 +251,7 @@ describe('changed fields of events', () => {
   it('renders a changed relation as its _links entry, and values from the current state', async () => {
     const [first, second] = [await company('First'), await company('Second')];
     const head = await crm.data.eventLog.head();
-    const invoice = idOf(
-      await crm.data.create(SYSTEM, 'invoices', {
-        invoiceNumber: '1',
-        amount: 10,
-        client: href('companies', first),
-      }),
-    );
+    const invoice = await billedInvoice(first, { invoiceNumber: '1', amount: 10 });
     await crm.data.patch(SYSTEM, 'invoices', invoice, { client: href('companies', second) });
     const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
     const links = (await object('invoices', invoice))['_links'] as Record<string, unknown>;
