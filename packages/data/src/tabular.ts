@@ -35,6 +35,11 @@ export const EXPORT_PAGE_SIZE = 100;
  */
 export function matchKey(field: FieldDef, value: string): IndexKey | null {
   const key = indexKey(field.type, value);
+  return key === null ? null : comparable(key);
+}
+
+/** An index key as text filters compare it: text without case, other keys as they are. */
+function comparable(key: IndexKey): IndexKey {
   return typeof key === 'string' ? foldCase(key) : key;
 }
 
@@ -173,20 +178,10 @@ export class Tabular {
    * The ids of the objects of `className` the account may read, by lower-cased name (the class's
    * name formula), read in pages. Relation cells of an import are matched against it.
    */
-  async idsByName(account: Account, className: string): Promise<Map<string, string[]>> {
-    const access = await this.deps.access.accessFilter(account);
-    const byName = new Map<string, string[]>();
-    const selection: ListPlan = { className, filters: [], page: 0, size: EXPORT_PAGE_SIZE };
-    for await (const rows of walk(this.deps, selection, access)) {
-      for (const row of rows) {
-        if (row.name === null) continue;
-        const key = row.name.trim().toLowerCase();
-        const ids = byName.get(key);
-        if (ids) ids.push(row.id);
-        else byName.set(key, [row.id]);
-      }
-    }
-    return byName;
+  idsByName(account: Account, className: string): Promise<Map<string, string[]>> {
+    return this.idsByKeys(account, className, (row) =>
+      row.name === null ? [] : [row.name.trim().toLowerCase()],
+    );
   }
 
   /**
@@ -217,20 +212,30 @@ export class Tabular {
    * instead of querying the store once per row (on a document server, a query per row was most of
    * an import's time).
    */
-  async idsByValue(account: Account, cls: ClassDef, field: FieldDef): Promise<Map<IndexKey, string[]>> {
+  idsByValue(account: Account, cls: ClassDef, field: FieldDef): Promise<Map<IndexKey, string[]>> {
+    return this.idsByKeys(account, cls.name, (row) =>
+      indexKeysOf(field, row.values[field.name]).map(comparable),
+    );
+  }
+
+  /** The ids of the objects of `className` the account may read, grouped by each key `keysOf` gives. */
+  private async idsByKeys<K>(
+    account: Account,
+    className: string,
+    keysOf: (row: StoredObject) => readonly K[],
+  ): Promise<Map<K, string[]>> {
     const access = await this.deps.access.accessFilter(account);
-    const byValue = new Map<IndexKey, string[]>();
-    const selection: ListPlan = { className: cls.name, filters: [], page: 0, size: EXPORT_PAGE_SIZE };
+    const byKey = new Map<K, string[]>();
+    const selection: ListPlan = { className, filters: [], page: 0, size: EXPORT_PAGE_SIZE };
     for await (const rows of walk(this.deps, selection, access)) {
       for (const row of rows) {
-        for (const key of indexKeysOf(field, row.values[field.name])) {
-          const folded = typeof key === 'string' ? foldCase(key) : key;
-          const ids = byValue.get(folded);
+        for (const key of keysOf(row)) {
+          const ids = byKey.get(key);
           if (ids) ids.push(row.id);
-          else byValue.set(folded, [row.id]);
+          else byKey.set(key, [row.id]);
         }
       }
     }
-    return byValue;
+    return byKey;
   }
 }
