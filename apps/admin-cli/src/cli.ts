@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { isAppError, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
-import { ConfigError, loadConfig, platformDatabasePath } from '@odp/config';
-import type { Config } from '@odp/config';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { ConfigError, loadConfig } from '@odp/config';
+import { openPlatformRegistry } from '@odp/api/document-stores';
+import { openOnRedis } from '@odp/api/redis';
 import { COMMANDS, parseArgsOptions, UsageError } from './commands.js';
 import type { Command } from './commands.js';
 
@@ -61,7 +61,7 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     const config = loadConfig(io.env);
     // With ODP_REDIS_URL, changes are announced to the running api instances (sharedRegistry).
     if (config.redisUrl !== null) coordination = await openCoordination(config.redisUrl);
-    const store = await openRegistry(config);
+    const store = await openPlatformRegistry(config);
     registry = coordination === undefined ? store : sharedRegistry(store, coordination.invalidations);
     const result = await command.run(
       {
@@ -96,31 +96,7 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
   }
 }
 
-/*
- * The engine adapters are imported when the configuration selects them: their clients (mongodb,
- * ioredis) take longer to load than a registry command takes to run, and most installations
- * select none of them. An unreachable engine is a configuration error (exit code 2).
- */
-
-/** The platform registry of `ODP_STORE`, the one the api opens (apps/api/src/document-stores.ts). */
-async function openRegistry(config: Config): Promise<PlatformRegistry> {
-  if (config.store.kind === 'sqlite') return openPlatformStore(platformDatabasePath(config));
-  const { MongoUnreachableError, openMongoPlatformRegistry } = await import('@odp/store-mongodb');
-  try {
-    return await openMongoPlatformRegistry({ url: config.store.url });
-  } catch (error) {
-    if (error instanceof MongoUnreachableError) throw new ConfigError('ODP_MONGODB_URL', error.message);
-    throw error;
-  }
-}
-
 /** The coordination of `ODP_REDIS_URL`, through which registry changes reach the running api instances. */
-async function openCoordination(redisUrl: string): Promise<Coordination> {
-  const { openRedisCoordination, RedisUnreachableError } = await import('@odp/cache-redis');
-  try {
-    return await openRedisCoordination(redisUrl);
-  } catch (error) {
-    if (error instanceof RedisUnreachableError) throw new ConfigError('ODP_REDIS_URL', error.message);
-    throw error;
-  }
+function openCoordination(redisUrl: string): Promise<Coordination> {
+  return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
 }
