@@ -515,6 +515,18 @@ export function compileSort(
       params: [...expression.params, ...(position.key === null ? [] : [position.key]), position.seq],
     };
   };
+  /** A sort by a per-object key expression (no index range serves it): the selection is sorted. */
+  const byExpression = (key: (n: string) => Sql): CompiledSort => ({
+    orderBy: (driver) => {
+      const expression = key(driver.n);
+      return {
+        text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
+        params: expression.params,
+      };
+    },
+    key,
+    after: (driver, position) => seek(key(driver.n), driver.n, position, true),
+  });
   if (sort.key.kind === 'relationName') {
     const rel = keys.key(`r:${sort.key.relation.key}`);
     const side = linkSide(sort.key.relation);
@@ -525,17 +537,7 @@ export function compileSort(
         `WHERE l.${side.anchor} = ${n} AND l.rel = ? AND ${visible.text})`,
       params: [rel, ...visible.params],
     });
-    return {
-      orderBy: (driver) => {
-        const expression = key(driver.n);
-        return {
-          text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
-          params: expression.params,
-        };
-      },
-      key,
-      after: (driver, position) => seek(key(driver.n), driver.n, position, true),
-    };
+    return byExpression(key);
   }
   const field = indexedField(model, className, sort.key.field);
   const c = keys.key(`c:${className}`);
@@ -557,17 +559,7 @@ export function compileSort(
         params: [...mask.params, ...value.params],
       };
     };
-    return {
-      orderBy: (driver) => {
-        const expression = key(driver.n);
-        return {
-          text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
-          params: expression.params,
-        };
-      },
-      key,
-      after: (driver, position) => seek(key(driver.n), driver.n, position, true),
-    };
+    return byExpression(key);
   }
   const sortDriver: Driver | undefined = field.multiple
     ? undefined
