@@ -316,8 +316,9 @@ export function listen(app: Express, config: Pick<Config, 'port' | 'http'>): Pro
 const SHUTDOWN_GRACE_MS = 5000;
 
 /**
- * On SIGTERM or SIGINT: stop accepting connections, let running requests finish (up to the grace
- * period), close the platform, exit 0.
+ * On SIGTERM or SIGINT: stop the running imports (each is recorded `interrupted` after its current
+ * row, not left to run while connections drain), stop accepting connections, let running requests
+ * finish (up to the grace period), close the platform, exit 0.
  */
 export function shutdownOnSignal(
   server: http.Server,
@@ -332,8 +333,10 @@ export function shutdownOnSignal(
     platform.log.info('shutting down', { signal });
     const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     cut.unref();
+    const importsStopped = platform.imports.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    await importsStopped;
     await worker?.stop();
     await platform.close();
     platform.log.flush();

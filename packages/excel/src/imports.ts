@@ -118,6 +118,8 @@ export class SpreadsheetImports {
   private readonly now: () => Date;
   /** Imports running in this process, by `<tenant>/<id>`; `stop` asks them to end after their row. */
   private readonly running = new Map<string, { stop: boolean; done: Promise<void> }>();
+  /** Set by `close`: an import started while the process stops is recorded `interrupted` at once. */
+  private closing = false;
 
   constructor(private readonly options: ImportServiceOptions) {
     this.now = options.now ?? (() => new Date());
@@ -167,7 +169,7 @@ export class SpreadsheetImports {
     };
     await this.save(tenantId, record);
     const key = `${tenantId}/${record.id}`;
-    const control = { stop: false, done: Promise.resolve() };
+    const control = { stop: this.closing, done: Promise.resolve() };
     control.done = new ImportRun(this, tenantId, account, data, task, format, record, control)
       .run()
       .catch((error: unknown) => this.options.onError?.('import failed', error))
@@ -203,6 +205,7 @@ export class SpreadsheetImports {
 
   /** Shutdown: every running import stops after its current row and is recorded `interrupted`. */
   async close(): Promise<void> {
+    this.closing = true;
     for (const run of this.running.values()) run.stop = true;
     await this.settled();
   }
