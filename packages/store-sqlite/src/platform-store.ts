@@ -85,12 +85,22 @@ const PROFILE_COLUMNS =
 const KEY_COLUMNS = 'id, tenant_id, profile_id, expires_at, revoked_at, created_at';
 /** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
 const MAX_REMEMBERED_READS = 10_000;
+/** Writes through every registry connection of this process (see `checkedThisTurn`). */
+let writesInThisProcess = 0;
 
 class SqlitePlatformStore implements PlatformStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly remembered = new Map<string, unknown>();
   /** `PRAGMA data_version` when `remembered` was last valid. */
   private rememberedVersion = -1;
+  /**
+   * `writesInThisProcess` at the last version check, until the event loop's next turn (undefined
+   * after it): the lookups of one request (key, profile, settings) run in one turn, and one check
+   * stands for all of them, as if they were read at that instant, unless a connection of this
+   * process wrote since (which this process may already have acted on). Another process's commit
+   * reaches this one only in a later turn. Each check costs a read of the WAL index.
+   */
+  private checkedThisTurn: number | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -409,18 +419,28 @@ class SqlitePlatformStore implements PlatformStore {
       return this.statement(sql).run(...params);
     } finally {
       this.remembered.clear();
+      writesInThisProcess += 1;
     }
   }
 
   /**
    * `read()`, or what it answered before while no connection has written since: this connection's
-   * writes clear the remembered reads, other connections' commits change `PRAGMA data_version`.
+   * writes clear the remembered reads, other connections' commits change `PRAGMA data_version`
+   * (checked once per turn of the event loop, see `checkedThisTurn`).
    */
   private remember<T>(key: string, read: () => T): T {
-    const version = this.statement('PRAGMA data_version').pluck().get() as number;
-    if (version !== this.rememberedVersion) {
-      this.remembered.clear();
-      this.rememberedVersion = version;
+    if (this.checkedThisTurn !== writesInThisProcess) {
+      const version = this.statement('PRAGMA data_version').pluck().get() as number;
+      if (version !== this.rememberedVersion) {
+        this.remembered.clear();
+        this.rememberedVersion = version;
+      }
+      if (this.checkedThisTurn === undefined) {
+        setImmediate(() => {
+          this.checkedThisTurn = undefined;
+        });
+      }
+      this.checkedThisTurn = writesInThisProcess;
     }
     if (this.remembered.has(key)) return this.remembered.get(key) as T;
     const value = read();
