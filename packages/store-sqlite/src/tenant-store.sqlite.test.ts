@@ -166,6 +166,46 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
     await store.close();
   });
 
+  it('walks the sort index, bounded, when a filter under the driver limit is a large share of the class', async () => {
+    // kind = bv holds 20 of the 40 companies (the odd keys): under the default driver limit, so the
+    // page query reads and sorts them; the walk in name order finds a page of 5 within 20 entries.
+    const store = await openSeeded({}, (n) => [n % 3 === 0 ? 'A' : 'Z']);
+    const filters = [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'bv' } as const];
+    const bv = Array.from({ length: 40 }, (_, index) => index + 1).filter((n) => n % 2 === 1);
+    // Names are `Company <41 - n>`: name order is descending key order.
+    const byName = { asc: [...bv].reverse(), desc: bv };
+    for (const [access, visible] of [
+      [ALL, () => true],
+      [ACL, (n: number) => n % 3 === 0],
+    ] as const) {
+      for (const direction of ['asc', 'desc'] as const) {
+        const sort = { ...sortByName, direction };
+        const expected = byName[direction].filter(visible);
+        const walk = store.explainListWalk(page({ filters, sort, size: 3 }), access);
+        expect(walk?.some((detail) => /SEARCH d USING PRIMARY KEY \(c=\? AND f=\?\)/.test(detail))).toBe(
+          true,
+        );
+        for (const size of [3, 5]) {
+          for (const pageNumber of [0, 1, 2]) {
+            const rows = await store.list(page({ filters, sort, size, page: pageNumber }), access);
+            expect(nums(rows)).toEqual(expected.slice(pageNumber * size, (pageNumber + 1) * size + 1));
+          }
+        }
+        // A keyset page walks from its seek.
+        const first = await store.page(page({ filters, sort, size: 3 }), access);
+        const after = first.positions[2];
+        const next = await store.list(page({ filters, sort, size: 3, ...(after ? { after } : {}) }), access);
+        expect(nums(next)).toEqual(expected.slice(3, 7));
+      }
+    }
+    // A walk that ends short (16 rows asked, 10 of them in the first 20 entries) leaves the page
+    // to the page query; a page past the filter's rows has no walk.
+    const long = await store.list(page({ filters, sort: sortByName, size: 15 }), ALL);
+    expect(nums(long)).toEqual(byName.asc.slice(0, 16));
+    expect(store.explainListWalk(page({ filters, sort: sortByName, size: 5, page: 4 }), ALL)).toBeNull();
+    await store.close();
+  });
+
   it('walks a range of the sort field in order when a broad filter is on that field', async () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'Company 1' } as const];
