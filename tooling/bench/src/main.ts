@@ -188,6 +188,18 @@ async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): P
       });
       if (!warm.ok) throw new Error(`warm-up search: ${warm.status} ${await warm.text()}`);
     }
+    // The record-level ACL operations measure the pages these accounts really see: none may be empty.
+    for (const [caller, key, list] of [
+      ['member', fixture.memberKey, 'companies?sort=legalName'],
+      ['viewer', fixture.viewerKey, 'invoices?sort=invoiceNumber'],
+    ] as const) {
+      const res = await fetch(`${api.baseUrl}/data/${fixture.tenantId}/${list}`, {
+        headers: { 'x-api-key': key },
+      });
+      const page = (await res.json()) as { _embedded?: Record<string, unknown[]> };
+      const rows = Object.values(page._embedded ?? {})[0]?.length ?? 0;
+      if (!res.ok || rows === 0) throw new Error(`The ${caller}'s ${list} page is empty (${res.status}).`);
+    }
     const deepCursor = await deepCursorOf(
       api,
       fixture.systemKey,

@@ -70,12 +70,17 @@ function uuid(kind: number, index: number): string {
   return `${kind.toString(16).padStart(8, '0')}-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
 }
 
-/** A small deterministic generator, so every run seeds the same data. */
+/**
+ * A small deterministic generator, so every run seeds the same data: a 32-bit linear congruential
+ * generator in exact integer arithmetic, scaled from its high bits: its low bits cycle with short
+ * periods, so `state % bound` would never draw whole residues (persons never employed, companies
+ * never billed).
+ */
 function generator(seed: number): (bound: number) => number {
-  let state = seed;
+  let state = seed >>> 0;
   return (bound) => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state % bound;
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return Math.floor((state / 4294967296) * bound);
   };
 }
 
