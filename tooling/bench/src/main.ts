@@ -2,7 +2,8 @@
  * `pnpm bench [--quick] [--sizes 10000,100000,1000000] [--duration 10] [--connections 10] [--out DIR]`
  * `pnpm bench --stack scale-out [...]`: the same operations with the api on the scale-out stack
  * (stack.ts; the engines of tooling/engines, found through their `ODP_TEST_*` variables).
- * `--operations-only`: the per-size operations alone, without model loading, files and jobs.
+ * `--operations-only`: the per-size operations alone, without model loading, files, jobs and
+ * spreadsheets (a full run, not `--quick`, also measures the spreadsheet export and imports at 100k).
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
  * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
@@ -389,6 +390,7 @@ if (stack.name === 'embedded' && !flags['operations-only']) {
   }
   run.files = await measureFileStores();
   run.jobs = await measureJobs({ quick: flags.quick, log });
+  if (!flags.quick) run.excel = await measureExcel({ rows: 100_000, importRows: 10_000, modelDir, log });
 }
 
 process.stdout.write(markdownTable(run) + '\n');
@@ -397,6 +399,10 @@ log(`Results written to ${path.relative(process.cwd(), file)}`);
 const failures = run.operations.reduce((sum, op) => sum + (op.http?.failures ?? 0), 0);
 if (failures > 0) {
   log(`${failures} requests failed: the figures are not valid.`);
+  process.exitCode = 1;
+}
+if (run.excel && !run.excel.complete) {
+  log('A spreadsheet import left rows unwritten: the spreadsheet figures are not valid.');
   process.exitCode = 1;
 }
 if (run.jobs && !run.jobs.rounds.every((round) => round.complete)) {

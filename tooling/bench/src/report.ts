@@ -9,6 +9,8 @@ import type { FileBench } from './files.js';
 import { filesTable } from './files.js';
 import type { JobsBench } from './jobs.js';
 import { jobsTable } from './jobs.js';
+import type { ExcelBench } from './excel.js';
+import { excelTable } from './excel.js';
 import type { LoadFigures } from './load.js';
 
 /** The engine ceiling: the same operation on the raw store, without HTTP, in one process. */
@@ -50,6 +52,8 @@ export interface BenchRun {
   files?: FileBench[];
   /** Jobs end to end with one and two workers (jobs.ts). */
   jobs?: JobsBench;
+  /** Spreadsheet export and imports at 100k invoices (excel.ts). */
+  excel?: ExcelBench;
 }
 
 export function machineFacts(): BenchRun['machine'] {
@@ -102,6 +106,7 @@ export function markdownTable(run: BenchRun): string {
   }
   for (const bench of run.files ?? []) lines.push('', filesTable(bench));
   if (run.jobs) lines.push('', '### Jobs end to end (write -> webhook delivered)', '', jobsTable(run.jobs));
+  if (run.excel) lines.push('', '### Spreadsheets', '', excelTable(run.excel));
   return lines.join('\n');
 }
 
