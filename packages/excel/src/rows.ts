@@ -1,11 +1,18 @@
 /**
- * The rows of an uploaded spreadsheet, streamed: an `.xlsx` workbook through exceljs's streaming
- * WorkbookReader (one sheet), or a `.csv` file through csv-parse (UTF-8, a leading byte-order mark
- * dropped, the delimiter `,` or `;` as the header line uses). The first row is the header.
+ * The rows of an uploaded spreadsheet, streamed: one sheet of an `.xlsx` workbook (see
+ * {@link xlsxRows}), or a `.csv` file through csv-parse (UTF-8, a leading byte-order mark dropped,
+ * the delimiter `,` or `;` as the header line uses). The first row is the header.
  */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
+import unzipper from 'unzipper';
 import { ValidationError } from '@odp/core';
 import { plainCell } from './cells.js';
 import type { CellValue } from './cells.js';
@@ -100,35 +107,85 @@ function pickDelimiter(headerLine: string): string {
   return count(';') > count(',') ? ';' : ',';
 }
 
+/**
+ * The part parsers of exceljs 4's streaming WorkbookReader (not in its typings), which
+ * {@link xlsxRows} calls in dependency order; each reads one part's stream to its end.
+ */
+interface WorkbookParts {
+  readonly model?: { readonly sheets?: readonly { readonly name: string; readonly rId: string }[] };
+  readonly workbookRels?: readonly { readonly Id: string; readonly Target: string }[];
+  _parseRels(part: Readable): Promise<void>;
+  _parseWorkbook(part: Readable): Promise<void>;
+  _parseSharedStrings(part: Readable): AsyncIterable<unknown>;
+  _parseStyles(part: Readable): Promise<void>;
+  _parseWorksheet(part: Readable, sheetNo: string): Iterable<{ readonly value: AsyncIterable<ExcelJS.Row> }>;
+}
+
+/**
+ * The rows of one sheet of a workbook: the sheet named `sheet` (without case), else the first in
+ * the workbook's order. The file is spooled to a temporary file (memory stays bounded whatever
+ * its size) and read through the zip's central directory: the relationships, the workbook, the
+ * shared strings and the styles are parsed first, by exceljs's own part parsers, then the chosen
+ * sheet's rows are streamed; other sheets are never read. (exceljs's one-pass reader takes the
+ * parts in stored order, and streaming writers, exceljs's included, store the workbook part last:
+ * under load that pass could emit a sheet before its name was known, so a named sheet was
+ * reported missing.)
+ */
 async function* xlsxRows(body: Readable, sheet: string | undefined): AsyncGenerator<SheetRow> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(body, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
-  const wanted = sheet?.toLowerCase();
-  let seen = 0;
-  let chosen = false;
-  for await (const worksheet of reader) {
-    seen += 1;
-    // exceljs names a sheet before its rows are read (it buffers sheets that come before the
-    // workbook part to temporary files), so the name is known here.
-    const name = String((worksheet as unknown as { name?: string }).name ?? '').toLowerCase();
-    const take: boolean = !chosen && (wanted === undefined ? seen === 1 : name === wanted);
-    for await (const row of worksheet) {
-      if (!take) continue;
-      const values = (row.values as unknown[] | undefined) ?? [];
-      const cells: CellValue[] = [];
-      for (let column = 1; column < values.length; column++) cells.push(plainCell(values[column]));
-      if (cells.some((cell) => cell !== null)) yield { number: row.number, cells };
+  const spool = await mkdtemp(path.join(os.tmpdir(), 'odp-import-'));
+  try {
+    const file = path.join(spool, 'workbook.xlsx');
+    await pipeline(body, createWriteStream(file));
+    const zip = await unzipper.Open.file(file);
+    /** A part's bytes, as a stream that async iteration and exceljs's parsers both read. */
+    const part = (name: string): Readable | undefined =>
+      zip.files
+        .find((entry) => entry.path === name)
+        ?.stream()
+        .pipe(new PassThrough());
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+      worksheets: 'emit',
+      sharedStrings: 'cache',
+      styles: 'cache',
+      hyperlinks: 'ignore',
+      entries: 'ignore',
+    }) as unknown as WorkbookParts;
+    const rels = part('xl/_rels/workbook.xml.rels');
+    const workbook = part('xl/workbook.xml');
+    if (rels === undefined || workbook === undefined)
+      throw new UnreadableFileError('The workbook has no sheet.');
+    await reader._parseRels(rels);
+    await reader._parseWorkbook(workbook);
+    const strings = part('xl/sharedStrings.xml');
+    if (strings !== undefined) for await (const _ of reader._parseSharedStrings(strings)) void _;
+    const styles = part('xl/styles.xml');
+    if (styles !== undefined) await reader._parseStyles(styles);
+
+    const sheets = reader.model?.sheets ?? [];
+    const wanted = sheet?.toLowerCase();
+    const chosen = wanted === undefined ? sheets[0] : sheets.find((one) => one.name.toLowerCase() === wanted);
+    if (chosen === undefined) {
+      throw new UnreadableFileError(
+        wanted === undefined ? 'The workbook has no sheet.' : `The workbook has no sheet named ${sheet}.`,
+      );
     }
-    chosen ||= take;
-  }
-  if (!chosen) {
-    throw new UnreadableFileError(
-      wanted === undefined ? 'The workbook has no sheet.' : `The workbook has no sheet named ${sheet}.`,
-    );
+    // A relationship target is relative to `xl/`, or absolute from the archive's root.
+    const target = reader.workbookRels?.find((rel) => rel.Id === chosen.rId)?.Target ?? '';
+    const partName = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
+    const sheetNo = /sheet(\d+)\.xml$/.exec(partName)?.[1];
+    const rows = part(partName);
+    if (sheetNo === undefined || rows === undefined) {
+      throw new UnreadableFileError(`The workbook's sheet ${chosen.name} has no rows.`);
+    }
+    for (const { value: worksheet } of reader._parseWorksheet(rows, sheetNo)) {
+      for await (const row of worksheet) {
+        const values = (row.values as unknown[] | undefined) ?? [];
+        const cells: CellValue[] = [];
+        for (let column = 1; column < values.length; column++) cells.push(plainCell(values[column]));
+        if (cells.some((cell) => cell !== null)) yield { number: row.number, cells };
+      }
+    }
+  } finally {
+    await rm(spool, { recursive: true, force: true });
   }
 }
