@@ -18,6 +18,13 @@ export interface LoadOptions {
   readonly connections: number;
   /** Called for every request; returns its method, path and body. */
   readonly nextRequest: () => LoadRequest;
+  /**
+   * Seconds of the same load run first and not recorded (just-in-time compilation, caches), as
+   * benchmarks of a JIT-compiled server do; its failures still count.
+   */
+  readonly warmupSeconds?: number;
+  /** The CPU time the server process has used so far, in ms (for `cpuMsPerRequest`). */
+  readonly serverCpuMs?: () => number;
 }
 
 export interface LoadFigures {
@@ -27,24 +34,51 @@ export interface LoadFigures {
   readonly requests: number;
   /** Responses outside 2xx/3xx, and socket errors: a run with any of these is not a valid figure. */
   readonly failures: number;
+  /**
+   * The server's CPU time per completed request (user + system, ms), when `serverCpuMs` was given:
+   * at a fixed number of connections on one event loop, the p50 latency is about the connections
+   * times this, so it says what a latency target asks of a request.
+   */
+  readonly cpuMsPerRequest?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
-  const result = await autocannon({
-    url: options.baseUrl,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    headers: { 'content-type': 'application/json', ...options.headers },
-    requests: [
-      {
-        setupRequest: (request) => {
-          const next = options.nextRequest();
-          return { ...request, method: next.method ?? 'GET', path: next.path, body: next.body };
+  const load = (durationSeconds: number) =>
+    autocannon({
+      url: options.baseUrl,
+      connections: options.connections,
+      duration: durationSeconds,
+      headers: { 'content-type': 'application/json', ...options.headers },
+      requests: [
+        {
+          setupRequest: (request) => {
+            const next = options.nextRequest();
+            return { ...request, method: next.method ?? 'GET', path: next.path, body: next.body };
+          },
         },
-      },
-    ],
-  });
+      ],
+    });
+  if (options.warmupSeconds !== undefined && options.warmupSeconds > 0) {
+    const warmup = await load(options.warmupSeconds);
+    if (warmup.non2xx + warmup.errors + warmup.timeouts > 0) {
+      // A failure while warming up is a failure of the operation, not a figure to leave out.
+      return {
+        requestsPerSecond: 0,
+        p50Ms: 0,
+        p99Ms: 0,
+        requests: 0,
+        failures: warmup.non2xx + warmup.errors + warmup.timeouts,
+      };
+    }
+  }
+  const cpuBefore = options.serverCpuMs?.();
+  const result = await load(options.durationSeconds);
+  const cpuAfter = options.serverCpuMs?.();
+  const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   return {
+    ...(cpuMs !== undefined && result.requests.total > 0
+      ? { cpuMsPerRequest: cpuMs / result.requests.total }
+      : {}),
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

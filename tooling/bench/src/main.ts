@@ -66,6 +66,8 @@ const { values: flags } = parseArgs({
 const sizes = (flags.sizes ?? (flags.quick ? '10000' : '10000,100000,1000000')).split(',').map(Number);
 const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
 const connections = Number(flags.connections);
+/** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
+const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
 const log = (line: string) => process.stderr.write(line + '\n');
 
@@ -76,6 +78,8 @@ async function measureCeilings(): Promise<Ceilings> {
   const bare = await startChild('tooling/bench/src/bare-http.ts', { BENCH_BODY: FIXED_BODY }, 'LISTENING');
   const bareHttp = await runLoad({
     baseUrl: bare.baseUrl,
+    serverCpuMs: bare.cpuMs,
+    warmupSeconds,
     durationSeconds,
     connections,
     nextRequest: () => ({ path: '/' }),
@@ -90,6 +94,8 @@ async function measureCeilings(): Promise<Ceilings> {
   const ready = JSON.parse(edge.ready) as { path: string; key: string };
   const express = await runLoad({
     baseUrl: edge.baseUrl,
+    serverCpuMs: edge.cpuMs,
+    warmupSeconds,
     headers: { 'x-api-key': ready.key },
     durationSeconds,
     connections,
@@ -235,6 +241,8 @@ async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): P
         const http = request
           ? await runLoad({
               baseUrl: api.baseUrl,
+              serverCpuMs: api.cpuMs,
+              warmupSeconds,
               headers: { 'x-api-key': keys[operation.caller] },
               durationSeconds,
               connections,

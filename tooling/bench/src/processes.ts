@@ -3,6 +3,7 @@
  * its own process on a free 127.0.0.1 port, so that each competes with the load generator alike.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '@odp/core/contract';
@@ -18,6 +19,8 @@ export interface Child {
   readonly ready: string;
   /** The process id (memory sampling). */
   readonly pid: number;
+  /** The CPU time the process has used so far (user + system), in ms. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function startChild(
     baseUrl: `http://127.0.0.1:${port}`,
     ready,
     pid: child.pid ?? 0,
+    cpuMs: () => processCpuMs(child.pid ?? 0),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -68,4 +72,14 @@ export async function startChild(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/** User + system CPU time of a process, in ms, from `/proc/<pid>/stat` (fields 14 and 15). */
+function processCpuMs(pid: number): number {
+  // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }

@@ -67,6 +67,9 @@ function ratio(part: number, whole: number): string {
 
 const fixed = (value: number, digits = 1): string => value.toFixed(digits);
 
+const cpuNote = (figures: LoadFigures): string =>
+  figures.cpuMsPerRequest === undefined ? '' : `, ${fixed(figures.cpuMsPerRequest, 2)} ms CPU per request`;
+
 /** The markdown table: throughput, latency, and each operation's share of every ceiling. */
 export function markdownTable(run: BenchRun): string {
   const lines = [
@@ -75,13 +78,15 @@ export function markdownTable(run: BenchRun): string {
     ...(run.settings.stack ? ['', `Stack: ${run.settings.stack}.`] : []),
     '',
     `Ceilings: bare node:http ${fixed(run.ceilings.bareHttp.requestsPerSecond, 0)} req/s ` +
-      `(p50 ${fixed(run.ceilings.bareHttp.p50Ms)} ms); express with the api's middleware ` +
-      `${fixed(run.ceilings.express.requestsPerSecond, 0)} req/s (p50 ${fixed(run.ceilings.express.p50Ms)} ms).`,
+      `(p50 ${fixed(run.ceilings.bareHttp.p50Ms)} ms${cpuNote(run.ceilings.bareHttp)}); express with the api's middleware ` +
+      `${fixed(run.ceilings.express.requestsPerSecond, 0)} req/s (p50 ${fixed(run.ceilings.express.p50Ms)} ms${cpuNote(run.ceilings.express)}).`,
     '',
-    'Latencies in parentheses are of the engine alone (no HTTP).',
+    "Latencies in parentheses are of the engine alone (no HTTP). CPU ms/req: the api process's CPU time per",
+    'completed request (user + system); at a fixed number of connections the p50 is about that many',
+    'times this figure, so a latency target sets the CPU a request may use.',
     '',
-    '| operation | N | req/s | p50 ms | p99 ms | failures | % of node:http | % of express | engine ops/s | % of engine | target |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| operation | N | req/s | p50 ms | p99 ms | failures | CPU ms/req | % of node:http | % of express | engine ops/s | % of engine | target |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const op of run.operations) {
     const { engine, http } = op;
@@ -93,6 +98,7 @@ export function markdownTable(run: BenchRun): string {
         http ? fixed(http.p50Ms) : engine ? `(${fixed(engine.p50Ms)})` : '-',
         http ? fixed(http.p99Ms) : engine ? `(${fixed(engine.p99Ms)})` : '-',
         http ? String(http.failures) : '-',
+        http?.cpuMsPerRequest !== undefined ? fixed(http.cpuMsPerRequest, 2) : '-',
         http ? ratio(http.requestsPerSecond, run.ceilings.bareHttp.requestsPerSecond) : '-',
         http ? ratio(http.requestsPerSecond, run.ceilings.express.requestsPerSecond) : '-',
         engine ? fixed(engine.opsPerSecond, engine.opsPerSecond < 10 ? 2 : 0) : '-',
