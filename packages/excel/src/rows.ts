@@ -128,8 +128,8 @@ interface WorkbookParts {
  * shared strings and the styles are parsed first, by exceljs's own part parsers, then the chosen
  * sheet's rows are streamed; other sheets are never read. (exceljs's one-pass reader takes the
  * parts in stored order, and streaming writers, exceljs's included, store the workbook part last:
- * under load that pass could emit a sheet before its name was known, so a named sheet was
- * reported missing.)
+ * under load that pass can emit a sheet before its name is known, and a named sheet then seems
+ * missing.)
  */
 async function* xlsxRows(body: Readable, sheet: string | undefined): AsyncGenerator<SheetRow> {
   const spool = await mkdtemp(path.join(os.tmpdir(), 'odp-import-'));
