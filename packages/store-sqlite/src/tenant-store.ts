@@ -319,7 +319,7 @@ export class SqliteTenantStore implements TenantStore {
     const sort = compileSort(this.model, this.keys, plan.className, plan.sort, access);
     const limit = plan.size + 1;
     const offset = plan.after === undefined ? (plan.offset ?? plan.page * plan.size) : 0;
-    const selective = this.smallestCandidate(selection, this.driverLimit);
+    const measured = this.smallestMeasured(selection, this.driverLimit);
     const rangeOfSortField =
       sort.field === undefined
         ? undefined
@@ -365,14 +365,14 @@ export class SqliteTenantStore implements TenantStore {
         ],
       };
     };
-    if (selective === undefined) return { page: query(ordered ?? selection.classDriver) };
-    const inOrderAlready = selective === ordered || (plan.sort === undefined && selective.orderedByN);
-    const bound = this.driverCount(selective, this.driverLimit);
+    if (measured === undefined) return { page: query(ordered ?? selection.classDriver) };
+    const inOrderAlready =
+      measured.driver === ordered || (plan.sort === undefined && measured.driver.orderedByN);
     return {
-      page: query(selective),
-      ...(ordered === undefined || inOrderAlready || offset + limit > bound
+      page: query(measured.driver),
+      ...(ordered === undefined || inOrderAlready || offset + limit > measured.count
         ? {}
-        : { walk: query(ordered, bound) }),
+        : { walk: query(ordered, measured.count) }),
     };
   }
 
@@ -1076,12 +1076,20 @@ export class SqliteTenantStore implements TenantStore {
    * most `limit` index entries), else undefined.
    */
   private smallestCandidate(selection: CompiledSelection, limit: number): Driver | undefined {
+    return this.smallestMeasured(selection, limit)?.driver;
+  }
+
+  /** {@link smallestCandidate} with its measured row count. */
+  private smallestMeasured(
+    selection: CompiledSelection,
+    limit: number,
+  ): { readonly driver: Driver; readonly count: number } | undefined {
     let best: { driver: Driver; count: number } | undefined;
     for (const driver of selection.candidates) {
       const count = this.driverCount(driver, limit);
       if (count < limit && (best === undefined || count < best.count)) best = { driver, count };
     }
-    return best?.driver;
+    return best;
   }
 
   /** The rows of `driver`'s range, counted up to `limit` (remembered: see `driverCounts`). */
