@@ -14,13 +14,13 @@
  * Each import row is a separate write through the data service (validation, formulas, ACL rows,
  * events), as a client's create or patch is.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { readRows } from '@odp/excel';
-import { startChild } from './processes.js';
+import { residentMb, startChild } from './processes.js';
 import { seedPlatform } from './seed.js';
 
 /** Flat: the api grows by less than this while the export streams. */
@@ -43,17 +43,6 @@ export interface ExcelBench {
   readonly memory: { readonly description: string; readonly met: boolean };
   /** Every import row was written (no row error, state completed). */
   readonly complete: boolean;
-}
-
-/**
- * A process's resident memory in MB: all of it (`VmRSS`), its own (`RssAnon`: heap, buffers), and
- * mapped file pages (`RssFile`: mostly the tenant's database read through SQLite's memory map,
- * page cache the kernel reclaims under pressure).
- */
-function residentMb(pid: number): { rss: number; anon: number; file: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
 async function call(

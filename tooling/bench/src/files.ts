@@ -9,12 +9,11 @@
  * bytes (10^6 bytes). The upload URL request of each upload is timed with it (it is part of an
  * upload); the download URL is requested once, untimed, before the downloads.
  */
-import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startChild } from './processes.js';
+import { residentMb, startChild } from './processes.js';
 import type { Child } from './processes.js';
 
 const MB = 1_000_000;
@@ -202,11 +201,7 @@ async function timed(times: number, work: () => Promise<number>): Promise<number
   return bytes / MB / seconds;
 }
 
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
+const rssMb = (pid: number): number => residentMb(pid).rss;
 
 /** The peak RSS of `pid` while `work` runs, sampled every 50 ms. */
 async function peakRss(pid: number, work: () => Promise<unknown>): Promise<number> {

@@ -83,3 +83,14 @@ function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
+
+/**
+ * A process's resident memory in MB: all of it (`VmRSS`), its own (`RssAnon`: heap, buffers), and
+ * mapped file pages (`RssFile`: mostly the tenant's database read through SQLite's memory map,
+ * page cache the kernel reclaims under pressure).
+ */
+export function residentMb(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
