@@ -18,4 +18,12 @@ export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
 export { EXTERNAL_SERVICES } from './external-services.js';
+export {
+  IsolatedTaskError,
+  runIsolated,
+  serveIsolatedStream,
+  serveIsolatedTask,
+  streamIsolated,
+} from './isolated.js';
+export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';

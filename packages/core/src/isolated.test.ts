@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { IsolatedTaskError, runIsolated, streamIsolated } from './isolated.js';
+
+const TASKS = path.join(__dirname, '..', 'test', 'isolated-tasks');
+const DOUBLE = pathToFileURL(path.join(TASKS, 'double.ts'));
+const COUNT = pathToFileURL(path.join(TASKS, 'count.ts'));
+const LIMITS = { memoryMb: 32, timeoutMs: 10_000 };
+
+async function failure(promise: Promise<unknown>): Promise<IsolatedTaskError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof IsolatedTaskError) return error;
+    throw error;
+  }
+  throw new Error('the task completed');
+}
+
+describe('runIsolated', () => {
+  it('answers the task’s result', async () => {
+    await expect(runIsolated<number>(DOUBLE, { n: 21 }, LIMITS)).resolves.toBe(42);
+  });
+
+  it('rejects with the name and message of what the task threw', async () => {
+    const error = await failure(runIsolated(DOUBLE, { n: 3, behave: 'throw' }, LIMITS));
+    expect(error.failure).toBe('error');
+    expect(error.taskErrorName).toBe('DoublingError');
+    expect(error.message).toBe('cannot double 3');
+  });
+
+  it('ends a task past its time limit, and the caller goes on', async () => {
+    const error = await failure(
+      runIsolated(DOUBLE, { n: 1, behave: 'spin' }, { memoryMb: 32, timeoutMs: 1500 }),
+    );
+    expect(error.failure).toBe('time');
+    await expect(runIsolated<number>(DOUBLE, { n: 2 }, LIMITS)).resolves.toBe(4);
+  });
+
+  it('ends a task past its memory limit, and the caller goes on', async () => {
+    const error = await failure(
+      runIsolated(DOUBLE, { n: 1, behave: 'hog' }, { memoryMb: 16, timeoutMs: 20_000 }),
+    );
+    expect(error.failure).toBe('memory');
+    await expect(runIsolated<number>(DOUBLE, { n: 5 }, LIMITS)).resolves.toBe(10);
+  });
+});
+
+describe('streamIsolated', () => {
+  it('yields every value of the task in order', async () => {
+    const values: number[] = [];
+    for await (const value of streamIsolated<number>(COUNT, { to: 5 }, LIMITS)) values.push(value);
+    expect(values).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('rejects at the value where the task threw, after the values before it', async () => {
+    const values: number[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const value of streamIsolated<number>(COUNT, { to: 5, failAt: 3 }, LIMITS))
+          values.push(value);
+      })(),
+    );
+    expect(values).toEqual([1, 2]);
+    expect(error.taskErrorName).toBe('RangeError');
+  });
+
+  it('stops the task when the caller leaves the loop early', async () => {
+    const values: number[] = [];
+    for await (const value of streamIsolated<number>(COUNT, { to: 1_000_000 }, LIMITS)) {
+      values.push(value);
+      if (value === 3) break;
+    }
+    expect(values).toEqual([1, 2, 3]);
+  });
+});
