@@ -24,6 +24,7 @@ export {
   serveIsolatedStream,
   serveIsolatedTask,
   streamIsolated,
+  taskModule,
 } from './isolated.js';
 export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';

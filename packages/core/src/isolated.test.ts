@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { IsolatedTaskError, runIsolated, streamIsolated } from './isolated.js';
+import { IsolatedTaskError, runIsolated, streamIsolated, taskModule } from './isolated.js';
 
 const TASKS = path.join(__dirname, '..', 'test', 'isolated-tasks');
 const DOUBLE = pathToFileURL(path.join(TASKS, 'double.ts'));
@@ -72,5 +72,16 @@ describe('streamIsolated', () => {
       if (value === 3) break;
     }
     expect(values).toEqual([1, 2, 3]);
+  });
+});
+
+describe('taskModule', () => {
+  it('names the sibling module with the caller’s own extension', () => {
+    expect(taskModule('file:///app/src/imports.ts', 'import-task').href).toBe(
+      'file:///app/src/import-task.ts',
+    );
+    expect(taskModule('file:///app/dist/imports.js', 'import-task').href).toBe(
+      'file:///app/dist/import-task.js',
+    );
   });
 });

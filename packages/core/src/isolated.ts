@@ -50,6 +50,15 @@ export class IsolatedTaskError extends Error {
   }
 }
 
+/**
+ * The URL of the task module `name` beside the module at `callerUrl` (its `import.meta.url`), with
+ * the caller's own extension: `.ts` while the platform runs from its sources, `.js` once built.
+ */
+export function taskModule(callerUrl: string, name: string): URL {
+  const extension = path.extname(new URL(callerUrl).pathname) || '.js';
+  return new URL(`./${name}${extension}`, callerUrl);
+}
+
 /** Messages between a caller and its task's thread. */
 type ToTask = { readonly kind: 'pull' } | { readonly kind: 'stop' };
 type FromTask =
