@@ -127,7 +127,7 @@ export function platformRoutes(deps: AppDeps): RequestHandler[] {
 function platformRouteModules(deps: AppDeps): RouteModule[] {
   return [
     { branches: ['health', 'ready'], router: healthRoutes(deps) },
-    { branches: ['admin-ui'], router: adminUiRoutes(deps) },
+    { branches: ['admin-ui', ''], router: adminUiRoutes(deps) },
     { branches: ['tenants'], router: tenantRoutes(deps) },
     { branches: ['invitations'], router: invitationRoutes(deps) },
     { branches: ['data', 'binaries'], router: fileRoutes(deps) },

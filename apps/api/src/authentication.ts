@@ -1,4 +1,4 @@
-import { UnauthenticatedError } from '@odp/core';
+import { NoRouteError, UnauthenticatedError } from '@odp/core';
 import { assertRoleAllows, authenticate } from '@odp/auth';
 import type {
   Authentication,
@@ -22,12 +22,16 @@ const TENANT_BRANCHES: ReadonlySet<string> = new Set([
   'tenants',
 ]);
 
+/** First path segments of routes for a signed-in person rather than a tenant (routes/invitations.ts). */
+const PERSON_BRANCHES: ReadonlySet<string> = new Set(['invitations']);
+
 /**
  * Paths under these first segments need no credential header: `binaries` carries its own (a signed
  * token in the URL); `health` and `ready` are the probes of load balancers (routes/health.ts);
- * `admin-ui` is the admin web page's static files, which hold no data (routes/admin-ui.ts).
+ * `admin-ui` is the admin web page's static files, which hold no data, and `/` redirects to it
+ * (routes/admin-ui.ts).
  */
-const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries', 'health', 'ready', 'admin-ui']);
+const OPEN_BRANCHES: ReadonlySet<string> = new Set(['binaries', 'health', 'ready', 'admin-ui', '']);
 /** Routes that authenticate themselves: the model push webhook checks an HMAC signature (routes/admin-model.ts). */
 const SELF_AUTHENTICATED = /^\/admin\/[^/]+\/modelWebhook\/?$/;
 
@@ -75,6 +79,15 @@ function credentialHeader(req: Request, name: string): string | undefined {
 export function authentication(deps: AuthenticateDeps & { streamTokens: StreamTokens }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const shape = routeShape(req.path);
+    if (
+      !TENANT_BRANCHES.has(shape.branch) &&
+      !PERSON_BRANCHES.has(shape.branch) &&
+      !OPEN_BRANCHES.has(shape.branch)
+    ) {
+      // A first segment the platform has no route under: no credential can make it one.
+      next(new NoRouteError());
+      return;
+    }
     if (OPEN_BRANCHES.has(shape.branch) || (req.method === 'POST' && SELF_AUTHENTICATED.test(req.path))) {
       next();
       return;

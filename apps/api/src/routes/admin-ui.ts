@@ -3,7 +3,8 @@
  * served under `/admin-ui/` without a credential (the files hold no data; the page calls the public
  * REST API with the API key the user types, kept in the tab's sessionStorage, never in a URL).
  *
- * - `GET /admin-ui` redirects to `/admin-ui/`; `GET /admin-ui/` is the page; other files by name.
+ * - `GET /` and `GET /admin-ui` redirect to `/admin-ui/`; `GET /admin-ui/` is the page; other files
+ *   by name.
  * - Content-Security-Policy: scripts, styles and connections from this origin only, no inline
  *   script or style, no framing; `Referrer-Policy: no-referrer`; `Cache-Control: no-cache` so a new
  *   release is picked up on the next load (revalidated by ETag).
@@ -40,6 +41,8 @@ const pageHeaders: RequestHandler = (_req, res, next) => {
 
 export function adminUiRoutes(_deps: AppDeps): Router {
   const router = routeModule();
+  // The platform's root is where a person opening the base address in a browser wants to be.
+  router.get('/', (_req, res) => res.redirect(302, ADMIN_UI_PATH));
   // Without the slash the page's relative addresses (app.css, js/main.js) would resolve under `/`.
   router.get('/admin-ui', (req, res, next) => {
     if (req.path === '/admin-ui') res.redirect(301, ADMIN_UI_PATH);
