@@ -71,6 +71,7 @@ describe('tenants and the embedded start', () => {
       expect(again.tenantId).toBe(demo);
       expect(again.systemKey).toBeNull();
       expect(again.output()).not.toContain(systemKey);
+      expect(again.output()).toContain(`a new one: bin/odp key create --tenant ${demo}`);
       const res = await fetch(`${again.baseUrl}/tenants/${demo}`, { headers: { 'X-API-Key': systemKey } });
       expect(res.status).toBe(200);
     } finally {
@@ -156,6 +157,23 @@ describe('tenants and the embedded start', () => {
     expect(await names()).toEqual(['Listed']);
   });
 
+  it('redirects the root to the admin page, without a credential', async () => {
+    const res = await fetch(`${server.baseUrl}/`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/admin-ui/');
+  });
+
+  it.each([
+    ['with a valid key', { key: 'system' }],
+    ['without a credential', {}],
+  ])('answers a path under no branch of the platform with the no-route problem, %s', async (_name, how) => {
+    for (const route of ['/nothing-here', '/favicon.ico', '/Data/x/companies']) {
+      const res = await call(route, 'key' in how ? { key: systemKey } : {});
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ type: 'urn:odp:problem:no-route', status: 404 });
+    }
+  });
+
   it('answers unknown routes with a 404 problem', async () => {
     const res = await call(`/tenants/${demo}/no/such/route`, { key: systemKey });
     expect(res.status).toBe(404);
@@ -198,7 +216,15 @@ describe('the odp command', () => {
 
   it('creates, lists and deletes tenants; the keys of a deleted tenant stop working', async () => {
     const created = await server.odp(['tenant', 'create', '--name', 'Cli Co', '--model', 'examples/models']);
-    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Cli Co' });
+    // `examples/models` holds a model folder, not a model: the tenant is created, its model is named failed.
+    expect(created).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Cli Co',
+      model: expect.objectContaining({
+        state: 'FAILED',
+        errors: expect.arrayContaining([expect.anything()]),
+      }),
+    });
     const id = String(created['id']);
     const list = (await server.odp(['tenant', 'list'])) as { tenants: { id: string; name: string }[] };
     expect(list.tenants.map((t) => t.name)).toEqual(['Demo CRM', 'Cli Co']);
@@ -209,6 +235,26 @@ describe('the odp command', () => {
     expect((await get()).status).toBe(200);
     expect(await server.odp(['tenant', 'delete', '--id', id])).toEqual({ id, deleted: true });
     expect((await get()).status).toBe(401);
+  });
+
+  it("prints the model's errors and warnings when it creates a tenant with a model", async () => {
+    const result = await server.odpRaw([
+      'tenant',
+      'create',
+      '--name',
+      'Warned Co',
+      '--model',
+      'examples/models/crm',
+    ]);
+    expect(result.code).toBe(0);
+    const [created, summary, ...issues] = result.stdout.trim().split('\n');
+    expect(created).toMatch(/^Created tenant [0-9a-f-]{36} \(Warned Co\)$/);
+    expect(summary).toMatch(/: LOADED \(0 error\(s\), 1 warning\(s\), 1 upgradable file\(s\)\)$/);
+    expect(issues).toEqual([
+      'INFO migration/legacyCrm.json: Migration is a beta feature, outside the compatibility guarantee',
+    ]);
+    const id = /tenant ([0-9a-f-]{36})/.exec(created ?? '')?.[1] ?? '';
+    expect(await server.odp(['tenant', 'delete', '--id', id])).toEqual({ id, deleted: true });
   });
 
   it('creates user-bound keys, revokes keys, and suspends profiles', async () => {

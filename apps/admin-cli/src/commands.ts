@@ -14,6 +14,7 @@ import {
 } from '@odp/core';
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import type { Config } from '@odp/config';
+import type { ModelStatus } from '@odp/model-loader';
 import type { ClassJobKind, Platform } from '@odp/api';
 import { progressBar } from './progress.js';
 
@@ -162,6 +163,16 @@ async function existingTenant(registry: PlatformRegistry, id: string): Promise<T
   return tenant;
 }
 
+/** A model status as text: one summary line, then one line per error and warning. */
+function modelStatusLines(tenantId: string, status: ModelStatus): string[] {
+  return [
+    `Model of tenant ${tenantId}: ${status.state} (${status.errors.length} error(s), ${status.warnings.length} warning(s), ${status.upgradableFiles} upgradable file(s))`,
+    ...[...status.errors, ...status.warnings].map(
+      (i) => `${i.severity} ${i.file}${i.path === '' ? '' : `#${i.path}`}: ${i.message}`,
+    ),
+  ];
+}
+
 /**
  * The `odp` command table, keyed by the command words. A command imports the modules only it needs
  * (the model loader, `@odp/auth` with its JWT library, the api) when it runs: every `odp` call
@@ -180,9 +191,15 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
         throw new UsageError(`--model: ${model} is not a directory`);
       }
       const tenant = await registry.createTenant({ name, modelSource });
+      const created = `Created tenant ${tenant.id} (${tenant.name})`;
+      if (modelSource === null) return { json: { id: tenant.id, name: tenant.name }, text: created };
+      // The model's errors and warnings (a default that can never apply, say) are for the person
+      // who just chose it, not only for whoever later opens the model status.
+      const { TenantModel } = await import('@odp/model-loader');
+      const { status } = await TenantModel.open(modelSource);
       return {
-        json: { id: tenant.id, name: tenant.name },
-        text: `Created tenant ${tenant.id} (${tenant.name})`,
+        json: { id: tenant.id, name: tenant.name, model: status },
+        text: [created, ...modelStatusLines(tenant.id, status)].join('\n'),
       };
     },
   },
@@ -351,13 +368,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       const { TenantModel } = await import('@odp/model-loader');
       const { status } = await TenantModel.open(tenant.modelSource);
       await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
-      const lines = [
-        `Model of tenant ${tenant.id}: ${status.state} (${status.errors.length} error(s), ${status.warnings.length} warning(s), ${status.upgradableFiles} upgradable file(s))`,
-        ...[...status.errors, ...status.warnings].map(
-          (i) => `${i.severity} ${i.file}${i.path === '' ? '' : `#${i.path}`}: ${i.message}`,
-        ),
-      ];
-      return { json: { ...status }, text: lines.join('\n') };
+      return { json: { ...status }, text: modelStatusLines(tenant.id, status).join('\n') };
     },
   },
   rebuild: {

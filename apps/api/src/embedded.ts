@@ -30,6 +30,11 @@ if (demo.tenantId !== null && demo.systemKey !== null) {
   const loaded = await runtime.data().loadDefaultData({ kind: 'system', tenantId: demo.tenantId });
   lines.push(`Loaded the demo model's default data: ${loaded.created} objects.`);
   lines.push(`System API key of the demo tenant (shown once, keep it): ${demo.systemKey}`);
+} else if (demo.tenantId !== null) {
+  // A key is shown only when it is made; a later start says how to make another.
+  lines.push(
+    `API key: the one printed at the first start, or a new one: bin/odp key create --tenant ${demo.tenantId}`,
+  );
 }
 lines.push(`ODP_READY ${JSON.stringify({ baseUrl: config.baseUrl, ...demo })}`);
 process.stdout.write(lines.join('\n') + '\n');
