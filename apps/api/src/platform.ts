@@ -178,8 +178,10 @@ export async function openPlatform(
 }
 
 /**
- * The background sweep of unclaimed uploads, on a timer of the api process (there is no worker
- * process yet; several api processes sweeping the same store is harmless, deletes are idempotent).
+ * The background sweep of unclaimed uploads and expired generated files, on a timer of every api
+ * process: it asks the tenant's data whether an object holds a file, which the api has at hand and
+ * the worker does not. Several api processes sweeping the same store is harmless: deletes are
+ * idempotent.
  * An expired upload whose record names a holder is kept when that object holds it; a tenant that no
  * longer exists holds nothing; any other failure keeps the file until the next sweep.
  */
