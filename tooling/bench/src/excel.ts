@@ -45,7 +45,7 @@ export interface ExcelBench {
   readonly complete: boolean;
 }
 
-async function call(
+export async function call(
   url: string,
   key: string,
   init: { method?: string; body?: unknown } = {},
@@ -71,7 +71,7 @@ async function call(
   };
 }
 
-async function upload(
+export async function upload(
   base: string,
   tenant: string,
   key: string,

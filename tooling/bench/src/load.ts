@@ -40,6 +40,15 @@ export interface LoadFigures {
    * times this, so it says what a latency target asks of a request.
    */
   readonly cpuMsPerRequest?: number;
+  /** The answers by kind: 2xx, 429 (refused: a fair share or a limit reached) and the rest. */
+  readonly outcomes?: Outcomes;
+}
+
+/** Responses by kind; socket errors and timeouts count as `other`. */
+export interface Outcomes {
+  readonly ok: number;
+  readonly refused: number;
+  readonly other: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
@@ -75,10 +84,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
   const result = await load(options.durationSeconds);
   const cpuAfter = options.serverCpuMs?.();
   const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  const refused = result.statusCodeStats?.['429']?.count ?? 0;
   return {
     ...(cpuMs !== undefined && result.requests.total > 0
       ? { cpuMsPerRequest: cpuMs / result.requests.total }
       : {}),
+    outcomes: { ok: result['2xx'], refused, other: result.non2xx - refused + result.errors },
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

@@ -8,6 +8,8 @@
  * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
  * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
+ * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
+ * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -30,7 +32,8 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
-import { measureNoisyNeighbour } from './noisy-neighbour.js';
+import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
+import type { NeighbourMatrix } from './noisy-neighbour.js';
 import { LIST, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
 import { openStack } from './stack.js';
@@ -54,6 +57,7 @@ const { values: flags } = parseArgs({
     'operations-only': { type: 'boolean', default: false },
     excel: { type: 'boolean', default: false },
     cli: { type: 'boolean', default: false },
+    neighbours: { type: 'boolean', default: false },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
     'import-rows': { type: 'string' },
@@ -63,8 +67,16 @@ const { values: flags } = parseArgs({
     out: { type: 'string', default: path.join(REPO_ROOT, 'bench-results') },
   },
 });
-const sizes = (flags.sizes ?? (flags.quick ? '10000' : '10000,100000,1000000')).split(',').map(Number);
+const sizes = (flags.sizes ?? (flags.quick || flags.neighbours ? '10000' : '10000,100000,1000000'))
+  .split(',')
+  .map(Number);
 const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
+/**
+ * Each phase of a noisy-neighbour row (B alone, B while A floods), and the unrecorded flood before
+ * them: every row in full, with 1 s phases and no warm-up in the quick run.
+ */
+const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
+const neighbourWarmupSeconds = flags.quick ? 0 : 2;
 const connections = Number(flags.connections);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
 const warmupSeconds = 1;
@@ -135,7 +147,15 @@ async function deepCursorOf(
   return { path: next, after };
 }
 
-async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): Promise<OperationResult[]> {
+/**
+ * One size N: the operations (when `ceilings` are given) and then the noisy-neighbour matrix, with
+ * tenant A of N objects and tenant B of at most 10k.
+ */
+async function measureSize(
+  objects: number,
+  stack: Stack,
+  ceilings?: Ceilings,
+): Promise<{ operations: OperationResult[]; neighbours: NeighbourMatrix }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `odp-bench-${objects}-`));
   const tenants: string[] = [];
   try {
@@ -221,6 +241,7 @@ async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): P
       viewer: fixture.viewerKey,
     };
     const results: OperationResult[] = [];
+    let neighbours: NeighbourMatrix;
     const figures = new Map<string, LoadFigures>();
     try {
       const runId = randomUUID().slice(0, 8);
@@ -234,7 +255,7 @@ async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): P
         filters,
         runId,
       };
-      for (const operation of operations(context)) {
+      for (const operation of ceilings ? operations(context) : []) {
         log(`  ${operation.name}`);
         let i = 0;
         const { request } = operation;
@@ -256,27 +277,28 @@ async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): P
           objects,
           ...(http ? { http } : {}),
           ...(engine ? { engine } : {}),
-          ...(http && operation.target
+          ...(http && operation.target && ceilings
             ? { target: judged(operation.target(http, ceilings, figures), http) }
             : {}),
         });
       }
-      log('  two tenants: B alone, then B while A floods');
-      results.push(
-        ...(await measureNoisyNeighbour({
-          baseUrl: api.baseUrl,
-          a: { tenantId: fixture.tenantId, key: fixture.systemKey },
-          b: {
-            tenantId: neighbour.tenantId,
-            key: neighbour.systemKey,
-            invoiceId: neighbour.invoiceId,
-            invoices: neighbour.counts.invoices,
-          },
-          objects,
-          durationSeconds,
-          connections,
-        })),
-      );
+      log('  two tenants: B alone, then B while A floods, for each kind of flood');
+      neighbours = await measureNoisyNeighbours({
+        api,
+        a: { tenantId: fixture.tenantId, key: fixture.systemKey },
+        b: {
+          tenantId: neighbour.tenantId,
+          key: neighbour.systemKey,
+          invoiceId: neighbour.invoiceId,
+          invoices: neighbour.counts.invoices,
+        },
+        objects: { a: objects, b: Math.min(objects, 10_000) },
+        phaseSeconds: neighbourSeconds,
+        warmupSeconds: neighbourWarmupSeconds,
+        connections,
+        quick: flags.quick,
+        log,
+      });
     } finally {
       await api.stop();
       await engineStore.close();
@@ -298,7 +320,7 @@ async function measureSize(objects: number, ceilings: Ceilings, stack: Stack): P
         engine: perSecond(fixture.seconds.accessControl),
       },
     );
-    return results;
+    return { operations: results, neighbours };
   } finally {
     await stack.forget(tenants);
     rmSync(dataDir, { recursive: true, force: true });
@@ -325,19 +347,24 @@ async function measureFileStores(): Promise<FileBench[]> {
   return benches;
 }
 
+/** Writes a benchmark's own result files (`<out>/<date>-<name>.json` and `.md`; `tmp/` when quick). */
+function writeBench(name: string, table: string, result: Record<string, unknown>): void {
+  const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
+  mkdirSync(dir, { recursive: true });
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${name}`;
+  writeFileSync(
+    path.join(dir, `${stamp}.json`),
+    JSON.stringify({ machine: machineFacts(), ...result }, null, 2) + '\n',
+  );
+  writeFileSync(path.join(dir, `${stamp}.md`), table + '\n');
+  log(`Results written to ${path.relative(process.cwd(), path.join(dir, stamp))}.json and .md`);
+}
+
 if (flags.files) {
   const benches = await measureFileStores();
   const table = benches.map(filesTable).join('\n\n');
   process.stdout.write(table + '\n');
-  const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
-  mkdirSync(dir, { recursive: true });
-  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-files`;
-  writeFileSync(
-    path.join(dir, `${stamp}.json`),
-    JSON.stringify({ machine: machineFacts(), files: benches }, null, 2) + '\n',
-  );
-  writeFileSync(path.join(dir, `${stamp}.md`), table + '\n');
-  log(`Results written to ${path.relative(process.cwd(), path.join(dir, stamp))}.json and .md`);
+  writeBench('files', table, { files: benches });
   process.exit(benches.every((bench) => bench.memory.target.met) ? 0 : 1);
 }
 
@@ -359,16 +386,15 @@ if (flags.excel) {
   const bench = await measureExcel({ rows, importRows, modelDir, log });
   const table = excelTable(bench);
   process.stdout.write(table + '\n');
-  const dir = flags.quick ? path.join(flags.out, 'tmp') : flags.out;
-  mkdirSync(dir, { recursive: true });
-  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-excel`;
-  writeFileSync(
-    path.join(dir, `${stamp}.json`),
-    JSON.stringify({ machine: machineFacts(), excel: bench }, null, 2) + '\n',
-  );
-  writeFileSync(path.join(dir, `${stamp}.md`), table + '\n');
-  log(`Results written to ${path.relative(process.cwd(), path.join(dir, stamp))}.json and .md`);
+  writeBench('excel', table, { excel: bench });
   process.exit(bench.complete && bench.memory.met ? 0 : 1);
+}
+
+/** Logs what invalidates the noisy-neighbour figures; true when nothing does. */
+function neighboursValid(matrices: readonly NeighbourMatrix[]): boolean {
+  const problems = matrices.flatMap(matrixProblems);
+  for (const problem of problems) log(`Noisy neighbour: ${problem}: the matrix is not valid.`);
+  return problems.length === 0;
 }
 
 let stack: Stack;
@@ -378,15 +404,33 @@ try {
   log(error instanceof Error ? error.message : String(error));
   process.exit(2);
 }
+if (flags.neighbours) {
+  const matrices: NeighbourMatrix[] = [];
+  try {
+    for (const size of sizes) matrices.push((await measureSize(size, stack)).neighbours);
+  } finally {
+    await stack.close();
+  }
+  const table = matrices.map(neighbourTable).join('\n\n');
+  process.stdout.write(table + '\n');
+  writeBench('neighbours', table, { neighbours: matrices });
+  process.exit(neighboursValid(matrices) ? 0 : 1);
+}
+
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
   settings: { stack: stack.description, durationSeconds, connections, sizes },
   ceilings: await measureCeilings(),
   operations: [],
+  neighbours: [],
 };
 try {
-  for (const size of sizes) run.operations.push(...(await measureSize(size, run.ceilings, stack)));
+  for (const size of sizes) {
+    const measured = await measureSize(size, stack, run.ceilings);
+    run.operations.push(...measured.operations);
+    run.neighbours.push(measured.neighbours);
+  }
 } finally {
   await stack.close();
 }
@@ -409,6 +453,7 @@ if (failures > 0) {
   log(`${failures} requests failed: the figures are not valid.`);
   process.exitCode = 1;
 }
+if (!neighboursValid(run.neighbours)) process.exitCode = 1;
 if (run.excel && !run.excel.complete) {
   log('A spreadsheet import left rows unwritten: the spreadsheet figures are not valid.');
   process.exitCode = 1;

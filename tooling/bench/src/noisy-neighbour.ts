@@ -1,35 +1,75 @@
 /**
- * The two-tenant case (docs/performance.md, "Noisy neighbour"): tenant B's get-one latency alone,
- * then while tenant A floods the api with `size=1000` lists on every connection. The target is B's
- * p50 under the flood within 3x of B alone. A's refused lists (429, its fair share exceeded) are
- * the expected answer to a flood, so A's figures are reported in the description, not as a row
- * whose non-2xx responses would invalidate the run.
+ * The noisy-neighbour matrix (docs/performance.md, "Noisy neighbour"): for each kind of flood
+ * tenant A can send (floods.ts, flood-replay.ts, flood-imports.ts), tenant B's get-one latency
+ * alone, then while A floods, in the same row one after the other; A's answers by kind (2xx, 429,
+ * other); and the api's resident memory sampled every 100 ms from the row's start until the api is
+ * quiet again after the flood. Targets: B's p50 within 1.5x and p99 within 3x of B alone, the
+ * api's RSS under 1 GB. A target is reported (met or MISSED), never asserted; a failed request of B
+ * (not 2xx/3xx) invalidates the run, and so does a flood that could not be prepared.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { runLoad } from './load.js';
+import { REPLAY_FLOOD } from './flood-replay.js';
+import { IMPORT_FLOOD } from './flood-imports.js';
+import { REQUEST_FLOODS } from './floods.js';
+import type { Flood, FloodContext, FloodRun, StartedFlood } from './floods.js';
 import type { LoadFigures } from './load.js';
-import type { OperationResult } from './report.js';
+import { residentMb } from './processes.js';
+import type { Child } from './processes.js';
 
 export interface Tenant {
   readonly tenantId: string;
   readonly key: string;
 }
 
-export interface NoisyNeighbourOptions {
-  readonly baseUrl: string;
+/** The matrix's rows, in order: A's floods of single requests, then the replay, then imports. */
+export const FLOODS: readonly Flood[] = [...REQUEST_FLOODS, REPLAY_FLOOD, IMPORT_FLOOD];
+
+export interface NeighbourOptions {
+  /** The api both tenants use. */
+  readonly api: Child;
   /** The flooding tenant. */
   readonly a: Tenant;
   /** The neighbour, with the ids of its invoices. */
   readonly b: Tenant & { readonly invoiceId: (index: number) => string; readonly invoices: number };
-  readonly objects: number;
-  readonly durationSeconds: number;
-  /** A's connections; B measures on one (its latency, not its throughput). */
+  /** Objects seeded in A and in B. */
+  readonly objects: { readonly a: number; readonly b: number };
+  /** Seconds of B alone, and of B while A floods. */
+  readonly phaseSeconds: number;
+  /** Seconds of A's flood run first, unrecorded, in each row (0: none). */
+  readonly warmupSeconds: number;
+  /** A's connections for the floods of single requests. */
   readonly connections: number;
+  readonly quick: boolean;
+  readonly log: (line: string) => void;
 }
 
-/** Within this factor of B's p50 alone. */
-const TARGET_RATIO = 3;
+export const TARGETS = { p50Ratio: 1.5, p99Ratio: 3, rssMb: 1024 } as const;
+
+export interface NeighbourRow {
+  /** What A floods with, and how. */
+  readonly kind: string;
+  readonly flood: string;
+  /** Why the row was not measured (its flood could not be prepared). */
+  readonly error?: string;
+  readonly alone?: LoadFigures;
+  readonly underFlood?: LoadFigures;
+  readonly a?: FloodRun;
+  readonly p50Ratio?: number;
+  readonly p99Ratio?: number;
+  /** The api's peak resident memory from the row's start until it was quiet after the flood. */
+  readonly peakRssMb?: number;
+  /** How long the api kept working after A's clients stopped (at most the settle cap). */
+  readonly busyAfterSeconds?: number;
+}
+
+export interface NeighbourMatrix {
+  readonly objects: { readonly a: number; readonly b: number };
+  readonly phaseSeconds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+  readonly rows: NeighbourRow[];
+}
 
 /**
  * B's client: one request after the other on one keep-alive connection for `durationSeconds`, each
@@ -77,39 +117,157 @@ async function sequentialLoad(
   };
 }
 
-export async function measureNoisyNeighbour(options: NoisyNeighbourOptions): Promise<OperationResult[]> {
-  const { a, b, baseUrl, durationSeconds } = options;
+/** The api is quiet when it used less than this share of one core over a window. */
+const QUIET_SHARE = 0.1;
+const QUIET_WINDOW_MS = 500;
+
+/**
+ * Waits until the api is quiet (work A left behind, such as requests its clients gave up on or
+ * imports still running, is done) or `capSeconds` passed; resolves the seconds it was busy.
+ */
+async function settle(api: Child, capSeconds: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const before = api.cpuMs();
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const busy = Math.max(0, performance.now() - started - QUIET_WINDOW_MS) / 1000;
+    if (api.cpuMs() - before < QUIET_WINDOW_MS * QUIET_SHARE || busy >= capSeconds) return busy;
+  }
+}
+
+/** Samples the api's resident memory every 100 ms until `stop()`, which resolves the peak (MB). */
+function sampleRss(pid: number): { stop(): number } {
+  let peak = residentMb(pid).rss;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, residentMb(pid).rss);
+    } catch {
+      // The process ended; B's failed requests say so.
+    }
+  }, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+async function measureRow(
+  flood: Flood,
+  context: FloodContext,
+  options: NeighbourOptions,
+): Promise<NeighbourRow> {
+  const { api, b, phaseSeconds } = options;
+  const base = { kind: flood.kind, flood: flood.describe(context) };
+  let start: StartedFlood;
+  try {
+    start = await flood.prepare(context);
+  } catch (error) {
+    return { ...base, error: error instanceof Error ? error.message : String(error) };
+  }
+  const capSeconds = options.quick ? 20 : 120;
   const getOneOfB = () =>
     `/data/${b.tenantId}/invoices/${b.invoiceId(Math.floor(Math.random() * b.invoices))}`;
-  const neighbour = () => sequentialLoad(baseUrl, b.key, durationSeconds, getOneOfB);
-  const alone = await neighbour();
-  const [flood, underFlood] = await Promise.all([
-    runLoad({
-      baseUrl,
-      headers: { 'x-api-key': a.key },
-      durationSeconds,
-      connections: options.connections,
-      nextRequest: () => ({ path: `/data/${a.tenantId}/invoices?size=1000` }),
-    }),
-    neighbour(),
+  const neighbour = () => sequentialLoad(api.baseUrl, b.key, phaseSeconds, getOneOfB);
+  await settle(api, capSeconds);
+  const rss = sampleRss(api.pid);
+  try {
+    if (options.warmupSeconds > 0) {
+      await start(options.warmupSeconds);
+      await settle(api, capSeconds);
+    }
+    const alone = await neighbour();
+    const [a, underFlood] = await Promise.all([start(phaseSeconds), neighbour()]);
+    const busyAfterSeconds = await settle(api, capSeconds);
+    return {
+      ...base,
+      alone,
+      underFlood,
+      a,
+      p50Ratio: underFlood.p50Ms / Math.max(alone.p50Ms, 0.001),
+      p99Ratio: underFlood.p99Ms / Math.max(alone.p99Ms, 0.001),
+      peakRssMb: rss.stop(),
+      busyAfterSeconds,
+    };
+  } finally {
+    rss.stop();
+  }
+}
+
+export async function measureNoisyNeighbours(options: NeighbourOptions): Promise<NeighbourMatrix> {
+  const context: FloodContext = {
+    baseUrl: options.api.baseUrl,
+    tenantId: options.a.tenantId,
+    key: options.a.key,
+    connections: options.connections,
+    quick: options.quick,
+    log: options.log,
+  };
+  const rows: NeighbourRow[] = [];
+  for (const flood of FLOODS) {
+    options.log(`  tenant A floods with ${flood.kind}`);
+    rows.push(await measureRow(flood, context, options));
+  }
+  const { objects, phaseSeconds, warmupSeconds, connections } = options;
+  return { objects, phaseSeconds, warmupSeconds, connections, rows };
+}
+
+/** B's failed requests and the rows that could not be measured: either makes the run invalid. */
+export function matrixProblems(matrix: NeighbourMatrix): string[] {
+  return matrix.rows.flatMap((row) => [
+    ...(row.error ? [`${row.kind}: not measured: ${row.error}`] : []),
+    ...((row.alone?.failures ?? 0) + (row.underFlood?.failures ?? 0) > 0
+      ? [`${row.kind}: ${(row.alone?.failures ?? 0) + (row.underFlood?.failures ?? 0)} requests of B failed`]
+      : []),
   ]);
-  const ratio = underFlood.p50Ms / Math.max(alone.p50Ms, 0.001);
-  const served = flood.requests - flood.failures;
-  const perSecond = (count: number) => Math.round(count / durationSeconds);
-  return [
-    { name: 'tenant B get one, alone (one request at a time)', objects: options.objects, http: alone },
-    {
-      name:
-        `tenant B get one while tenant A floods size=1000 lists on ${options.connections} connections ` +
-        `(A: ${perSecond(served)}/s served, ${perSecond(flood.failures)}/s refused with 429)`,
-      objects: options.objects,
-      http: underFlood,
-      target: {
-        description:
-          `B's p50 within ${TARGET_RATIO}x of B alone: ${underFlood.p50Ms.toFixed(2)} ms / ` +
-          `${alone.p50Ms.toFixed(2)} ms = ${ratio.toFixed(2)}x`,
-        met: underFlood.requests > 0 && alone.requests > 0 && ratio <= TARGET_RATIO,
-      },
-    },
+}
+
+const ms = (value: number) => value.toFixed(2);
+const judged = (met: boolean, text: string) => `${text} ${met ? 'met' : '**MISSED**'}`;
+
+/** The matrix as a markdown table, the targets beside the figures. */
+export function neighbourTable(matrix: NeighbourMatrix): string {
+  const { objects } = matrix;
+  const lines = [
+    `Noisy neighbour: tenant A (${objects.a.toLocaleString('en')} objects) floods, tenant B ` +
+      `(${objects.b.toLocaleString('en')} objects) gets one invoice at a time; ${matrix.phaseSeconds} s ` +
+      `of B alone then ${matrix.phaseSeconds} s while A floods, in each row` +
+      (matrix.warmupSeconds > 0 ? `, after ${matrix.warmupSeconds} s of the flood unrecorded.` : '.') +
+      ` Targets: B's p50 <= ${TARGETS.p50Ratio}x and p99 <= ${TARGETS.p99Ratio}x of B alone, ` +
+      `the api's peak RSS < ${TARGETS.rssMb} MB.`,
+    '',
+    "| A floods with | A's answers: 2xx / 429 / other | B p50 alone -> under flood (ms) | p50 ratio | " +
+      'B p99 alone -> under flood (ms) | p99 ratio | api peak RSS | api busy after | B failures |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
+  const notes: string[] = [];
+  for (const row of matrix.rows) {
+    const { alone, underFlood, a } = row;
+    if (row.error || !alone || !underFlood || !a) {
+      lines.push(`| ${row.kind} | not measured: ${row.error ?? 'no figures'} | | | | | | | |`);
+      continue;
+    }
+    const p50 = row.p50Ratio ?? 0;
+    const p99 = row.p99Ratio ?? 0;
+    const rss = row.peakRssMb ?? 0;
+    lines.push(
+      [
+        row.kind,
+        `${a.outcomes.ok} / ${a.outcomes.refused} / ${a.outcomes.other}`,
+        `${ms(alone.p50Ms)} -> ${ms(underFlood.p50Ms)}`,
+        judged(p50 <= TARGETS.p50Ratio, `${p50.toFixed(2)}x`),
+        `${ms(alone.p99Ms)} -> ${ms(underFlood.p99Ms)}`,
+        judged(p99 <= TARGETS.p99Ratio, `${p99.toFixed(2)}x`),
+        judged(rss < TARGETS.rssMb, `${rss.toFixed(0)} MB`),
+        `${(row.busyAfterSeconds ?? 0).toFixed(1)} s`,
+        String(alone.failures + underFlood.failures),
+      ]
+        .join(' | ')
+        .replace(/^/, '| ')
+        .concat(' |'),
+    );
+    notes.push(`- ${row.kind}: ${row.flood}; ${a.note}.`);
+  }
+  return [...lines, '', ...notes].join('\n');
 }

@@ -12,6 +12,8 @@ import { jobsTable } from './jobs.js';
 import type { ExcelBench } from './excel.js';
 import { excelTable } from './excel.js';
 import type { LoadFigures } from './load.js';
+import type { NeighbourMatrix } from './noisy-neighbour.js';
+import { neighbourTable } from './noisy-neighbour.js';
 
 /** The engine ceiling: the same operation on the raw store, without HTTP, in one process. */
 export interface EngineFigures {
@@ -48,6 +50,8 @@ export interface BenchRun {
   };
   readonly ceilings: Ceilings;
   readonly operations: OperationResult[];
+  /** The noisy-neighbour matrix of each size (noisy-neighbour.ts). */
+  readonly neighbours: NeighbourMatrix[];
   /** The files benchmark, per blob store measured (files.ts). */
   files?: FileBench[];
   /** Jobs end to end with one and two workers (jobs.ts). */
@@ -110,6 +114,7 @@ export function markdownTable(run: BenchRun): string {
         .concat(' |'),
     );
   }
+  for (const matrix of run.neighbours) lines.push('', neighbourTable(matrix));
   for (const bench of run.files ?? []) lines.push('', filesTable(bench));
   if (run.jobs) lines.push('', '### Jobs end to end (write -> webhook delivered)', '', jobsTable(run.jobs));
   if (run.excel) lines.push('', '### Spreadsheets', '', excelTable(run.excel));
