@@ -32,6 +32,18 @@ describe('address policy', () => {
     '::ffff:7f00:1',
     '::127.0.0.1',
     '64:ff9b::a00:1',
+    '64:ff9b::808:808',
+    '::ffff:0:7f00:1',
+    // 6to4 (2002::/16) with a loopback, a private and a public IPv4 inside: the relay's egress is unknown.
+    '2002:7f00:1::1',
+    '2002:a00:1::1',
+    '2002:808:808::1',
+    // Teredo (2001::/32), and the rest of the IETF protocol assignments (2001::/23).
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001:0:7f00:1::1',
+    '2001:2::1',
+    '2001:10::1',
+    '3fff::1',
   ];
   const policy = new AddressPolicy();
 
@@ -51,12 +63,14 @@ describe('address policy', () => {
       'mixed.test': ['93.184.216.34', '10.0.0.5'],
       'public.test': ['93.184.216.34', '93.184.216.35'],
       'mapped.test': ['::ffff:192.168.0.1'],
+      'sixto4.test': ['93.184.216.34', '2002:a00:1::1'],
     };
     const resolver: Resolver = async (host) =>
       (dns[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     const named = new AddressPolicy([], resolver);
     await expect(named.pin('mixed.test')).rejects.toThrow('10.0.0.5');
     await expect(named.pin('mapped.test')).rejects.toThrow('::ffff:192.168.0.1');
+    await expect(named.pin('sixto4.test')).rejects.toThrow('2002:a00:1::1');
     await expect(named.pin('nothing.test')).rejects.toThrow('does not resolve');
     await expect(named.pin('public.test')).resolves.toEqual({ address: '93.184.216.34', family: 4 });
     await expect(named.pin('[::1]')).rejects.toThrow('::1');
@@ -229,8 +243,13 @@ describe('webhook gateway against a local HTTPS receiver', () => {
     await expect(strict.send(call({ url: `${receiver.origin}/x` }))).rejects.toMatchObject({
       retryable: false,
     });
-    const mapped = `https://[::ffff:127.0.0.1]:${new URL(receiver.origin).port}/x`;
-    await expect(strict.send(call({ url: mapped }))).rejects.toMatchObject({ retryable: false });
+    const port = new URL(receiver.origin).port;
+    for (const address of ['::ffff:127.0.0.1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe']) {
+      await expect(strict.send(call({ url: `https://[${address}]:${port}/x` }))).rejects.toMatchObject({
+        retryable: false,
+        message: expect.stringContaining('reserved address'),
+      });
+    }
     expect(receiver.requests).toEqual([]);
   });
 
