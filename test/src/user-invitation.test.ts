@@ -69,6 +69,7 @@ describe('UserInvitation gateway', () => {
     });
     person.scripts = [
       script('invite', [{ name: 'role', value: 'viewer' }]),
+      script('inviteNamed', [{ name: 'firstName', formula: 'firstName' }]),
       script('inviteRenamed', [
         { name: 'firstName', formula: 'upper(firstName)' },
         { name: 'lastName', value: 'Invited' },
@@ -222,6 +223,26 @@ describe('UserInvitation gateway', () => {
     expect(await invitations()).toHaveLength(before);
     expect(smtp.messages).toEqual([]);
     expect(await usageRecords(api, '&service=mail')).toHaveLength(mailRecords);
+  });
+
+  it('greets with the name as text: markup in the name is escaped in the HTML part, never sent as HTML', async () => {
+    for (const [firstName, email] of [
+      ['Eve<script>alert(1)</script>', 'eve@evil.example'],
+      ['<a href="https://evil.example/">Accept</a>', 'mallory@evil.example'],
+    ] as const) {
+      smtp.messages.splice(0);
+      const person = await api.create('persons', { firstName, lastName: 'Markup', email });
+      expect(await invite(person, 'inviteNamed')).toMatchObject({ status: 'done' });
+      const [mail] = await smtp.waitFor(1);
+      expect(mail?.text).toContain(`Hello ${firstName},`);
+      expect(mail?.html).not.toContain('<script>');
+      expect(mail?.html).not.toContain('href="https://evil.example/"');
+      expect(mail?.html).toContain(
+        `Hello ${firstName.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')},`,
+      );
+      // The only link is the invitation's own.
+      expect(mail?.html.match(/<a /g)).toHaveLength(1);
+    }
   });
 
   it('fails bad parameters without retry and without any change', async () => {

@@ -152,6 +152,7 @@ export class UserInvitationGateway {
       tokenHash: hash,
       expiresAt: new Date(this.deps.now().getTime() + INVITATION_VALIDITY_MS).toISOString(),
     });
+    // A text body (the Mail gateway escapes it for the HTML part): names are data, never markup.
     const greeting = firstName ? `Hello ${firstName},` : 'Hello,';
     await sendMail({
       id: call.id,
