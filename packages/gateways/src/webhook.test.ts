@@ -225,6 +225,82 @@ describe('webhook gateway against a local HTTPS receiver', () => {
     );
   });
 
+  it('keeps the extra headers on a redirect within the origin', async () => {
+    receiver.respondWith({ status: 308, location: '/moved' });
+    await gateway.send(call({ url: `${receiver.origin}/first`, 'header.Authorization': 'Bearer t0ken' }));
+    expect(receiver.requests.map((request) => request.headers['authorization'])).toEqual([
+      'Bearer t0ken',
+      'Bearer t0ken',
+    ]);
+  });
+
+  describe('a redirect to another origin', () => {
+    let other: HttpsReceiver;
+    let both: WebhookGateway;
+    beforeAll(async () => {
+      other = await startHttpsReceiver();
+      both = new WebhookGateway({
+        policy: new AddressPolicy(['127.0.0.1/32']),
+        ca: [receiver.ca, other.ca],
+        now: () => NOW,
+        timeoutMs: 5000,
+      });
+    });
+    afterAll(() => other.close());
+    beforeEach(() => other.requests.splice(0));
+
+    const withCredentials = (extra: Record<string, string> = {}) =>
+      call({
+        url: `${receiver.origin}/hook`,
+        payload_secret: 'from-a-secret-value',
+        'header.Authorization': 'Bearer t0ken',
+        'header.X-Api-Key': 'k3y',
+        ...extra,
+      });
+
+    it('continues with a GET without the body and without the extra headers (301, 302, 303)', async () => {
+      for (const status of [301, 302, 303]) {
+        other.requests.splice(0);
+        receiver.respondWith({ status, location: `${other.origin}/elsewhere` });
+        await expect(both.send(withCredentials())).resolves.toBe(200);
+        const [followed, ...more] = other.requests;
+        expect(more).toEqual([]);
+        expect(followed).toMatchObject({ method: 'GET', url: '/elsewhere', body: '' });
+        expect(followed?.headers['authorization']).toBeUndefined();
+        expect(followed?.headers['x-api-key']).toBeUndefined();
+        expect(followed?.headers['x-odp-delivery']).toBe('job-1');
+      }
+    });
+
+    it('refuses to repeat a request body there (307, 308), without retry', async () => {
+      for (const status of [307, 308]) {
+        receiver.respondWith({ status, location: `${other.origin}/elsewhere` });
+        await expect(both.send(withCredentials())).rejects.toMatchObject({
+          retryable: false,
+          message: expect.stringContaining('another origin'),
+        });
+      }
+      expect(other.requests).toEqual([]);
+    });
+
+    it('repeats a GET there (307) without the extra headers', async () => {
+      receiver.respondWith({ status: 307, location: `${other.origin}/elsewhere?x=1` });
+      await expect(both.send(withCredentials({ method: 'GET' }))).resolves.toBe(200);
+      const [followed] = other.requests;
+      expect(followed).toMatchObject({ method: 'GET', url: '/elsewhere?x=1' });
+      expect(followed?.headers['authorization']).toBeUndefined();
+      expect(followed?.headers['x-api-key']).toBeUndefined();
+    });
+
+    it('drops them for good: a redirect back to the first origin does not bring them back', async () => {
+      receiver.respondWith({ status: 302, location: `${other.origin}/bounce` });
+      other.respondWith({ status: 302, location: `${receiver.origin}/back` });
+      await expect(both.send(withCredentials())).resolves.toBe(200);
+      const back = receiver.requests.find((request) => request.url === '/back');
+      expect(back?.headers['authorization']).toBeUndefined();
+    });
+  });
+
   it('re-checks every redirect: to a refused address, to plain HTTP', async () => {
     receiver.respondWith({ status: 302, location: 'https://10.0.0.1/internal' });
     await expect(gateway.send(call({ url: `${receiver.origin}/r` }))).rejects.toMatchObject({
