@@ -18,6 +18,12 @@ import { REPO_ROOT, startServer } from './support/server.js';
 
 jest.setTimeout(60_000);
 
+/** Scripts that invite a fixed address with the object they run on as personRef. */
+const OTHER_ADDRESS = {
+  inviteAnnAddress: 'ann@acme.example',
+  inviteCarlaAddress: 'carla@globex.example',
+} as const;
+
 interface ProfileView {
   id: string;
   email: string;
@@ -55,20 +61,25 @@ describe('UserInvitation gateway', () => {
     cpSync(path.join(REPO_ROOT, 'examples/models/crm'), modelDir, { recursive: true });
     const file = path.join(modelDir, 'classes/crm/person.json');
     const person = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: unknown[] };
-    const script = (name: string, parameters: unknown[]) => ({
+    const script = (
+      name: string,
+      parameters: unknown[],
+      email: unknown = { name: 'email', formula: 'email' },
+    ) => ({
       name,
       type: 'CONSUMER_GATEWAY',
       gateway: 'UserInvitation',
       scope: 'OBJECT',
       trigger: ['MANUAL'],
-      parameters: [
-        { name: 'email', formula: 'email' },
-        { name: 'personRef', formula: '_href' },
-        ...parameters,
-      ],
+      parameters: [email, { name: 'personRef', formula: '_href' }, ...parameters],
     });
     person.scripts = [
       script('invite', [{ name: 'role', value: 'viewer' }]),
+      script('inviteNamed', [{ name: 'firstName', formula: 'firstName' }]),
+      // Another person's address with this object as personRef (parameters whoever runs it chose).
+      ...Object.entries(OTHER_ADDRESS).map(([name, address]) =>
+        script(name, [{ name: 'lastName', value: 'Invited' }], { name: 'email', value: address }),
+      ),
       script('inviteRenamed', [
         { name: 'firstName', formula: 'upper(firstName)' },
         { name: 'lastName', value: 'Invited' },
@@ -163,7 +174,8 @@ describe('UserInvitation gateway', () => {
     expect(await profileOf('ann@acme.example')).toMatchObject({ subject: 'ann-sub', activeNow: true });
   });
 
-  it('a profile without active access: links the person, updates the names, keeps the role, invites again', async () => {
+  it('a profile without active access: keeps the person and the role, updates the names, invites again', async () => {
+    // A person who signed in before, linked to their person object, then suspended.
     const created = await api.server.odp([
       'profile',
       'create',
@@ -175,6 +187,8 @@ describe('UserInvitation gateway', () => {
       'Bob@Acme.example',
       '--role',
       'member',
+      '--object',
+      api.href('persons', DEMO.bob),
     ]);
     await api.server.odp(['profile', 'suspend', '--tenant', api.tenant, '--id', String(created['id'])]);
     const before = (await invitations()).length;
@@ -193,7 +207,33 @@ describe('UserInvitation gateway', () => {
     expect(mail?.text).toMatch(/^Hello BOB,/);
   });
 
-  it('a profile with active access: links the person and updates the names; no invitation, no e-mail', async () => {
+  it('a profile with active access, linked to the person: updates the names; no invitation, no e-mail', async () => {
+    // Ann accepted her invitation above: her profile has her identity and is linked to her person.
+    const ann = await profileOf('ann@acme.example');
+    expect(ann).toMatchObject({ subject: 'ann-sub', objectId: DEMO.ann, activeNow: true });
+    const before = (await invitations()).length;
+    const mailRecords = (await usageRecords(api, '&service=mail')).length;
+    expect(await invite(DEMO.ann, 'inviteRenamed')).toMatchObject({ status: 'done', lastError: null });
+    expect(await profileOf('ann@acme.example')).toMatchObject({
+      id: ann!.id,
+      role: 'viewer',
+      objectId: DEMO.ann,
+      activeNow: true,
+    });
+    expect(await api.get(`/persons/${DEMO.ann}`)).toMatchObject({ firstName: 'ANN', lastName: 'Invited' });
+    expect(await invitations()).toHaveLength(before);
+    expect(smtp.messages).toEqual([]);
+    expect(await usageRecords(api, '&service=mail')).toHaveLength(mailRecords);
+  });
+
+  it('never moves the profile of a person who signed in to another person object: fails, changes nothing', async () => {
+    // Runs that name a signed-in person's address with another personRef: Ann (linked to her
+    // person) with Mallory's object, and Carla (signed in, not linked yet) with her person object.
+    const mallory = await api.create('persons', {
+      firstName: 'Mallory',
+      lastName: 'Other',
+      email: 'mallory@other.example',
+    });
     const created = await api.server.odp([
       'profile',
       'create',
@@ -206,22 +246,56 @@ describe('UserInvitation gateway', () => {
       '--role',
       'viewer',
     ]);
-    const before = (await invitations()).length;
+    const before = { profiles: await profiles(), invitations: (await invitations()).length };
     const mailRecords = (await usageRecords(api, '&service=mail')).length;
-    expect(await invite(DEMO.carla, 'inviteRenamed')).toMatchObject({ status: 'done', lastError: null });
-    expect(await profileOf('carla@globex.example')).toMatchObject({
-      id: created['id'],
-      role: 'viewer',
-      objectId: DEMO.carla,
-      activeNow: true,
-    });
-    expect(await api.get(`/persons/${DEMO.carla}`)).toMatchObject({
-      firstName: 'CARLA',
-      lastName: 'Invited',
-    });
-    expect(await invitations()).toHaveLength(before);
+    for (const [person, script] of [
+      [mallory, 'inviteAnnAddress'],
+      [DEMO.carla, 'inviteCarlaAddress'],
+    ] as const) {
+      const email = OTHER_ADDRESS[script];
+      expect(await invite(person, script)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        lastError: expect.stringContaining('signed in'),
+      });
+      expect(await profileOf(email)).toEqual(before.profiles.find((profile) => profile.email === email));
+    }
+    expect((await profileOf('carla@globex.example'))?.id).toBe(created['id']);
+    expect(await profiles()).toEqual(before.profiles);
+    // Nothing half done: no names written, no invitation, no e-mail, no usage record.
+    expect(await api.get(`/persons/${mallory}`)).toMatchObject({ firstName: 'Mallory', lastName: 'Other' });
+    expect(await api.get(`/persons/${DEMO.carla}`)).not.toMatchObject({ lastName: 'Invited' });
+    expect(await invitations()).toHaveLength(before.invitations);
     expect(smtp.messages).toEqual([]);
     expect(await usageRecords(api, '&service=mail')).toHaveLength(mailRecords);
+    // Ann keeps the record access of her own person object only.
+    const bearer = {
+      Authorization: `Bearer ${await idp.token({ sub: 'ann-sub', email: 'ann@acme.example' })}`,
+    };
+    const own = await fetch(`${api.server.baseUrl}/data/${api.tenant}/persons/${DEMO.ann}`, {
+      headers: bearer,
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('greets with the name as text: markup in the name is escaped in the HTML part, never sent as HTML', async () => {
+    for (const [firstName, email] of [
+      ['Eve<script>alert(1)</script>', 'eve@evil.example'],
+      ['<a href="https://evil.example/">Accept</a>', 'mallory@evil.example'],
+    ] as const) {
+      smtp.messages.splice(0);
+      const person = await api.create('persons', { firstName, lastName: 'Markup', email });
+      expect(await invite(person, 'inviteNamed')).toMatchObject({ status: 'done' });
+      const [mail] = await smtp.waitFor(1);
+      expect(mail?.text).toContain(`Hello ${firstName},`);
+      expect(mail?.html).not.toContain('<script>');
+      expect(mail?.html).not.toContain('href="https://evil.example/"');
+      expect(mail?.html).toContain(
+        `Hello ${firstName.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')},`,
+      );
+      // The only link is the invitation's own.
+      expect(mail?.html.match(/<a /g)).toHaveLength(1);
+    }
   });
 
   it('fails bad parameters without retry and without any change', async () => {

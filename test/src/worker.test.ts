@@ -424,6 +424,26 @@ describe('Mail over SMTP', () => {
     expect(mail?.headers['x-odp-delivery']).toBe(job.id);
   });
 
+  it('sends a text template as text whatever markup its values hold: escaped in the HTML part', async () => {
+    smtp.messages.splice(0);
+    const markup = '<a href="https://evil.example/">Pay now</a><script>alert(1)</script>';
+    const patched = await api.call('PATCH', `/invoices/${DEMO.invoice1}`, {
+      body: { invoiceNumber: markup },
+    });
+    expect(patched.status).toBe(204);
+    const res = await fetch(
+      `${api.server.baseUrl}/scripts/${api.tenant}/invoices/${DEMO.invoice1}/mailContact`,
+      { method: 'POST', headers: { 'X-API-Key': api.systemKey } },
+    );
+    const { job } = (await res.json()) as { job: { id: string } };
+    expect(await settled(api, job.id)).toMatchObject({ status: 'done' });
+    const [mail] = await smtp.waitFor(1);
+    expect(mail?.text).toContain(`Invoice ${markup} for`);
+    expect(mail?.html).not.toContain('<script>');
+    expect(mail?.html).not.toContain('href="https://evil.example/"');
+    expect(mail?.html).toContain('Invoice &lt;a href=&quot;https://evil.example/&quot;&gt;Pay now&lt;/a&gt;');
+  });
+
   it('queues nothing for an invoice without a contact (the condition)', async () => {
     const res = await fetch(
       `${api.server.baseUrl}/scripts/${api.tenant}/invoices/${DEMO.invoice2}/mailContact`,

@@ -7,6 +7,7 @@
  */
 import type { TenantRole } from './account.js';
 import type { LinkedProfile } from './access.js';
+import { ConflictError } from './errors.js';
 
 export interface TenantRecord {
   readonly id: string;
@@ -94,7 +95,11 @@ export interface PlatformRegistry {
   listProfiles(tenantId: string): Promise<UserProfile[]>;
   /** Profiles of the tenant linked to `objectId`, oldest first (active or not). */
   profilesLinkedTo(tenantId: string, objectId: string): Promise<LinkedProfile[]>;
-  /** Links the profile to the object `objectId` (its person). Throws NotFoundError when it does not exist. */
+  /**
+   * Links the profile to the object `objectId` (its person), by the rule of {@link mayLinkProfile},
+   * atomically: only a profile without an identity changes, one with an identity must be linked to
+   * `objectId` already. NotFoundError when it does not exist, ConflictError when the rule refuses.
+   */
   linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile>;
 
   /** Stores an invitation to the profile by the hash of its token. Throws NotFoundError for an unknown profile. */
@@ -173,4 +178,32 @@ export function isProfileActive(profile: Pick<UserProfile, 'active' | 'activeUnt
 /** Whether a key may be used at `now`: neither revoked nor expired. */
 export function isApiKeyUsable(key: Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>, now: Date): boolean {
   return key.revokedAt === null && (key.expiresAt === null || Date.parse(key.expiresAt) > now.getTime());
+}
+
+/**
+ * Whether `profile` may be linked to the person object `objectId`: while nobody has signed in with
+ * it (no identity: a profile an invitation created and nobody accepted yet), or when it is linked
+ * to that object already. The person object decides record access, and people are identified by
+ * (issuer, subject), never by an e-mail address: a gateway run that names a signed-in person's
+ * address (an invitation) must not move their profile, and with it their record access, to another
+ * object (or link an unlinked one), whether the profile is active or suspended.
+ */
+export function mayLinkProfile(
+  profile: Pick<UserProfile, 'subject' | 'objectId'>,
+  objectId: string,
+): boolean {
+  return profile.subject === null || profile.objectId === objectId;
+}
+
+/**
+ * `profile` as a registry's `linkProfile` answers it: read after an update that changed only a
+ * profile without an identity; ConflictError when {@link mayLinkProfile} refuses the link.
+ */
+export function linkedProfile(profile: UserProfile, objectId: string): UserProfile {
+  if (!mayLinkProfile(profile, objectId)) {
+    throw new ConflictError(
+      'The profile belongs to a person who signed in; its person object is not changed by an invitation.',
+    );
+  }
+  return profile;
 }

@@ -291,6 +291,8 @@ describe('CREATE and DELETE triggers', () => {
       subject: 'Line A & <B>',
       body: '<p>Line A &amp; &lt;B&gt;</p>',
     });
+    // The body is HTML because its template is: the job says so, decided before any value went in.
+    expect(mail?.payload['htmlBody']).toBe(true);
   });
 
   it('queue nothing when the delete is refused', async () => {

@@ -8,7 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { evaluate, toText } from '@odp/formulas';
-import type { Model, NewJob, ScriptDef, ScriptTrigger, StoredObject, WarehouseColumnType } from '@odp/core';
+import type {
+  Model,
+  NewJob,
+  ScriptDef,
+  ScriptParameter,
+  ScriptTrigger,
+  StoredObject,
+  WarehouseColumnType,
+} from '@odp/core';
 import type { ComputeEnvironment, Draft } from './compute.js';
 import { isConnectionParameter, replicationColumns } from './replication-columns.js';
 import { formulaRecord, objectHref } from './compute.js';
@@ -37,6 +45,8 @@ export interface GatewayJobPayload {
   readonly parameters?: Readonly<Record<string, string | null>>;
   /** The parameters as JSON, encrypted with the deployment's secret key (see `unsealParameters`). */
   readonly sealedParameters?: string;
+  /** Mail only: the `body` parameter is HTML as the model wrote it (see `authoredHtml`); absent: text. */
+  readonly htmlBody?: true;
   /**
    * DatastoreReplicator only: the warehouse type of each column parameter (none on DELETE, which
    * evaluates no field formula), and whether `_credentials` was read from a `system.secretValue`
@@ -89,23 +99,34 @@ export function gatewayScripts(
 
 const templates = new Map<string, HandlebarsTemplateDelegate>();
 
-/** Markup in a template or body: the Mail gateway then sends it as HTML (see `@odp/gateways` mail). */
+/** Markup in a template or a literal value: the model wrote HTML. */
 const MARKUP = /<\/?[a-z][\s\S]*>/i;
 
 /**
+ * Whether a parameter is HTML by its authoring: a template or a literal value with markup. A
+ * formula's result is data, so it is text. Decided from the model, before any value is put in, so
+ * markup inside an object's values never turns a Mail gateway's e-mail into HTML.
+ */
+function authoredHtml(env: ComputeEnvironment, parameter: ScriptParameter): boolean {
+  if (parameter.value !== undefined) return MARKUP.test(parameter.value);
+  if (parameter.templateFile) return MARKUP.test(env.model.templates.get(parameter.templateFile) ?? '');
+  return false;
+}
+
+/**
  * Renders a `templateFile` parameter with the object's values (and `_href`, `_id`) as context.
- * Values are HTML-escaped only in an HTML template (one with markup) of the Mail gateway, which
- * sends it as an HTML e-mail; everything else is text and is rendered as is.
+ * `html` (an HTML template of the Mail gateway, sent as an HTML e-mail): values are HTML-escaped
+ * (`{{ }}`; `{{{ }}}` is raw where the template says so); otherwise the result is text, rendered
+ * as is.
  */
 function renderTemplate(
   env: ComputeEnvironment,
   object: Draft | StoredObject,
   file: string,
-  mail: boolean,
+  html: boolean,
 ): string | null {
   const source = env.model.templates.get(file);
   if (source === undefined) return null;
-  const html = mail && MARKUP.test(source);
   const key = `${html}\u0000${source}`;
   let template = templates.get(key);
   if (template === undefined) {
@@ -165,11 +186,12 @@ export async function gatewayJobs(
           env,
           object,
           parameter.templateFile,
-          script.gateway === 'Mail',
+          script.gateway === 'Mail' && authoredHtml(env, parameter),
         );
       if (parameter.name === '_credentials') credentialsFromSecret = readSecret;
       readSecret = readSecret || secretBefore;
     }
+    const body = script.parameters.find((parameter) => parameter.name === 'body');
     const sealed = readSecret && env.secrets ? env.secrets.encrypt(JSON.stringify(parameters)) : null;
     const payload: GatewayJobPayload = {
       gateway: script.gateway,
@@ -178,6 +200,9 @@ export async function gatewayJobs(
       trigger,
       href: objectHref(env.model, env.tenantId, object),
       ...(sealed === null ? { parameters } : { sealedParameters: sealed }),
+      ...(script.gateway === 'Mail' && body !== undefined && authoredHtml(env, body)
+        ? { htmlBody: true }
+        : {}),
       ...(script.gateway === 'DatastoreReplicator'
         ? {
             replication: {

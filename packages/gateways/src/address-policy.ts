@@ -5,9 +5,13 @@
  * redirect it. Redirects are checked again, hop by hop, by the caller.
  *
  * Refused: loopback, private (RFC 1918, unique local fc00::/7), link-local (169.254/16, fe80::/10),
- * carrier-grade NAT (100.64/10), unspecified, multicast, broadcast and reserved ranges, IPv4-mapped
- * and IPv4-compatible IPv6 (::ffff:0:0/96, which would otherwise smuggle a private IPv4), NAT64 and
- * the documentation ranges. `allowed` (configuration, `ODP_GATEWAY_ALLOWED_NETWORKS`) lists host
+ * carrier-grade NAT (100.64/10), unspecified, multicast, broadcast and reserved ranges, the
+ * documentation ranges, and every IPv6 form that carries an IPv4 address or tunnels to one, whatever
+ * the IPv4 inside: IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible
+ * (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32, within
+ * the IETF protocol assignments 2001::/23). The whole range is refused rather than judged by the
+ * embedded IPv4, which is stricter: a private or loopback IPv4 cannot be smuggled in any spelling,
+ * and a tunnel's relay (whose egress this process does not know) is never used. `allowed` (configuration, `ODP_GATEWAY_ALLOWED_NETWORKS`) lists host
  * names or CIDRs that are reachable anyway: an on-premises receiver, or a test receiver on 127.0.0.1.
  */
 import { lookup } from 'node:dns/promises';
@@ -36,10 +40,14 @@ const REFUSED_V6 = [
   ['::1', 128],
   ['::', 96],
   ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['2001::', 23],
   ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],

@@ -11,6 +11,12 @@ export interface GatewayCall {
   readonly parameters: Readonly<Record<string, string | null>>;
   /** The href of the object whose script made the call (the usage record's `reference`); null when none. */
   readonly reference?: string | null;
+  /**
+   * Mail: the `body` parameter is HTML because the model wrote it so (a template or a literal value
+   * with markup, decided when the script fired, before any value was put in). Otherwise the body is
+   * text, whatever markup its values hold. Never decided from the resolved text.
+   */
+  readonly htmlBody?: boolean;
 }
 
 /**

@@ -18,9 +18,18 @@ describe('mail message', () => {
     );
   });
 
-  it('keeps an HTML body as HTML', () => {
-    const message = mailMessage({ to: 'a@b.test', subject: 's', body: '<h1>Hi</h1>' });
+  it('keeps a body the model wrote as HTML as HTML', () => {
+    const message = mailMessage({ to: 'a@b.test', subject: 's', body: '<h1>Hi</h1>' }, true);
     expect(message).toEqual({ to: 'a@b.test', subject: 's', html: '<h1>Hi</h1>' });
+  });
+
+  it('sends a text body as text whatever markup it holds: escaped in the HTML part', () => {
+    const body = 'Hello Eve<script>alert(1)</script>, <a href="https://evil.test/">Accept</a>';
+    const message = mailMessage({ to: 'a@b.test', subject: 's', body });
+    expect(message.text).toBe(body);
+    expect(message.html).toBe(
+      '<p>Hello Eve&lt;script&gt;alert(1)&lt;/script&gt;, &lt;a href=&quot;https://evil.test/&quot;&gt;Accept&lt;/a&gt;</p>',
+    );
   });
 
   it.each([

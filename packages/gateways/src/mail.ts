@@ -4,8 +4,10 @@
  *
  * - `to` (one address), `subject` and `body` are required; a missing or malformed one fails the
  *   call without retry.
- * - `body` is sent as HTML when it contains markup, as plain text otherwise (with both parts then:
- *   the text, and its HTML-escaped form).
+ * - `body` is sent as HTML only when the call says the model wrote it as HTML (`htmlBody`: a
+ *   template or literal value with markup, whose values were escaped when it was rendered);
+ *   otherwise it is text, sent with both parts: the text, and its HTML-escaped form. Markup that
+ *   arrives inside a value (an object's field, a person's name) never turns a message into HTML.
  * - `ctaHref` (http or https) with `ctaName` (default: the href) adds a call-to-action button to the
  *   HTML part and a `name: href` line to the text part.
  * - Outcome: accepted by the server succeeds. Connection failures, timeouts and SMTP 4xx replies are
@@ -18,7 +20,6 @@ import { GatewayError } from './gateway.js';
 
 /** One e-mail address (no display name); `name@localhost` too, for local test servers. */
 export const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$|^[^\s@<>(),;:"]+@localhost$/i;
-const MARKUP = /<\/?[a-z][\s\S]*>/i;
 
 export interface MailOptions {
   /** `smtp://` or `smtps://` URL of the mail server (with credentials when it needs them). */
@@ -43,8 +44,14 @@ export interface MailMessage {
   readonly html: string;
 }
 
-/** The message the parameters describe; GatewayError (not retryable) for bad parameters. */
-export function mailMessage(parameters: Readonly<Record<string, string | null>>): MailMessage {
+/**
+ * The message the parameters describe, its body HTML when `htmlBody` says so (see the module
+ * comment); GatewayError (not retryable) for bad parameters.
+ */
+export function mailMessage(
+  parameters: Readonly<Record<string, string | null>>,
+  htmlBody = false,
+): MailMessage {
   const to = parameters['to']?.trim() ?? '';
   const subject = parameters['subject']?.trim() ?? '';
   const body = parameters['body'] ?? '';
@@ -66,13 +73,12 @@ export function mailMessage(parameters: Readonly<Record<string, string | null>>)
       throw new GatewayError('The mail parameter ctaHref must be an http or https URL.', false);
     }
   }
-  const isHtml = MARKUP.test(body);
   const button =
     ctaHref === null
       ? ''
       : `<p><a href="${escapeHtml(ctaHref)}" style="display:inline-block;padding:10px 18px;background:#1f6feb;color:#ffffff;text-decoration:none;border-radius:4px">${escapeHtml(ctaName ?? ctaHref)}</a></p>`;
-  const html = `${isHtml ? body : `<p>${escapeHtml(body).replace(/\n/g, '<br>')}</p>`}${button}`;
-  if (isHtml) return { to, subject, html };
+  const html = `${htmlBody ? body : `<p>${escapeHtml(body).replace(/\n/g, '<br>')}</p>`}${button}`;
+  if (htmlBody) return { to, subject, html };
   return { to, subject, html, text: ctaHref === null ? body : `${body}\n\n${ctaName}: ${ctaHref}` };
 }
 
@@ -90,7 +96,7 @@ export class MailGateway {
 
   /** Sends the call's e-mail; resolves the server's message id or throws GatewayError. */
   async send(call: GatewayCall): Promise<string> {
-    const message = mailMessage(call.parameters);
+    const message = mailMessage(call.parameters, call.htmlBody === true);
     try {
       const info = (await this.transport.sendMail({
         from: this.options.from,

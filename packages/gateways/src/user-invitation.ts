@@ -8,6 +8,11 @@
  * | exists, no active access | the person object is linked; names updated; an invitation is stored and e-mailed |
  * | exists with active access | the person object is linked; names updated; no invitation, no e-mail |
  *
+ * The person object of a profile someone signed in with (an identity, active or suspended) is never
+ * changed (`mayLinkProfile` of `@odp/core`): a run whose `personRef` is another object (or links an
+ * unlinked one) fails without retry before any change. People are identified by (iss, sub), never
+ * by an e-mail address, and the person object carries record access.
+ *
  * A profile has active access when it is active now (not suspended, `activeUntil` not passed) and
  * belongs to a person who can sign in (it has an identity: an accepted invitation or a profile
  * created for a known person). `role` is used only to create a profile; an existing profile keeps
@@ -20,10 +25,13 @@
  * gateway's (a run after a transient failure finds the profile and invites again).
  */
 import type { Invitation, NewProfile, PlatformRegistry, TenantRole, UserProfile } from '@odp/core';
-import { isProfileActive, TENANT_ROLES } from '@odp/core';
+import { ConflictError, isProfileActive, mayLinkProfile, TENANT_ROLES } from '@odp/core';
 import type { GatewayCall } from './gateway.js';
 import { GatewayError } from './gateway.js';
 import { EMAIL } from './mail.js';
+
+const LINK_REFUSED =
+  'The profile of this address belongs to a person who signed in: an invitation does not change its person object (personRef).';
 
 /** How long an invitation can be redeemed: 14 days. */
 export const INVITATION_VALIDITY_MS = 14 * 86_400_000;
@@ -87,11 +95,14 @@ export class UserInvitationGateway {
     const request = this.parameters(call);
     const tenant = await registry.getTenant(call.tenantId);
     if (tenant === null) throw new GatewayError('The tenant no longer exists.', false);
+    const existing = await registry.findProfileByEmail(call.tenantId, request.email);
+    // Checked before any change: a refused run writes nothing (no names, no link, no invitation).
+    if (existing !== null && request.person !== null && !mayLinkProfile(existing, request.person.id))
+      throw new GatewayError(LINK_REFUSED, false);
     if (request.person !== null) {
       const found = await this.deps.updatePerson(call.tenantId, request.person, request.names);
       if (!found) throw new GatewayError('The invitation parameter personRef names no object.', false);
     }
-    const existing = await registry.findProfileByEmail(call.tenantId, request.email);
     let profile: UserProfile;
     if (existing === null) {
       const input: NewProfile = {
@@ -106,12 +117,22 @@ export class UserInvitationGateway {
     } else {
       profile =
         request.person !== null && existing.objectId !== request.person.id
-          ? await registry.linkProfile(call.tenantId, existing.id, request.person.id)
+          ? await this.link(existing, request.person.id)
           : existing;
       if (hasActiveAccess(profile, now())) return 'linked';
     }
     await this.sendInvitation(call, tenant.name, profile, request.names.firstName, sendMail);
     return existing === null ? 'created' : 'invited';
+  }
+
+  /** Links the profile; the registry refuses (ConflictError) when someone signed in with it meanwhile. */
+  private async link(profile: UserProfile, objectId: string): Promise<UserProfile> {
+    try {
+      return await this.deps.registry.linkProfile(profile.tenantId, profile.id, objectId);
+    } catch (error) {
+      if (error instanceof ConflictError) throw new GatewayError(LINK_REFUSED, false);
+      throw error;
+    }
   }
 
   private parameters(call: GatewayCall) {
@@ -152,6 +173,7 @@ export class UserInvitationGateway {
       tokenHash: hash,
       expiresAt: new Date(this.deps.now().getTime() + INVITATION_VALIDITY_MS).toISOString(),
     });
+    // A text body (the Mail gateway escapes it for the HTML part): names are data, never markup.
     const greeting = firstName ? `Hello ${firstName},` : 'Hello,';
     await sendMail({
       id: call.id,

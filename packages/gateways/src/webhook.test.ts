@@ -32,6 +32,18 @@ describe('address policy', () => {
     '::ffff:7f00:1',
     '::127.0.0.1',
     '64:ff9b::a00:1',
+    '64:ff9b::808:808',
+    '::ffff:0:7f00:1',
+    // 6to4 (2002::/16) with a loopback, a private and a public IPv4 inside: the relay's egress is unknown.
+    '2002:7f00:1::1',
+    '2002:a00:1::1',
+    '2002:808:808::1',
+    // Teredo (2001::/32), and the rest of the IETF protocol assignments (2001::/23).
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001:0:7f00:1::1',
+    '2001:2::1',
+    '2001:10::1',
+    '3fff::1',
   ];
   const policy = new AddressPolicy();
 
@@ -51,12 +63,14 @@ describe('address policy', () => {
       'mixed.test': ['93.184.216.34', '10.0.0.5'],
       'public.test': ['93.184.216.34', '93.184.216.35'],
       'mapped.test': ['::ffff:192.168.0.1'],
+      'sixto4.test': ['93.184.216.34', '2002:a00:1::1'],
     };
     const resolver: Resolver = async (host) =>
       (dns[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     const named = new AddressPolicy([], resolver);
     await expect(named.pin('mixed.test')).rejects.toThrow('10.0.0.5');
     await expect(named.pin('mapped.test')).rejects.toThrow('::ffff:192.168.0.1');
+    await expect(named.pin('sixto4.test')).rejects.toThrow('2002:a00:1::1');
     await expect(named.pin('nothing.test')).rejects.toThrow('does not resolve');
     await expect(named.pin('public.test')).resolves.toEqual({ address: '93.184.216.34', family: 4 });
     await expect(named.pin('[::1]')).rejects.toThrow('::1');
@@ -211,6 +225,82 @@ describe('webhook gateway against a local HTTPS receiver', () => {
     );
   });
 
+  it('keeps the extra headers on a redirect within the origin', async () => {
+    receiver.respondWith({ status: 308, location: '/moved' });
+    await gateway.send(call({ url: `${receiver.origin}/first`, 'header.Authorization': 'Bearer t0ken' }));
+    expect(receiver.requests.map((request) => request.headers['authorization'])).toEqual([
+      'Bearer t0ken',
+      'Bearer t0ken',
+    ]);
+  });
+
+  describe('a redirect to another origin', () => {
+    let other: HttpsReceiver;
+    let both: WebhookGateway;
+    beforeAll(async () => {
+      other = await startHttpsReceiver();
+      both = new WebhookGateway({
+        policy: new AddressPolicy(['127.0.0.1/32']),
+        ca: [receiver.ca, other.ca],
+        now: () => NOW,
+        timeoutMs: 5000,
+      });
+    });
+    afterAll(() => other.close());
+    beforeEach(() => other.requests.splice(0));
+
+    const withCredentials = (extra: Record<string, string> = {}) =>
+      call({
+        url: `${receiver.origin}/hook`,
+        payload_secret: 'from-a-secret-value',
+        'header.Authorization': 'Bearer t0ken',
+        'header.X-Api-Key': 'k3y',
+        ...extra,
+      });
+
+    it('continues with a GET without the body and without the extra headers (301, 302, 303)', async () => {
+      for (const status of [301, 302, 303]) {
+        other.requests.splice(0);
+        receiver.respondWith({ status, location: `${other.origin}/elsewhere` });
+        await expect(both.send(withCredentials())).resolves.toBe(200);
+        const [followed, ...more] = other.requests;
+        expect(more).toEqual([]);
+        expect(followed).toMatchObject({ method: 'GET', url: '/elsewhere', body: '' });
+        expect(followed?.headers['authorization']).toBeUndefined();
+        expect(followed?.headers['x-api-key']).toBeUndefined();
+        expect(followed?.headers['x-odp-delivery']).toBe('job-1');
+      }
+    });
+
+    it('refuses to repeat a request body there (307, 308), without retry', async () => {
+      for (const status of [307, 308]) {
+        receiver.respondWith({ status, location: `${other.origin}/elsewhere` });
+        await expect(both.send(withCredentials())).rejects.toMatchObject({
+          retryable: false,
+          message: expect.stringContaining('another origin'),
+        });
+      }
+      expect(other.requests).toEqual([]);
+    });
+
+    it('repeats a GET there (307) without the extra headers', async () => {
+      receiver.respondWith({ status: 307, location: `${other.origin}/elsewhere?x=1` });
+      await expect(both.send(withCredentials({ method: 'GET' }))).resolves.toBe(200);
+      const [followed] = other.requests;
+      expect(followed).toMatchObject({ method: 'GET', url: '/elsewhere?x=1' });
+      expect(followed?.headers['authorization']).toBeUndefined();
+      expect(followed?.headers['x-api-key']).toBeUndefined();
+    });
+
+    it('drops them for good: a redirect back to the first origin does not bring them back', async () => {
+      receiver.respondWith({ status: 302, location: `${other.origin}/bounce` });
+      other.respondWith({ status: 302, location: `${receiver.origin}/back` });
+      await expect(both.send(withCredentials())).resolves.toBe(200);
+      const back = receiver.requests.find((request) => request.url === '/back');
+      expect(back?.headers['authorization']).toBeUndefined();
+    });
+  });
+
   it('re-checks every redirect: to a refused address, to plain HTTP', async () => {
     receiver.respondWith({ status: 302, location: 'https://10.0.0.1/internal' });
     await expect(gateway.send(call({ url: `${receiver.origin}/r` }))).rejects.toMatchObject({
@@ -229,8 +319,13 @@ describe('webhook gateway against a local HTTPS receiver', () => {
     await expect(strict.send(call({ url: `${receiver.origin}/x` }))).rejects.toMatchObject({
       retryable: false,
     });
-    const mapped = `https://[::ffff:127.0.0.1]:${new URL(receiver.origin).port}/x`;
-    await expect(strict.send(call({ url: mapped }))).rejects.toMatchObject({ retryable: false });
+    const port = new URL(receiver.origin).port;
+    for (const address of ['::ffff:127.0.0.1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe']) {
+      await expect(strict.send(call({ url: `https://[${address}]:${port}/x` }))).rejects.toMatchObject({
+        retryable: false,
+        message: expect.stringContaining('reserved address'),
+      });
+    }
     expect(receiver.requests).toEqual([]);
   });
 

@@ -11,6 +11,9 @@
  *   `X-ODP-Delivery` is the job id (the same on every retry, for de-duplication).
  * - SSRF-safe: the host is resolved once and checked by the {@link AddressPolicy}; the connection goes
  *   to that address only; each redirect (at most 5, HTTPS only) is checked and pinned again.
+ * - A redirect to another origin (scheme, host, port) loses the `header.<name>` headers for the rest
+ *   of the chain, and one that would repeat a body there (307, 308 of POST, PUT, PATCH) is refused.
+ *   A redirect within the origin keeps them.
  * - Outcome: 2xx succeeds; 429, 5xx, network errors and timeouts are retryable; other statuses and
  *   bad parameters are not. A request hop waits at most 10 s for data and 30 s in all.
  */
@@ -141,8 +144,21 @@ export class WebhookGateway {
     }
     if (url.protocol !== 'https:')
       throw new GatewayError('The webhook redirected to a non-HTTPS URL.', false);
+    const repeat = status === 307 || status === 308;
+    if (url.origin !== request.url.origin) {
+      // The script named one receiver: its credentials (`header.<name>`, often a secret value) and
+      // its body (`payload_<name>`) are for that origin only. Like fetch, the headers are dropped
+      // (for the rest of the chain); unlike fetch, a body is never repeated to another origin.
+      if (repeat && request.body !== null) {
+        throw new GatewayError(
+          `The webhook redirected the request with its body to another origin (${url.origin}); only a redirect within the origin repeats the body.`,
+          false,
+        );
+      }
+      return { url, method: repeat ? request.method : 'GET', body: null, headers: {} };
+    }
     // 307 and 308 repeat the request; the others continue with a GET without body.
-    if (status === 307 || status === 308) return { ...request, url };
+    if (repeat) return { ...request, url };
     const headers = { ...request.headers };
     delete headers['Content-Type'];
     return { url, method: 'GET', body: null, headers };

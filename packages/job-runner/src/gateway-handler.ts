@@ -56,7 +56,7 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
     const mail = deps.mail;
     if (!mail) throw new GatewayError('No mail server is configured (ODP_SMTP_URL).', false);
     // Bad parameters fail here: no call is made, so none is counted or logged.
-    mailMessage(call.parameters);
+    mailMessage(call.parameters, call.htmlBody === true);
     return usage.call(call.tenantId, SERVICE_OF_GATEWAY.Mail!, call.reference ?? null, () => mail.send(call));
   };
   return async (job) => {
@@ -84,6 +84,7 @@ export function gatewayHandler(deps: GatewayHandlerDeps): JobHandler {
       tenantId: job.tenantId,
       parameters,
       reference: typeof href === 'string' ? href : null,
+      htmlBody: job.payload['htmlBody'] === true,
     };
     if (gateway === 'Mail') {
       await sendMail(call);

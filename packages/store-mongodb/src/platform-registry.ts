@@ -20,7 +20,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MongoServerError, ObjectId } from 'mongodb';
 import type { Collection, Db, MongoClient } from 'mongodb';
-import { ConflictError, isProfileActive, NotFoundError, storedTenantRole } from '@odp/core';
+import { ConflictError, isProfileActive, linkedProfile, NotFoundError, storedTenantRole } from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -263,13 +263,12 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   }
 
   async linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile> {
-    const document = await this.profiles.findOneAndUpdate(
-      { tenantId, _id: profileId },
-      { $set: { objectId } },
-      { returnDocument: 'after' },
-    );
-    if (document === null) throw new NotFoundError('No such profile in this tenant.');
-    return toProfile(document);
+    // Only a profile without an identity changes (mayLinkProfile); the filter keeps that true
+    // against an invitation accepted at the same moment.
+    await this.profiles.updateOne({ tenantId, _id: profileId, subject: null }, { $set: { objectId } });
+    const profile = await this.getProfile(tenantId, profileId);
+    if (profile === null) throw new NotFoundError('No such profile in this tenant.');
+    return linkedProfile(profile, objectId);
   }
 
   async createInvitation(input: {

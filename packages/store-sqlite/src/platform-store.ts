@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, isProfileActive, NotFoundError, storedTenantRole } from '@odp/core';
+import { ConflictError, isProfileActive, linkedProfile, NotFoundError, storedTenantRole } from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -222,15 +222,17 @@ class SqlitePlatformStore implements PlatformStore {
   }
 
   async linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile> {
+    // Only a profile without an identity changes (mayLinkProfile); the condition keeps that true
+    // against an invitation accepted at the same moment.
     this.run(
-      'UPDATE profiles SET object_id = ? WHERE tenant_id = ? AND id = ?',
+      'UPDATE profiles SET object_id = ? WHERE tenant_id = ? AND id = ? AND subject IS NULL',
       objectId,
       tenantId,
       profileId,
     );
     const profile = await this.getProfile(tenantId, profileId);
     if (profile === null) throw new NotFoundError('No such profile in this tenant.');
-    return profile;
+    return linkedProfile(profile, objectId);
   }
 
   async createInvitation(input: {

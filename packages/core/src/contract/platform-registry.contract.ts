@@ -135,6 +135,45 @@ export function describePlatformRegistryContract(
       await expect(registry.linkProfile(t.id, 'nope', 'person-1')).rejects.toBeInstanceOf(NotFoundError);
     });
 
+    it('never moves the profile of a person who signed in to another person object', async () => {
+      const t = await registry.createTenant({ name: 'T', modelSource: null });
+      const signedIn = await registry.createProfile({
+        tenantId: t.id,
+        issuer: 'https://idp',
+        subject: 'ann',
+        email: 'ann@example.test',
+        role: 'member',
+      });
+      // Not linked yet, linked to another object, suspended: a signed-in person's link stays as it is.
+      await expect(registry.linkProfile(t.id, signedIn.id, 'person-2')).rejects.toBeInstanceOf(ConflictError);
+      await registry.setProfileActive(t.id, signedIn.id, false);
+      await expect(registry.linkProfile(t.id, signedIn.id, 'person-2')).rejects.toBeInstanceOf(ConflictError);
+      expect(await registry.getProfile(t.id, signedIn.id)).toMatchObject({ objectId: null });
+      expect(await registry.profilesLinkedTo(t.id, 'person-2')).toEqual([]);
+
+      // Linked before the person signed in (the invitation's profile), then accepted: it stays linked there.
+      const invited = await registry.createProfile({
+        tenantId: t.id,
+        issuer: null,
+        subject: null,
+        email: 'bob@example.test',
+        role: 'member',
+      });
+      await registry.linkProfile(t.id, invited.id, 'person-1');
+      await registry.createInvitation({
+        tenantId: t.id,
+        profileId: invited.id,
+        tokenHash: 'to-bob',
+        expiresAt: '2030-01-15T00:00:00.000Z',
+      });
+      await registry.acceptInvitation('to-bob', 'https://idp', 'bob', new Date('2030-01-01T00:00:00.000Z'));
+      await expect(registry.linkProfile(t.id, invited.id, 'person-2')).rejects.toBeInstanceOf(ConflictError);
+      expect(await registry.linkProfile(t.id, invited.id, 'person-1')).toMatchObject({
+        objectId: 'person-1',
+      });
+      expect(await registry.getProfile(t.id, invited.id)).toMatchObject({ objectId: 'person-1' });
+    });
+
     it('stores invitations by token hash; a signed-in person redeems one once, before it expires', async () => {
       const t = await registry.createTenant({ name: 'T', modelSource: null });
       const invited = await registry.createProfile({
