@@ -36,6 +36,11 @@ export interface Config {
    * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
    */
   readonly tenantExpensiveRequests: number;
+  /**
+   * Most bytes read from a tenant's model repository, all files together (`ODP_MAX_MODEL_BYTES`): a
+   * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
+   */
+  readonly maxModelBytes: number;
   /** Limits of report rendering (docs/reports.md). */
   readonly reports: ReportsConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
@@ -207,6 +212,7 @@ export const CONFIG_VARIABLES = [
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
   'ODP_TENANT_EXPENSIVE_REQUESTS',
+  'ODP_MAX_MODEL_BYTES',
   'ODP_REPORT_MEMORY_MB',
   'ODP_REPORT_TIMEOUT_MS',
   'ODP_TENANT_REPORTS',
@@ -358,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_TENANT_EXPENSIVE_REQUESTS,
       { max: 100_000 },
     ),
+    maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
