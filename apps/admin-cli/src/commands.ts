@@ -363,10 +363,12 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'model reload': {
     usage: 'odp model reload --tenant ID',
     options: ['tenant'],
-    async run({ registry }, values) {
+    async run({ registry, config }, values) {
       const tenant = await existingTenant(registry, need(values, 'tenant'));
       const { TenantModel } = await import('@odp/model-loader');
-      const { status } = await TenantModel.open(tenant.modelSource);
+      const { status } = await TenantModel.open(tenant.modelSource, {
+        maxRepositoryBytes: config.maxModelBytes,
+      });
       await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
       return { json: { ...status }, text: modelStatusLines(tenant.id, status).join('\n') };
     },

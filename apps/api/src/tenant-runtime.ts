@@ -189,7 +189,9 @@ export async function openTenantRuntime(
         log.error('change announcement failed', { tenantId: tenant.id, error: String(error) });
       });
   };
-  const model = await TenantModel.open(tenant.modelSource);
+  const model = await TenantModel.open(tenant.modelSource, {
+    maxRepositoryBytes: context.config.maxModelBytes,
+  });
   const logStatus = (status: ModelStatus) => {
     if (status.state !== 'LOADED') {
       context.log.error('tenant model refused', {

@@ -32,6 +32,8 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
       dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
       tenantExpensiveRequests: 16,
+      maxModelBytes: 256 * 1024 * 1024,
+      reports: { memoryMb: 256, timeoutMs: 30_000, tenantConcurrent: 2 },
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
       worker: {
@@ -99,6 +101,10 @@ describe('loadConfig', () => {
       ODP_MAX_VALUE_BYTES: '4096',
       ODP_MAX_PAGE_BYTES: '65536',
       ODP_TENANT_EXPENSIVE_REQUESTS: '12',
+      ODP_MAX_MODEL_BYTES: '1048576',
+      ODP_REPORT_MEMORY_MB: '64',
+      ODP_REPORT_TIMEOUT_MS: '5000',
+      ODP_TENANT_REPORTS: '3',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
@@ -132,6 +138,8 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
       dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
       tenantExpensiveRequests: 12,
+      maxModelBytes: 1048576,
+      reports: { memoryMb: 64, timeoutMs: 5000, tenantConcurrent: 3 },
       mailFrom: 'ODP <no-reply@odp.example.com>',
       jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
@@ -217,6 +225,12 @@ describe('loadConfig', () => {
       { ODP_TENANT_EXPENSIVE_REQUESTS: 'many' },
       'ODP_TENANT_EXPENSIVE_REQUESTS: must be an integer from 1 to 100000 (got "many")',
     ],
+    [{ ODP_REPORT_MEMORY_MB: '8' }, 'ODP_REPORT_MEMORY_MB: must be an integer from 16 to 16384 (got "8")'],
+    [
+      { ODP_REPORT_TIMEOUT_MS: '5' },
+      'ODP_REPORT_TIMEOUT_MS: must be a number of milliseconds from 10 to 86400000 (got "5")',
+    ],
+    [{ ODP_TENANT_REPORTS: '0' }, 'ODP_TENANT_REPORTS: must be an integer from 1 to 1000 (got "0")'],
     [{ ODP_RATE_LIMITS: '{services:' }, 'ODP_RATE_LIMITS: is not valid JSON'],
     [{ ODP_RATE_LIMITS: '[]' }, 'ODP_RATE_LIMITS: must be a JSON object'],
     [

@@ -36,6 +36,13 @@ export interface Config {
    * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
    */
   readonly tenantExpensiveRequests: number;
+  /**
+   * Most bytes read from a tenant's model repository, all files together (`ODP_MAX_MODEL_BYTES`): a
+   * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
+   */
+  readonly maxModelBytes: number;
+  /** Limits of report rendering (docs/reports.md). */
+  readonly reports: ReportsConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -84,6 +91,19 @@ export interface DataLimitsConfig {
   readonly maxValueBytes: number;
   /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
   readonly maxPageBytes: number;
+}
+
+/**
+ * Report documents render on a worker thread within these limits (docs/reports.md), so that one
+ * tenant's report can neither block the api nor exhaust its memory.
+ */
+export interface ReportsConfig {
+  /** Heap of one rendering, in MiB (`ODP_REPORT_MEMORY_MB`, 256). */
+  readonly memoryMb: number;
+  /** Time one rendering may take, worker start included (`ODP_REPORT_TIMEOUT_MS`, 30000). */
+  readonly timeoutMs: number;
+  /** Renderings one tenant may have under way in one api process (`ODP_TENANT_REPORTS`, 2). */
+  readonly tenantConcurrent: number;
 }
 
 /** The background worker (docs/worker.md). */
@@ -192,6 +212,10 @@ export const CONFIG_VARIABLES = [
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
   'ODP_TENANT_EXPENSIVE_REQUESTS',
+  'ODP_MAX_MODEL_BYTES',
+  'ODP_REPORT_MEMORY_MB',
+  'ODP_REPORT_TIMEOUT_MS',
+  'ODP_TENANT_REPORTS',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -340,6 +364,8 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_TENANT_EXPENSIVE_REQUESTS,
       { max: 100_000 },
     ),
+    maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
+    reports: parseReports(read),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
     worker: {
@@ -471,6 +497,17 @@ function parseHttp(read: Read): HttpConfig {
 }
 
 /** `address@host` or `Name <address@host>`; default `no-reply@<host of the base URL>`. */
+function parseReports(read: Read): ReportsConfig {
+  return {
+    memoryMb: parseInteger('ODP_REPORT_MEMORY_MB', read('ODP_REPORT_MEMORY_MB'), 256, {
+      min: 16,
+      max: 16_384,
+    }),
+    timeoutMs: parseInteger('ODP_REPORT_TIMEOUT_MS', read('ODP_REPORT_TIMEOUT_MS'), 30_000, MILLISECONDS),
+    tenantConcurrent: parseInteger('ODP_TENANT_REPORTS', read('ODP_TENANT_REPORTS'), 2, { max: 1000 }),
+  };
+}
+
 function parseMailFrom(raw: string | null, baseUrl: string): string {
   if (raw === null) return `no-reply@${new URL(baseUrl).hostname}`;
   if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw)) {

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RANGE_NOT_SATISFIABLE'
   | 'MODEL_REFUSED'
+  | 'REPORT_FAILED'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
   | 'INTERNAL';
@@ -99,6 +100,23 @@ export class RateLimitedError extends AppError {
     readonly retryAfterSeconds: number,
   ) {
     super('RATE_LIMITED', message, [], { retryAfter: retryAfterSeconds });
+  }
+}
+
+/** Why a report document could not be rendered: over its memory or time limit, or its template failed. */
+export type ReportFailure = 'memory' | 'time' | 'template';
+
+/**
+ * A report document that could not be rendered (HTTP 422): its rendering needed more memory or time
+ * than a report may take (`ODP_REPORT_MEMORY_MB`, `ODP_REPORT_TIMEOUT_MS`), or the template failed
+ * on the object. Retrying the same object does not help; `reason` says which it was.
+ */
+export class ReportFailedError extends AppError {
+  constructor(
+    readonly reason: ReportFailure,
+    message: string,
+  ) {
+    super('REPORT_FAILED', message, [], { reason });
   }
 }
 

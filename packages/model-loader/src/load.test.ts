@@ -868,6 +868,21 @@ describe('loadModelRepository on disk', () => {
     expect(result.issues).toEqual([E('big.json', '', 'The file is larger than 2097152 bytes (3145728)')]);
   });
 
+  it('reads no more than the byte limit of a repository, and refuses the load past it', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'repo-'));
+    fs.writeFileSync(path.join(dir, 'a.json'), ' '.repeat(600));
+    fs.writeFileSync(path.join(dir, 'b.json'), ' '.repeat(600));
+    const result = await loadModelRepository(dir, 1000);
+    expect(result.model).toBeUndefined();
+    expect(result.issues).toContainEqual(
+      expect.objectContaining({
+        severity: 'ERROR',
+        file: expect.stringMatching(/^[ab]\.json$/),
+        message: "The repository's files are larger than 1000 bytes together; this file was not read",
+      }),
+    );
+  });
+
   it('loads the example CRM model without errors, well under a second', async () => {
     const started = Date.now();
     const result = await loadModelRepository(path.resolve(__dirname, '../../../examples/models/crm'));

@@ -41,11 +41,12 @@ const validators = Object.fromEntries(
 ) as Record<ModelFileKind | 'data', ValidateFunction>;
 
 /**
- * Reads and validates a model repository (docs/model-format.md) in one pass. Throws ValidationError
- * only when the directory cannot be read at all; everything else becomes an issue.
+ * Reads and validates a model repository (docs/model-format.md) in one pass, reading at most
+ * `maxBytes` of its files (see `readRepository`). Throws ValidationError only when the directory
+ * cannot be read at all; everything else becomes an issue.
  */
-export async function loadModelRepository(dir: string): Promise<ModelLoadResult> {
-  return buildModel(await readRepository(dir));
+export async function loadModelRepository(dir: string, maxBytes?: number): Promise<ModelLoadResult> {
+  return buildModel(await readRepository(dir, maxBytes));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

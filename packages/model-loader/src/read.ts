@@ -6,6 +6,11 @@ import { ValidationError } from '@odp/core';
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Most files read from one repository. */
 export const MAX_FILES = 20_000;
+/**
+ * Most bytes read from one repository, all files together, when the caller names no limit
+ * (`ODP_MAX_MODEL_BYTES`): the files are held in memory while the model is built.
+ */
+export const DEFAULT_MAX_REPOSITORY_BYTES = 256 * 1024 * 1024;
 /** Files read at the same time. */
 const READ_CONCURRENCY = 32;
 /** Deepest JSON nesting accepted in a model file. */
@@ -32,10 +37,14 @@ export interface RepositoryContent {
 
 /**
  * Reads a model repository. Hidden entries (`.git`), `node_modules` and symbolic links are skipped, so
- * nothing outside the directory is read. Throws ValidationError when `dir` is not a readable directory:
+ * nothing outside the directory is read. Files past `maxBytes` read in all are not read (each gets a
+ * problem, so the load is refused). Throws ValidationError when `dir` is not a readable directory:
  * then nothing of the model can be read at all.
  */
-export async function readRepository(dir: string): Promise<RepositoryContent> {
+export async function readRepository(
+  dir: string,
+  maxBytes: number = DEFAULT_MAX_REPOSITORY_BYTES,
+): Promise<RepositoryContent> {
   try {
     if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
   } catch {
@@ -67,9 +76,10 @@ export async function readRepository(dir: string): Promise<RepositoryContent> {
     }
   }
   const files: RepositoryFile[] = [];
+  const budget = { left: maxBytes, of: maxBytes };
   for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
     const batch = paths.slice(start, start + READ_CONCURRENCY);
-    files.push(...(await Promise.all(batch.map((relative) => readOne(dir, relative)))));
+    files.push(...(await Promise.all(batch.map((relative) => readOne(dir, relative, budget)))));
   }
   const modelFiles = [...unreadableDirs];
   const dataFiles: RepositoryFile[] = [];
@@ -88,13 +98,26 @@ export async function readRepository(dir: string): Promise<RepositoryContent> {
   };
 }
 
-async function readOne(dir: string, relative: string): Promise<RepositoryFile> {
+/** The bytes a repository read may still take, of its limit `of`. */
+interface ReadBudget {
+  left: number;
+  readonly of: number;
+}
+
+async function readOne(dir: string, relative: string, budget: ReadBudget): Promise<RepositoryFile> {
   try {
     const full = path.join(dir, relative);
     const size = (await stat(full)).size;
     if (size > MAX_FILE_BYTES) {
       return { path: relative, problem: `The file is larger than ${MAX_FILE_BYTES} bytes (${size})` };
     }
+    if (size > budget.left) {
+      return {
+        path: relative,
+        problem: `The repository's files are larger than ${budget.of} bytes together; this file was not read`,
+      };
+    }
+    budget.left -= size;
     return { path: relative, text: await readFile(full, 'utf8') };
   } catch {
     return { path: relative, problem: 'The file cannot be read' };

@@ -25,6 +25,8 @@ export interface ModelStatus {
 export interface TenantModelOptions {
   /** The clock for `checkedAt`; the system clock when absent. */
   readonly now?: () => Date;
+  /** Most bytes read from the repository (`ODP_MAX_MODEL_BYTES`); the loader's default when absent. */
+  readonly maxRepositoryBytes?: number;
   /** Loads a repository; `loadModelRepository` when absent. */
   readonly load?: (source: string) => Promise<ModelLoadResult>;
 }
@@ -106,7 +108,8 @@ export class TenantModel {
     });
     if (this.source === null) return EMPTY_MODEL;
     try {
-      return await (this.options.load ?? loadModelRepository)(this.source);
+      const { load, maxRepositoryBytes } = this.options;
+      return await (load ? load(this.source) : loadModelRepository(this.source, maxRepositoryBytes));
     } catch (error) {
       if (isAppError(error)) return unreadable(error.message);
       throw error;

@@ -19,8 +19,12 @@ export const UPGRADE_REPORT_FILE = 'UPGRADE-REPORT.md';
  * reference errors (the report lists them). Throws ValidationError when the repository cannot be read
  * at all.
  */
-export async function upgradeModelRepository(dir: string, now: Date = new Date()): Promise<ModelUpgrade> {
-  const content = await readRepository(dir);
+export async function upgradeModelRepository(
+  dir: string,
+  now: Date = new Date(),
+  maxBytes?: number,
+): Promise<ModelUpgrade> {
+  const content = await readRepository(dir, maxBytes);
   const files: { path: string; content: string }[] = [];
   const envelopes = new IssueList();
   for (const file of content.modelFiles) {

@@ -1,3 +1,4 @@
-export { renderReport, reportLanguage, reportTemplatePath } from './render.js';
-export type { ReportDocument } from './render.js';
+export { renderReportJob, reportJob, reportLanguage, reportTemplatePath } from './render.js';
+export type { ReportDocument, ReportJob } from './render.js';
+export { renderIsolated } from './isolated.js';
 export { htmlBlocks, htmlToPdf } from './pdf.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Model, ReportDef } from '@odp/core';
 import { TenantModel } from '@odp/model-loader';
-import { htmlBlocks, renderReport, reportLanguage, reportTemplatePath } from './index.js';
+import { htmlBlocks, renderReportJob, reportJob, reportLanguage, reportTemplatePath } from './index.js';
 import { pdfText } from './testing/pdf-text.js';
 
 const CRM = path.resolve(__dirname, '../../../examples/models/crm');
@@ -42,11 +42,19 @@ describe('report language', () => {
   });
 });
 
-describe('renderReport', () => {
+const renderReport = (
+  from: Model,
+  report: ReportDef,
+  values: Record<string, unknown>,
+  requested: string,
+  baseName: string,
+) => renderReportJob(reportJob(from, report, values, requested, baseName), 1_000_000);
+
+describe('renderReportJob', () => {
   it('renders HTML with the values escaped', async () => {
     const document = await renderReport(model, html, context, 'nl', 'invoice');
     expect(document).toMatchObject({ fileName: 'invoice.html', contentType: 'text/html', language: 'nl' });
-    const text = document.bytes.toString('utf8');
+    const text = Buffer.from(document.bytes).toString('utf8');
     expect(text).toContain('Factuur INV-7');
     expect(text).toContain('Globex &lt;b&gt;&amp; Co&lt;/b&gt;');
     expect(text).not.toContain('<b>');
@@ -55,7 +63,7 @@ describe('renderReport', () => {
   it('renders a PDF whose extracted text is the rendered document', async () => {
     const document = await renderReport(model, pdf, context, 'en', 'invoice');
     expect(document).toMatchObject({ fileName: 'invoice.pdf', contentType: 'application/pdf' });
-    expect(document.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(Buffer.from(document.bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
     const { pages, text } = await pdfText(document.bytes);
     expect(pages).toBe(1);
     expect(text).toContain('Invoice INV-7');

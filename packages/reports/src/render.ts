@@ -12,11 +12,27 @@ import Handlebars from 'handlebars';
 import type { Model, ReportDef } from '@odp/core';
 import { htmlToPdf } from './pdf.js';
 
+/**
+ * Everything one rendering needs, as plain data (it crosses to the rendering's worker thread by
+ * structured clone): the template's source, the format, the chosen language, the file name and the
+ * object's context.
+ */
+export interface ReportJob {
+  readonly source: string;
+  readonly format: 'html' | 'pdf';
+  readonly language: string;
+  readonly baseName: string;
+  readonly context: Readonly<Record<string, unknown>>;
+}
+
+/** The name of the error of a rendered document over `maxHtmlChars`. */
+export const REPORT_TOO_LARGE = 'ReportTooLargeError';
+
 /** A generated report file. */
 export interface ReportDocument {
   readonly fileName: string;
   readonly contentType: 'text/html' | 'application/pdf';
-  readonly bytes: Buffer;
+  readonly bytes: Uint8Array;
   /** The language the report was rendered in (after fallback). */
   readonly language: string;
 }
@@ -41,45 +57,54 @@ export function reportTemplatePath(model: Model, report: ReportDef, language: st
   return localised !== null && model.templates.has(localised) ? localised : report.template;
 }
 
-const compiled = new Map<string, HandlebarsTemplateDelegate>();
-
-/** The template compiled once per source; values are HTML-escaped. */
-function compile(source: string): HandlebarsTemplateDelegate {
-  let template = compiled.get(source);
-  if (template === undefined) {
-    template = Handlebars.create().compile(source, { strict: false });
-    compiled.set(source, template);
-  }
-  return template;
-}
-
 /**
- * Renders `report` of `model` with `context` in the language chosen for `requested`. `baseName`
- * names the file (`<baseName>.<html|pdf>`). The template exists: the model loader refuses a
- * report whose template is missing.
+ * The rendering of `report` of `model` with `context` in the language chosen for `requested`.
+ * `baseName` names the file (`<baseName>.<html|pdf>`). The template exists: the model loader
+ * refuses a report whose template is missing.
  */
-export async function renderReport(
+export function reportJob(
   model: Model,
   report: ReportDef,
   context: Readonly<Record<string, unknown>>,
   requested: string | undefined,
   baseName: string,
-): Promise<ReportDocument> {
+): ReportJob {
   const language = reportLanguage(report, requested);
   const source = model.templates.get(reportTemplatePath(model, report, language)) ?? '';
-  const html = compile(source)({ ...context, _language: language });
-  if (report.format === 'html') {
+  return { source, format: report.format, language, baseName, context };
+}
+
+/**
+ * Renders a report: the template compiled (values HTML-escaped) and applied to the context, then
+ * laid out as PDF for a `pdf` report. Nothing is cached: each rendering runs on a thread of its own.
+ *
+ * A rendered HTML longer than `maxHtmlChars` characters fails (error name {@link REPORT_TOO_LARGE})
+ * before the document is read as one string: a template can repeat a value into a document far
+ * larger than its parts, and reading that at once would be a single allocation too large for a
+ * heap limit to stop gracefully.
+ */
+export async function renderReportJob(job: ReportJob, maxHtmlChars: number): Promise<ReportDocument> {
+  const template = Handlebars.create().compile(job.source, { strict: false });
+  const html = template({ ...job.context, _language: job.language });
+  if (html.length > maxHtmlChars) {
+    const error = new Error(
+      `The rendered report would be ${html.length} characters long; a report may have ${maxHtmlChars}.`,
+    );
+    error.name = REPORT_TOO_LARGE;
+    throw error;
+  }
+  if (job.format === 'html') {
     return {
-      fileName: `${baseName}.html`,
+      fileName: `${job.baseName}.html`,
       contentType: 'text/html',
       bytes: Buffer.from(html, 'utf8'),
-      language,
+      language: job.language,
     };
   }
   return {
-    fileName: `${baseName}.pdf`,
+    fileName: `${job.baseName}.pdf`,
     contentType: 'application/pdf',
-    bytes: Buffer.from(await htmlToPdf(html, { language })),
-    language,
+    bytes: await htmlToPdf(html, { language: job.language }),
+    language: job.language,
   };
 }

@@ -66,7 +66,7 @@ export function adminModelRoutes(deps: AppDeps): Router {
     if (source === null) throw unreadable('The tenant has no model repository.');
     let upgrade;
     try {
-      upgrade = await upgradeModelRepository(source);
+      upgrade = await upgradeModelRepository(source, new Date(), deps.config.maxModelBytes);
     } catch (error) {
       if (isAppError(error)) throw unreadable(error.message);
       throw error;

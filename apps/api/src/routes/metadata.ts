@@ -4,7 +4,8 @@
  * - `GET /metadata/{tenant}/classes`: the model's classes, each with the addresses of its list and
  *   its metadata, so a client discovers the API from the API.
  * - `GET /metadata/{tenant}/openapi.json`: the tenant's REST API as an OpenAPI 3.1 document generated
- *   from its model (`@odp/openapi`).
+ *   from its model (`@odp/openapi`), once per model version (openapi-document.ts), with an `ETag`
+ *   (`If-None-Match` with it answers 304).
  * - `GET /metadata/{tenant}/dataObject?classes=a,b`: fields and relations of that class combination
  *   with types, lists, and read-only / write-only / hidden flags.
  * - `GET /metadata/{tenant}/relatedDataObject?classes=a,b`: its related lists and their columns.
@@ -25,9 +26,9 @@ import {
   describeRelatedDataObject,
 } from '@odp/model-loader';
 import { migrationDefinitionSchema } from '@odp/migration-schema';
-import { tenantOpenApi } from '@odp/openapi';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { openApiBytes } from '../openapi-document.js';
 import { routeModule } from './router.js';
 
 export function metadataRoutes(deps: AppDeps): Router {
@@ -56,12 +57,8 @@ export function metadataRoutes(deps: AppDeps): Router {
 
   router.get('/metadata/:tenant/openapi.json', async (_req, res) => {
     const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
-    const document = tenantOpenApi(runtime.model.requireModel(), {
-      tenantId: runtime.tenant.id,
-      tenantName: runtime.tenant.name,
-      baseUrl: deps.config.baseUrl,
-    });
-    res.type('application/vnd.oai.openapi+json').send(JSON.stringify(document));
+    const { bytes, etag } = openApiBytes(runtime.model.requireModel(), runtime.tenant, deps.config.baseUrl);
+    res.type('application/vnd.oai.openapi+json; charset=utf-8').setHeader('ETag', etag).send(bytes);
   });
 
   router.get('/metadata/:tenant/dataObject', describe(describeDataObject));

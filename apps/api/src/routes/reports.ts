@@ -5,14 +5,22 @@
  * and answers a signed `/binaries/` download URL of it, as a JSON string and in `Location` (200,
  * like the download URL of a file). The object is addressed as Get one addresses it (same 404s);
  * an unknown report is 404; a `language` that is not a language tag is 400.
+ *
+ * The rendering runs on a worker thread within `ODP_REPORT_MEMORY_MB` and `ODP_REPORT_TIMEOUT_MS`
+ * (`renderIsolated`): over a limit, or with a template that fails, 422 `report-failed`. A tenant
+ * renders at most `ODP_TENANT_REPORTS` reports at once in this process; one more is 429.
  */
 import { Readable } from 'node:stream';
 import { ValidationError } from '@odp/core';
-import { renderReport } from '@odp/reports';
+import { renderIsolated, reportJob } from '@odp/reports';
 import type { Request, Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { TenantSlots } from '../tenant-slots.js';
 import { routeModule } from './router.js';
+
+/** Seconds a tenant refused a rendering is asked to wait: a report takes a second or so. */
+const REPORT_RETRY_AFTER_SECONDS = 2;
 
 /** A BCP 47-like language tag: `en`, `nl-BE`, `zh-Hant-TW`. */
 const LANGUAGE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -34,6 +42,8 @@ function languageParam(raw: unknown): string | undefined {
 
 export function reportRoutes(deps: AppDeps): Router {
   const router = routeModule();
+  const { memoryMb, timeoutMs, tenantConcurrent } = deps.config.reports;
+  const renderings = new TenantSlots(tenantConcurrent, 'report renderings', REPORT_RETRY_AFTER_SECONDS);
   router.get('/data/:tenant/:typeName/:id/reports/:reportName', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
     const language = languageParam(req.query['language']);
@@ -45,12 +55,14 @@ export function reportRoutes(deps: AppDeps): Router {
       param(req, 'id'),
       param(req, 'reportName'),
     );
-    const model = runtime.model.requireModel();
-    const document = await renderReport(model, report, context, language, report.name);
+    const job = reportJob(runtime.model.requireModel(), report, context, language, report.name);
+    const document = await renderings.run(tenantId, () => renderIsolated(job, { memoryMb, timeoutMs }));
     const file = await deps.files.storeGenerated(
       tenantId,
       { fileName: document.fileName, contentType: document.contentType },
-      Readable.from([document.bytes]),
+      Readable.from([
+        Buffer.from(document.bytes.buffer, document.bytes.byteOffset, document.bytes.byteLength),
+      ]),
     );
     const url = deps.files.generatedUrl(tenantId, file);
     res.setHeader('Location', url);
