@@ -2,7 +2,7 @@
  * A per-tenant cap on work of one kind under way in this process (report renderings): a tenant
  * holds at most `limit` slots at once, and asking for one more is refused at once with
  * {@link RateLimitedError} (429 with `Retry-After`), so that one tenant cannot occupy the
- * process's worker threads and memory for its kind of work while others wait.
+ * process's task processes and memory for its kind of work while others wait.
  */
 import { RateLimitedError } from '@odp/core';
 

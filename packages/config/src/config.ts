@@ -94,7 +94,7 @@ export interface DataLimitsConfig {
 }
 
 /**
- * Report documents render on a worker thread within these limits (docs/reports.md), so that one
+ * Report documents render in a process of their own within these limits (docs/reports.md), so that one
  * tenant's report can neither block the api nor exhaust its memory.
  */
 export interface ReportsConfig {

@@ -37,6 +37,14 @@ describe('runIsolated', () => {
     await expect(runIsolated<number>(DOUBLE, { n: 2 }, LIMITS)).resolves.toBe(4);
   });
 
+  it('ends a task whose very large allocations exceed its memory, and the caller goes on', async () => {
+    const error = await failure(
+      runIsolated(DOUBLE, { n: 1, behave: 'join' }, { memoryMb: 64, timeoutMs: 20_000 }),
+    );
+    expect(error.failure).toBe('memory');
+    await expect(runIsolated<number>(DOUBLE, { n: 6 }, LIMITS)).resolves.toBe(12);
+  });
+
   it('ends a task past its memory limit, and the caller goes on', async () => {
     const error = await failure(
       runIsolated(DOUBLE, { n: 1, behave: 'hog' }, { memoryMb: 16, timeoutMs: 20_000 }),

@@ -1,24 +1,30 @@
 /**
  * Isolated tasks: work on bytes a tenant sent (a workbook, a report template, a large document)
- * runs on a worker thread with its own heap limit and a time limit, so that it can neither block
- * the api's event loop nor, by exhausting memory, end the process that serves every other tenant.
- * A task over its limit is ended (`Worker.terminate`) and its caller gets an
- * {@link IsolatedTaskError} saying which limit it met; the process goes on.
+ * runs in a child process of its own with a heap limit and a time limit, so that it can neither
+ * block the api's event loop nor, by exhausting memory, end the process that serves every other
+ * tenant. A task over its limit is ended (SIGKILL past its time; V8 aborts it past its heap) and its
+ * caller gets an {@link IsolatedTaskError} saying which limit it met; the api goes on.
+ *
+ * Why a process and not a worker thread: V8 treats some out-of-memory failures of a worker's heap
+ * (a very large allocation, a collection that cannot keep up) as fatal to the whole process, so a
+ * thread's `resourceLimits` do not keep one tenant's workbook from ending the api.
  *
  * A task is a module whose top level calls {@link serveIsolatedTask} (one input, one result) or
  * {@link serveIsolatedStream} (one input, a sequence of values pulled one at a time by the caller,
  * so a slow consumer holds the producer instead of buffering). Inputs, results and streamed values
- * cross the thread boundary by structured clone. The entry is a module URL: built JavaScript, or,
- * where the platform runs from its TypeScript sources, a `.ts` file loaded through `tsx`.
+ * cross the process boundary by structured clone (IPC with advanced serialization). The entry is a
+ * module URL: built JavaScript, or, where the platform runs from its TypeScript sources, a `.ts`
+ * file loaded through `tsx` ({@link taskModule} picks the one beside its caller).
  *
  * The heap limit bounds the JavaScript heap only: buffers outside it (inflated zip bytes, for
  * example) must be bounded by the task itself.
  */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 /** The limits of one isolated task. */
 export interface IsolationLimits {
@@ -26,7 +32,8 @@ export interface IsolationLimits {
   readonly memoryMb: number;
   /**
    * How long the task may compute, in milliseconds: for a stream, the time spent producing values
-   * while the caller waits for them (the time the caller spends on a value is not counted).
+   * while the caller waits for them (the time the caller spends on a value is not counted). The
+   * task process's start counts.
    */
   readonly timeoutMs: number;
 }
@@ -59,64 +66,48 @@ export function taskModule(callerUrl: string, name: string): URL {
   return new URL(`./${name}${extension}`, callerUrl);
 }
 
-/** Messages between a caller and its task's thread. */
-type ToTask = { readonly kind: 'pull' } | { readonly kind: 'stop' };
+/** Messages between a caller and its task's process. */
+type ToTask =
+  { readonly kind: 'input'; readonly input: unknown } | { readonly kind: 'pull' } | { readonly kind: 'stop' };
 type FromTask =
   | { readonly kind: 'result'; readonly value: unknown }
   | { readonly kind: 'value'; readonly value: unknown }
   | { readonly kind: 'done' }
   | { readonly kind: 'error'; readonly name: string; readonly message: string };
 
-interface TaskData {
-  readonly input: unknown;
-}
-
-/** The ES module entry of `tsx/esm/api`, found from `from`'s location (its `import` condition). */
-function tsxModuleApi(from: string): string {
+/** The ES module loader of `tsx`, found from `from`'s location (the `import` of its package root). */
+function tsxLoader(from: string): string {
   const manifest = createRequire(from).resolve('tsx/package.json');
-  const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports['./esm/api'];
-  return path.join(path.dirname(manifest), exports.import.default);
+  const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports['.'];
+  return pathToFileURL(path.join(path.dirname(manifest), exports)).href;
 }
 
 interface TsxManifest {
-  readonly exports: { readonly './esm/api': { readonly import: { readonly default: string } } };
+  readonly exports: { readonly '.': string };
 }
 
-/**
- * The module a worker thread starts with: the entry itself when it is JavaScript; for a `.ts`
- * entry, a bootstrap that registers `tsx` (resolved from the entry's own location) and imports it.
- */
-function workerScript(entry: URL): { script: string | URL; evaluated: boolean } {
-  if (!entry.pathname.endsWith('.ts')) return { script: entry, evaluated: false };
-  const tsx = pathToFileURL(tsxModuleApi(fileURLToPath(entry))).href;
-  const script =
-    `import(${JSON.stringify(tsx)})` +
-    `.then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return { script, evaluated: true };
-}
-
-function startWorker(entry: URL, input: unknown, limits: IsolationLimits): Worker {
-  const { script, evaluated } = workerScript(entry);
-  const data: TaskData = { input };
-  return new Worker(script, {
-    eval: evaluated,
-    workerData: data,
-    resourceLimits: {
-      maxOldGenerationSizeMb: limits.memoryMb,
-      maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(limits.memoryMb / 8))),
-    },
-    stdout: false,
-    stderr: false,
+function startProcess(entry: URL, limits: IsolationLimits): ChildProcess {
+  const file = fileURLToPath(entry);
+  const loader = file.endsWith('.ts') ? ['--import', tsxLoader(file)] : [];
+  return fork(file, [], {
+    execArgv: [...loader, `--max-old-space-size=${limits.memoryMb}`],
+    serialization: 'advanced',
+    // The task's own output (V8's report of an exhausted heap among it) is not the api's log.
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
 }
 
-function exitError(error: unknown, limits: IsolationLimits): IsolatedTaskError {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+/** What a task process's exit means, when it exits before its caller had its answer. */
+function exitFailure(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  limits: IsolationLimits,
+): IsolatedTaskError {
+  // V8 aborts a process whose heap is exhausted (SIGABRT, or 134 through a shell).
+  if (signal === 'SIGABRT' || code === 134) {
     return new IsolatedTaskError('memory', `The task needed more than its ${limits.memoryMb} MiB of memory.`);
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new IsolatedTaskError('error', message, error instanceof Error ? error.name : 'Error');
+  return new IsolatedTaskError('error', `The task ended (${signal ?? `exit code ${code}`}).`);
 }
 
 function timeError(limits: IsolationLimits): IsolatedTaskError {
@@ -124,30 +115,29 @@ function timeError(limits: IsolationLimits): IsolatedTaskError {
 }
 
 /**
- * A worker thread seen as a sequence of messages: `next()` resolves with the next message, or
- * rejects with the thread's failure; a time limit runs while a caller waits.
+ * A task process seen as a sequence of messages: `next()` resolves with the next message, or
+ * rejects with the process's failure; a time limit runs while a caller waits.
  */
-class TaskThread {
+class TaskProcess {
   private readonly inbox: FromTask[] = [];
   private failure: IsolatedTaskError | null = null;
   private waiter: { resolve: (message: FromTask) => void; reject: (error: Error) => void } | null = null;
-  private ended = false;
+  private exited = false;
 
   constructor(
-    private readonly worker: Worker,
+    private readonly child: ChildProcess,
     private readonly limits: IsolationLimits,
   ) {
-    worker.on('message', (message: FromTask) => this.deliver(message));
-    worker.on('error', (error) => this.fail(exitError(error, limits)));
-    worker.on('exit', (code) => {
-      this.ended = true;
-      if (this.waiter !== null)
-        this.fail(new IsolatedTaskError('error', `The task ended (exit code ${code}).`));
+    child.on('message', (message: FromTask) => this.deliver(message));
+    child.on('error', (error) => this.fail(new IsolatedTaskError('error', error.message)));
+    child.on('exit', (code, signal) => {
+      this.exited = true;
+      this.fail(exitFailure(code, signal, limits));
     });
   }
 
   post(message: ToTask): void {
-    if (!this.ended) this.worker.postMessage(message);
+    if (!this.exited && this.child.connected) this.child.send(message);
   }
 
   /** The next message of the task; rejects when it fails, meets its time limit or ended. */
@@ -155,7 +145,6 @@ class TaskThread {
     const queued = this.inbox.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     if (this.failure !== null) return Promise.reject(this.failure);
-    if (this.ended) return Promise.reject(new IsolatedTaskError('error', 'The task ended.'));
     return new Promise<FromTask>((resolve, reject) => {
       const timer = setTimeout(() => this.fail(timeError(this.limits)), this.limits.timeoutMs);
       this.waiter = {
@@ -171,10 +160,12 @@ class TaskThread {
     });
   }
 
-  /** Ends the thread (idempotent). */
+  /** Ends the process (idempotent) and resolves once it is gone. */
   async stop(): Promise<void> {
-    this.ended = true;
-    await this.worker.terminate();
+    if (this.exited) return;
+    const gone = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGKILL');
+    await gone;
   }
 
   private deliver(message: FromTask): void {
@@ -186,11 +177,17 @@ class TaskThread {
 
   private fail(error: IsolatedTaskError): void {
     if (this.failure === null) this.failure = error;
-    void this.worker.terminate();
+    if (!this.exited) this.child.kill('SIGKILL');
     const waiter = this.waiter;
     this.waiter = null;
     waiter?.reject(this.failure);
   }
+}
+
+function openTask(entry: URL, input: unknown, limits: IsolationLimits): TaskProcess {
+  const task = new TaskProcess(startProcess(entry, limits), limits);
+  task.post({ kind: 'input', input });
+  return task;
 }
 
 function taskFailure(message: FromTask & { kind: 'error' }): IsolatedTaskError {
@@ -198,7 +195,7 @@ function taskFailure(message: FromTask & { kind: 'error' }): IsolatedTaskError {
 }
 
 /**
- * Runs the task of `entry` (a module calling {@link serveIsolatedTask}) on a worker thread with
+ * Runs the task of `entry` (a module calling {@link serveIsolatedTask}) in a process of its own with
  * `input`, within `limits`; resolves with its result, or rejects with an {@link IsolatedTaskError}.
  */
 export async function runIsolated<Result>(
@@ -206,21 +203,21 @@ export async function runIsolated<Result>(
   input: unknown,
   limits: IsolationLimits,
 ): Promise<Result> {
-  const thread = new TaskThread(startWorker(entry, input, limits), limits);
+  const task = openTask(entry, input, limits);
   try {
-    const message = await thread.next();
+    const message = await task.next();
     if (message.kind === 'error') throw taskFailure(message);
     if (message.kind !== 'result') throw new IsolatedTaskError('error', 'The task is not a one-result task.');
     return message.value as Result;
   } finally {
-    await thread.stop();
+    await task.stop();
   }
 }
 
 /**
  * The values the task of `entry` (a module calling {@link serveIsolatedStream}) produces from
  * `input`, one at a time: the task computes the next value only when the caller asks for it.
- * Leaving the loop early ends the thread; a failure rejects the pending `next()` with an
+ * Leaving the loop early ends the process; a failure rejects the pending `next()` with an
  * {@link IsolatedTaskError}.
  */
 export async function* streamIsolated<Value>(
@@ -228,27 +225,50 @@ export async function* streamIsolated<Value>(
   input: unknown,
   limits: IsolationLimits,
 ): AsyncGenerator<Value, void, undefined> {
-  const thread = new TaskThread(startWorker(entry, input, limits), limits);
+  const task = openTask(entry, input, limits);
   try {
     for (;;) {
-      thread.post({ kind: 'pull' });
-      const message = await thread.next();
+      task.post({ kind: 'pull' });
+      const message = await task.next();
       if (message.kind === 'done') return;
       if (message.kind === 'error') throw taskFailure(message);
       if (message.kind !== 'value') throw new IsolatedTaskError('error', 'The task is not a stream task.');
       yield message.value as Value;
     }
   } finally {
-    thread.post({ kind: 'stop' });
-    await thread.stop();
+    task.post({ kind: 'stop' });
+    await task.stop();
   }
 }
 
-function taskPort() {
-  if (isMainThread || parentPort === null) {
-    throw new Error('An isolated task runs on a worker thread started by runIsolated or streamIsolated.');
+/**
+ * The task side's channel to its caller: the input (the caller's first message), the messages that
+ * follow, and a reply. The process ends when its caller goes away (the IPC channel closes).
+ */
+function taskChannel(): {
+  input: Promise<unknown>;
+  reply: (message: FromTask) => void;
+  onMessage: (handle: (message: ToTask) => void) => void;
+} {
+  const send = process.send?.bind(process);
+  if (send === undefined) {
+    throw new Error('An isolated task runs in a process started by runIsolated or streamIsolated.');
   }
-  return { port: parentPort, input: (workerData as TaskData).input };
+  process.once('disconnect', () => process.exit(0));
+  const handlers: ((message: ToTask) => void)[] = [];
+  let received: (input: unknown) => void = () => undefined;
+  const input = new Promise<unknown>((resolve) => (received = resolve));
+  process.on('message', (message: ToTask) => {
+    if (message.kind === 'input') received(message.input);
+    else for (const handle of handlers) handle(message);
+  });
+  return {
+    input,
+    reply: (message) => {
+      send(message);
+    },
+    onMessage: (handle) => handlers.push(handle),
+  };
 }
 
 function errorMessage(error: unknown): FromTask {
@@ -259,12 +279,12 @@ function errorMessage(error: unknown): FromTask {
 
 /** The body of a one-result task: called at the top level of the task's module. */
 export function serveIsolatedTask<Input, Result>(task: (input: Input) => Result | Promise<Result>): void {
-  const { port, input } = taskPort();
-  Promise.resolve()
-    .then(() => task(input as Input))
+  const channel = taskChannel();
+  channel.input
+    .then((input) => task(input as Input))
     .then(
-      (value) => port.postMessage({ kind: 'result', value } satisfies FromTask),
-      (error: unknown) => port.postMessage(errorMessage(error)),
+      (value) => channel.reply({ kind: 'result', value }),
+      (error: unknown) => channel.reply(errorMessage(error)),
     );
 }
 
@@ -275,29 +295,26 @@ export function serveIsolatedTask<Input, Result>(task: (input: Input) => Result 
 export function serveIsolatedStream<Input, Value>(
   task: (input: Input) => AsyncIterable<Value> | Iterable<Value>,
 ): void {
-  const { port, input } = taskPort();
+  const channel = taskChannel();
   let iterator: AsyncIterator<Value> | Iterator<Value> | null = null;
   let busy: Promise<void> = Promise.resolve();
-  port.on('message', (message: ToTask) => {
+  channel.onMessage((message) => {
     if (message.kind === 'stop') {
-      port.close();
-      return;
+      process.exit(0);
     }
     busy = busy.then(async () => {
       try {
         if (iterator === null) {
-          const source = task(input as Input);
+          const source = task((await channel.input) as Input);
           iterator =
             Symbol.asyncIterator in source
               ? (source as AsyncIterable<Value>)[Symbol.asyncIterator]()
               : (source as Iterable<Value>)[Symbol.iterator]();
         }
         const step = await iterator.next();
-        port.postMessage(
-          step.done === true ? ({ kind: 'done' } satisfies FromTask) : { kind: 'value', value: step.value },
-        );
+        channel.reply(step.done === true ? { kind: 'done' } : { kind: 'value', value: step.value });
       } catch (error) {
-        port.postMessage(errorMessage(error));
+        channel.reply(errorMessage(error));
       }
     });
   });

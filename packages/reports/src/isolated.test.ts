@@ -27,7 +27,7 @@ async function failure(promise: Promise<unknown>): Promise<ReportFailedError> {
 }
 
 describe('renderIsolated', () => {
-  it('renders on a worker thread and answers the document', async () => {
+  it('renders in a process of its own and answers the document', async () => {
     const document = await renderIsolated(job('<p>{{name}} ({{_language}})</p>', { name: 'A&B' }), LIMITS);
     expect(document).toMatchObject({ fileName: 'test.html', contentType: 'text/html', language: 'en' });
     expect(Buffer.from(document.bytes).toString('utf8')).toBe('<p>A&amp;B (en)</p>');

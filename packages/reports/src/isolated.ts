@@ -1,6 +1,6 @@
 /**
  * Report rendering off the api's event loop: the Handlebars compile, the rendering and the PDF
- * layout of one report run on a worker thread with a heap and a time limit (`runIsolated`), so a
+ * layout of one report run in a process of its own with a heap and a time limit (`runIsolated`), so a
  * large object or a costly template can neither stall the api for other tenants nor exhaust the
  * memory of the process that serves them. A rendering over a limit is ended and its caller gets a
  * {@link ReportFailedError} (422) saying which limit; the process goes on.
@@ -46,7 +46,7 @@ function maxHtmlChars(memoryMb: number): number {
 }
 
 /**
- * Renders `job` on a worker thread within `limits`; rejects with a {@link ReportFailedError} when
+ * Renders `job` in a process of its own within `limits`; rejects with a {@link ReportFailedError} when
  * the rendering meets a limit or its template fails.
  */
 export async function renderIsolated(job: ReportJob, limits: IsolationLimits): Promise<ReportDocument> {

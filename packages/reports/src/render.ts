@@ -13,7 +13,7 @@ import type { Model, ReportDef } from '@odp/core';
 import { htmlToPdf } from './pdf.js';
 
 /**
- * Everything one rendering needs, as plain data (it crosses to the rendering's worker thread by
+ * Everything one rendering needs, as plain data (it crosses to the rendering's process by
  * structured clone): the template's source, the format, the chosen language, the file name and the
  * object's context.
  */

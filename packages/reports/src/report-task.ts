@@ -1,6 +1,6 @@
 /**
  * The isolated task of a report rendering (see isolated.ts): a report job and the longest HTML it
- * may render in, its document out, on a worker thread of its own.
+ * may render in, its document out, in a process of its own.
  */
 import { serveIsolatedTask } from '@odp/core';
 import { renderReportJob } from './render.js';

@@ -6,7 +6,7 @@
  * like the download URL of a file). The object is addressed as Get one addresses it (same 404s);
  * an unknown report is 404; a `language` that is not a language tag is 400.
  *
- * The rendering runs on a worker thread within `ODP_REPORT_MEMORY_MB` and `ODP_REPORT_TIMEOUT_MS`
+ * The rendering runs in a process of its own within `ODP_REPORT_MEMORY_MB` and `ODP_REPORT_TIMEOUT_MS`
  * (`renderIsolated`): over a limit, or with a template that fails, 422 `report-failed`. A tenant
  * renders at most `ODP_TENANT_REPORTS` reports at once in this process; one more is 429.
  */

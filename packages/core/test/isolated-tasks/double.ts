@@ -3,7 +3,7 @@ import { serveIsolatedTask } from '../../src/isolated.js';
 
 interface Input {
   readonly n: number;
-  readonly behave?: 'throw' | 'spin' | 'hog';
+  readonly behave?: 'throw' | 'spin' | 'hog' | 'join';
 }
 
 serveIsolatedTask((input: Input) => {
@@ -16,6 +16,13 @@ serveIsolatedTask((input: Input) => {
   if (input.behave === 'hog') {
     const hoard: string[] = [];
     for (let index = 0; ; index += 1) hoard.push(`${index}`.repeat(1000));
+  }
+  if (input.behave === 'join') {
+    // Very large strings, each made at once: past the heap, fatal to a whole V8 instance (a worker
+    // thread's would take its process with it).
+    const mebibyte = 'x'.repeat(1 << 20);
+    const kept: string[] = [];
+    for (;;) kept.push(Array.from({ length: 100 }, () => mebibyte).join(''));
   }
   return input.n * 2;
 });
