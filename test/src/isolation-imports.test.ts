@@ -6,11 +6,10 @@
  * 429 problem+json with `Retry-After`, and a second tenant's get-one requests, sent throughout, all
  * answer 200.
  */
-import path from 'node:path';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
 import { createAccounts } from './support/accounts.js';
-import { REPO_ROOT } from './support/server.js';
+import { createCrmTenant } from './support/tenants.js';
 import { sharedStringsBomb } from './support/xlsx-bomb.js';
 
 interface ImportStatus {
@@ -28,21 +27,7 @@ beforeAll(async () => {
   attackerKey = (await createAccounts(api, [{ name: 'mallory', role: 'member', objectId: DEMO.ann }])).get(
     'mallory',
   )!.key;
-  const created = await api.server.odp([
-    'tenant',
-    'create',
-    '--name',
-    'Bystander',
-    '--model',
-    path.join(REPO_ROOT, 'examples/models/crm'),
-  ]);
-  tenantB = String(created['id']);
-  keyB = String((await api.server.odp(['key', 'create', '--tenant', tenantB]))['key']);
-  const loaded = await fetch(`${api.server.baseUrl}/data/${tenantB}/loadDefaultData`, {
-    method: 'POST',
-    headers: { 'X-API-Key': keyB },
-  });
-  if (loaded.status !== 200) throw new Error(`loadDefaultData: ${loaded.status}`);
+  ({ id: tenantB, key: keyB } = await createCrmTenant(api, 'Bystander'));
 }, 120_000);
 afterAll(async () => {
   await api?.server.stop();
@@ -89,6 +74,13 @@ function startImport(file: Json): Promise<Response> {
   return api.call('POST', '/import', { body: { file, typeName: 'companies' }, key: attackerKey });
 }
 
+/** Starts an import of `file` (201) and waits for its end. */
+async function importedToEnd(file: Json): Promise<ImportStatus> {
+  const res = await startImport(file);
+  expect(res.status).toBe(201);
+  return finished(res.headers.get('location') ?? '');
+}
+
 async function finished(location: string): Promise<ImportStatus> {
   for (let attempt = 0; attempt < 1200; attempt++) {
     const res = await fetch(`${api.server.baseUrl}${location}`, { headers: { 'X-API-Key': attackerKey } });
@@ -116,11 +108,8 @@ const bombBlob = () => new Blob([sharedStringsBomb()]);
 
 describe('an import cannot crash, stall or starve the api', () => {
   it('a shared-strings bomb (4 MB deflated, 4 GB inflated) ends failed at the shared-string limit', async () => {
-    const status = await whileBystanderReads(async () => {
-      const res = await startImport(await upload(bombBlob(), 'bomb.xlsx'));
-      expect(res.status).toBe(201);
-      return finished(res.headers.get('location') ?? '');
-    });
+    const file = await upload(bombBlob(), 'bomb.xlsx');
+    const status = await whileBystanderReads(() => importedToEnd(file));
     expect(status.state).toBe('failed');
     expect(status.error?.message).toBe(
       "The file exceeds an import limit: the workbook's shared strings hold more than 67108864 bytes (ODP_IMPORT_MAX_SHARED_STRING_BYTES).",
@@ -130,11 +119,7 @@ describe('an import cannot crash, stall or starve the api', () => {
   it('a CSV file of one 90 MB line ends failed at the row limit', async () => {
     const mib = Buffer.alloc(1024 * 1024, 'x');
     const file = await upload(new Blob(Array<Buffer>(90).fill(mib), { type: 'text/csv' }), 'line.csv');
-    const status = await whileBystanderReads(async () => {
-      const res = await startImport(file);
-      expect(res.status).toBe(201);
-      return finished(res.headers.get('location') ?? '');
-    });
+    const status = await whileBystanderReads(() => importedToEnd(file));
     expect(status.state).toBe('failed');
     expect(status.error?.message).toBe(
       'The file exceeds an import limit: a line of the file is longer than 4194304 bytes (ODP_IMPORT_MAX_ROW_BYTES).',
@@ -164,9 +149,7 @@ describe('an import cannot crash, stall or starve the api', () => {
       expect(status.error?.message).toContain('ODP_IMPORT_MAX_SHARED_STRING_BYTES');
     }
     // The tenant's slots are free again once its imports ended.
-    const again = await startImport(files[2]!);
-    expect(again.status).toBe(201);
-    expect((await finished(again.headers.get('location') ?? '')).state).toBe('failed');
+    expect((await importedToEnd(files[2]!)).state).toBe('failed');
   }, 180_000);
 
   it('no failed import is logged as a crash of the process', () => {

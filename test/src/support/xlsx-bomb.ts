@@ -30,6 +30,14 @@ function deflatedPart(name: string, text: string): ZipPart {
   return { name, deflated: deflateRawSync(bytes), size: bytes.length, crc: crc32(bytes) };
 }
 
+/** The checksum, sizes and name length of `part`, which both its headers hold from `at` on. */
+function describe(header: Buffer, at: number, part: ZipPart, name: Buffer): void {
+  header.writeUInt32LE(part.crc, at);
+  header.writeUInt32LE(part.deflated.length, at + 4);
+  header.writeUInt32LE(part.size, at + 8);
+  header.writeUInt16LE(name.length, at + 12);
+}
+
 /** A zip archive of `parts` (method deflate, no data descriptors, no zip64). */
 function zipOf(parts: readonly ZipPart[]): Buffer {
   const locals: Buffer[] = [];
@@ -41,19 +49,13 @@ function zipOf(parts: readonly ZipPart[]): Buffer {
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(part.crc, 14);
-    local.writeUInt32LE(part.deflated.length, 18);
-    local.writeUInt32LE(part.size, 22);
-    local.writeUInt16LE(name.length, 26);
+    describe(local, 14, part, name);
     const entry = Buffer.alloc(46);
     entry.writeUInt32LE(0x02014b50, 0);
     entry.writeUInt16LE(20, 4);
     entry.writeUInt16LE(20, 6);
     entry.writeUInt16LE(8, 10);
-    entry.writeUInt32LE(part.crc, 16);
-    entry.writeUInt32LE(part.deflated.length, 20);
-    entry.writeUInt32LE(part.size, 24);
-    entry.writeUInt16LE(name.length, 28);
+    describe(entry, 16, part, name);
     entry.writeUInt32LE(offset, 42);
     locals.push(local, name, part.deflated);
     central.push(entry, name);
