@@ -127,7 +127,7 @@ describe('an import cannot crash, stall or starve the api', () => {
   }, 120_000);
 
   it('concurrent bombs: past ODP_TENANT_IMPORTS (2) a 429 with Retry-After, the others end failed', async () => {
-    const files = [];
+    const files: Json[] = [];
     for (let index = 0; index < 3; index += 1) files.push(await upload(bombBlob(), `bomb-${index}.xlsx`));
     const outcomes = await whileBystanderReads(async () => {
       const responses = await Promise.all(files.map((file) => startImport(file)));
