@@ -100,6 +100,8 @@ export async function openPlatform(
   const imports = new SpreadsheetImports({
     blobs,
     files,
+    limits: config.imports,
+    tenantImports: config.imports.perTenant,
     onError: (message, error) => log.error(message, { error: String(error) }),
   });
   const store = await openPlatformRegistry(config);

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_IMPORT_LIMITS } from '@odp/core';
 import { CONFIG_VARIABLES, ConfigError, loadConfig, SECRET_KEY_FILE } from './config.js';
 
 describe('loadConfig', () => {
@@ -34,6 +35,18 @@ describe('loadConfig', () => {
       tenantExpensiveRequests: 16,
       maxModelBytes: 256 * 1024 * 1024,
       reports: { memoryMb: 256, timeoutMs: 30_000, tenantConcurrent: 2 },
+      imports: {
+        maxPartBytes: 512 * 1024 * 1024,
+        maxInflatedBytes: 1024 * 1024 * 1024,
+        maxSharedStrings: 1_000_000,
+        maxSharedStringBytes: 64 * 1024 * 1024,
+        maxCellBytes: 1024 * 1024,
+        maxRowBytes: 4 * 1024 * 1024,
+        maxRows: 1_000_000,
+        memoryMb: 256,
+        timeoutSeconds: 60,
+        perTenant: 2,
+      },
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
       worker: {
@@ -105,6 +118,9 @@ describe('loadConfig', () => {
       ODP_REPORT_MEMORY_MB: '64',
       ODP_REPORT_TIMEOUT_MS: '5000',
       ODP_TENANT_REPORTS: '3',
+      ODP_TENANT_IMPORTS: '3',
+      ODP_IMPORT_MAX_ROWS: '5000',
+      ODP_IMPORT_MEMORY_MB: '128',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
@@ -140,6 +156,7 @@ describe('loadConfig', () => {
       tenantExpensiveRequests: 12,
       maxModelBytes: 1048576,
       reports: { memoryMb: 64, timeoutMs: 5000, tenantConcurrent: 3 },
+      imports: { ...DEFAULT_IMPORT_LIMITS, maxRows: 5000, memoryMb: 128, perTenant: 3 },
       mailFrom: 'ODP <no-reply@odp.example.com>',
       jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
@@ -257,6 +274,8 @@ describe('loadConfig', () => {
       { ODP_RATE_LIMITS: '{"services": {"mail": {"calls": 5, "window": "DAYS", "call": 1}}}' },
       'ODP_RATE_LIMITS: services.mail: unknown member "call"',
     ],
+    [{ ODP_IMPORT_MAX_CELL_BYTES: '0' }, 'ODP_IMPORT_MAX_CELL_BYTES: must be a positive integer (got "0")'],
+    [{ ODP_TENANT_IMPORTS: '1001' }, 'ODP_TENANT_IMPORTS: must be an integer from 1 to 1000 (got "1001")'],
     [{ ODP_EXCHANGE_RATES: '{"usd": 1.08}' }, 'ODP_EXCHANGE_RATES: "usd" is not a currency code'],
     [{ ODP_EXCHANGE_RATES: '{"USD": 0}' }, 'ODP_EXCHANGE_RATES: USD must be a positive number'],
   ])('refuses %j with one line naming the variable', (env, message) => {

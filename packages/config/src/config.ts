@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { EXTERNAL_SERVICES } from '@odp/core';
+import {
+  DEFAULT_IMPORT_LIMITS,
+  DEFAULT_TENANT_IMPORTS,
+  EXTERNAL_SERVICES,
+  IMPORT_LIMIT_VARIABLES,
+} from '@odp/core';
+import type { ImportLimits } from '@odp/core';
 
 /**
  * The platform's configuration, read from the environment in exactly one place (`loadConfig`).
@@ -43,6 +49,8 @@ export interface Config {
   readonly maxModelBytes: number;
   /** Limits of report rendering (docs/reports.md). */
   readonly reports: ReportsConfig;
+  /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
+  readonly imports: ImportsConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -84,6 +92,12 @@ export interface HttpConfig {
   readonly requestTimeoutMs: number;
   /** Time an idle keep-alive connection stays open for a next request (`keepAliveTimeout`). */
   readonly keepAliveTimeoutMs: number;
+}
+
+/** The limits of every import, and how many one tenant may run at once in one process. */
+export interface ImportsConfig extends ImportLimits {
+  /** Imports one tenant may have running in one api process (`ODP_TENANT_IMPORTS`); one more gets 429. */
+  readonly perTenant: number;
 }
 
 export interface DataLimitsConfig {
@@ -216,6 +230,8 @@ export const CONFIG_VARIABLES = [
   'ODP_REPORT_MEMORY_MB',
   'ODP_REPORT_TIMEOUT_MS',
   'ODP_TENANT_REPORTS',
+  'ODP_TENANT_IMPORTS',
+  ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -366,6 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
+    imports: parseImports(read),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
     worker: {
@@ -466,6 +483,20 @@ function parseExchangeRates(raw: string | null): Record<string, number> {
     rates[currency] = rate;
   }
   return rates;
+}
+
+/** `ODP_TENANT_IMPORTS` and each import limit of `IMPORT_LIMIT_VARIABLES`, any positive integer. */
+function parseImports(read: Read): ImportsConfig {
+  const limits = Object.fromEntries(
+    Object.entries(IMPORT_LIMIT_VARIABLES).map(([limit, name]) => [
+      limit,
+      parseInteger(name, read(name), DEFAULT_IMPORT_LIMITS[limit as keyof ImportLimits]),
+    ]),
+  ) as unknown as ImportLimits;
+  const perTenant = parseInteger('ODP_TENANT_IMPORTS', read('ODP_TENANT_IMPORTS'), DEFAULT_TENANT_IMPORTS, {
+    max: 1000,
+  });
+  return { ...limits, perTenant };
 }
 
 /** The server's timeouts; the headers must be due no later than the whole request. */

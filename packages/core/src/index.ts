@@ -28,3 +28,5 @@ export {
 } from './isolated.js';
 export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';
+export { DEFAULT_IMPORT_LIMITS, DEFAULT_TENANT_IMPORTS, IMPORT_LIMIT_VARIABLES } from './import-limits.js';
+export type { ImportLimits } from './import-limits.js';

@@ -38,6 +38,9 @@ interface SheetInternals {
  */
 const ZIP_BACKLOG_BYTES = 256 * 1024;
 
+/** Characters of cells written between two turns of the event loop within one page. */
+const TURN_TEXT = 1024 * 1024;
+
 /** The longest wait for a compressor's `drain` before the backlog is measured again. */
 const DRAIN_POLL_MS = 20;
 
@@ -200,17 +203,28 @@ export function writeWorkbook(sheets: readonly ExportSheet[]): {
       for await (const page of sheet.pages()) {
         opened ??= open(sheet);
         const { worksheet, styles } = opened;
+        // Reading a page resolves without I/O: a turn of the event loop per page, and within a
+        // page after every TURN_TEXT characters of cells (a page of large values), keeps the
+        // process answering other requests during a long export.
+        const breathe = async () => {
+          await compressed(worksheet);
+          await room();
+          await nextTurn();
+        };
+        let text = 0;
         for (const object of page) {
-          const row = worksheet.addRow(rowOf(sheet, object));
+          const cells = rowOf(sheet, object);
+          const row = worksheet.addRow(cells);
           styles.apply(row);
           row.commit();
+          for (const cell of cells) text += typeof cell === 'string' ? cell.length : 8;
+          if (text >= TURN_TEXT) {
+            text = 0;
+            await breathe();
+          }
         }
         rows += page.length;
-        await compressed(worksheet);
-        await room();
-        // Reading a page resolves without I/O: a turn of the event loop per page keeps the
-        // process answering other requests during a long export.
-        await nextTurn();
+        await breathe();
       }
       opened?.worksheet.commit();
     }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { DEFAULT_IMPORT_LIMITS } from '@odp/core';
 import type { ClassDef, FieldDef, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { sheetColumns } from '@odp/data';
@@ -126,7 +127,7 @@ describe('workbooks', () => {
     ]);
     const bytes = await bytesOf(body);
     expect(await done).toEqual({ rows: 3 });
-    const companies = await collect(readRows(Readable.from([bytes]), 'xlsx'));
+    const companies = await collect(readRows(Readable.from([bytes]), 'xlsx', DEFAULT_IMPORT_LIMITS));
     expect(companies[0]?.cells).toEqual(headersOf(sheetOf('companies', [])));
     const header = companies[0]?.cells ?? [];
     const legalName = header.indexOf('Legal name');
@@ -141,17 +142,17 @@ describe('workbooks', () => {
       ok: true,
       value: '2026-11-23T16:40:12.345Z',
     });
-    const persons = await collect(readRows(Readable.from([bytes]), 'xlsx', 'PERSONS'));
+    const persons = await collect(readRows(Readable.from([bytes]), 'xlsx', DEFAULT_IMPORT_LIMITS, 'PERSONS'));
     expect(persons.map((row) => row.cells[0])).toEqual(['id', 'p1']);
     // The empty class has no sheet.
-    await expect(collect(readRows(Readable.from([bytes]), 'xlsx', 'invoices'))).rejects.toThrow(
-      UnreadableFileError,
-    );
+    await expect(
+      collect(readRows(Readable.from([bytes]), 'xlsx', DEFAULT_IMPORT_LIMITS, 'invoices')),
+    ).rejects.toThrow(UnreadableFileError);
   });
 
   it('an empty selection gives the first sheet with its header alone', async () => {
     const { body, done } = writeWorkbook([sheetOf('companies', [])]);
-    const rows = await collect(readRows(Readable.from([await bytesOf(body)]), 'xlsx'));
+    const rows = await collect(readRows(Readable.from([await bytesOf(body)]), 'xlsx', DEFAULT_IMPORT_LIMITS));
     expect(await done).toEqual({ rows: 0 });
     expect(rows).toHaveLength(1);
   });
@@ -170,22 +171,24 @@ describe('workbooks', () => {
 
   it('reads CSV with either delimiter, a BOM, quoted line breaks, and refuses garbage', async () => {
     const csv = '\ufeffa;b;c\r\n1;"two\nlines";\r\n\r\n4;5;6\r\n';
-    const rows = await collect(readRows(Readable.from([Buffer.from(csv)]), 'csv'));
+    const rows = await collect(readRows(Readable.from([Buffer.from(csv)]), 'csv', DEFAULT_IMPORT_LIMITS));
     expect(rows.map((row) => row.cells)).toEqual([
       ['a', 'b', 'c'],
       ['1', 'two\nlines', null],
       ['4', '5', '6'],
     ]);
-    const comma = await collect(readRows(Readable.from([Buffer.from('x,y\n1,2')]), 'csv'));
+    const comma = await collect(
+      readRows(Readable.from([Buffer.from('x,y\n1,2')]), 'csv', DEFAULT_IMPORT_LIMITS),
+    );
     expect(comma.map((row) => row.cells)).toEqual([
       ['x', 'y'],
       ['1', '2'],
     ]);
-    await expect(collect(readRows(Readable.from([Buffer.from('a,"b\n1,2')]), 'csv'))).rejects.toThrow(
-      UnreadableFileError,
-    );
     await expect(
-      collect(readRows(Readable.from([Buffer.from('PK\u0003\u0004garbage')]), 'xlsx')),
+      collect(readRows(Readable.from([Buffer.from('a,"b\n1,2')]), 'csv', DEFAULT_IMPORT_LIMITS)),
+    ).rejects.toThrow(UnreadableFileError);
+    await expect(
+      collect(readRows(Readable.from([Buffer.from('PK\u0003\u0004garbage')]), 'xlsx', DEFAULT_IMPORT_LIMITS)),
     ).rejects.toThrow(UnreadableFileError);
   });
 });

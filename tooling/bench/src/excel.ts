@@ -19,6 +19,7 @@ import os from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
+import { DEFAULT_IMPORT_LIMITS } from '@odp/core';
 import { readRows } from '@odp/excel';
 import { residentMb, startChild } from './processes.js';
 import { seedPlatform } from './seed.js';
@@ -110,7 +111,7 @@ async function firstRows(workbook: Buffer, rows: number, total: number): Promise
   const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
   const sheet = writer.addWorksheet('invoices');
   let kept = 0;
-  for await (const row of readRows(Readable.from([workbook]), 'xlsx')) {
+  for await (const row of readRows(Readable.from([workbook]), 'xlsx', DEFAULT_IMPORT_LIMITS)) {
     if (kept > rows) break;
     sheet.addRow([...row.cells]).commit();
     kept += 1;
