@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
       dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
       tenantExpensiveRequests: 16,
+      tenantEventStreams: 64,
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
       worker: {
@@ -99,6 +100,7 @@ describe('loadConfig', () => {
       ODP_MAX_VALUE_BYTES: '4096',
       ODP_MAX_PAGE_BYTES: '65536',
       ODP_TENANT_EXPENSIVE_REQUESTS: '12',
+      ODP_TENANT_EVENT_STREAMS: '3',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
@@ -132,6 +134,7 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
       dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
       tenantExpensiveRequests: 12,
+      tenantEventStreams: 3,
       mailFrom: 'ODP <no-reply@odp.example.com>',
       jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
@@ -208,6 +211,10 @@ describe('loadConfig', () => {
     [
       { ODP_HTTP_HEADERS_TIMEOUT_MS: '5000', ODP_HTTP_REQUEST_TIMEOUT_MS: '1000' },
       'ODP_HTTP_HEADERS_TIMEOUT_MS: must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (1000)',
+    ],
+    [
+      { ODP_TENANT_EVENT_STREAMS: '0' },
+      'ODP_TENANT_EVENT_STREAMS: must be an integer from 1 to 100000 (got "0")',
     ],
     [
       { ODP_TENANT_EXPENSIVE_REQUESTS: '0' },

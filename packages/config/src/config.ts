@@ -36,6 +36,11 @@ export interface Config {
    * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
    */
   readonly tenantExpensiveRequests: number;
+  /**
+   * How many change event streams of one tenant one api process keeps open at once
+   * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
+   */
+  readonly tenantEventStreams: number;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -192,6 +197,7 @@ export const CONFIG_VARIABLES = [
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
   'ODP_TENANT_EXPENSIVE_REQUESTS',
+  'ODP_TENANT_EVENT_STREAMS',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -338,6 +344,12 @@ export function loadConfig(env: Env = process.env): Config {
       'ODP_TENANT_EXPENSIVE_REQUESTS',
       read('ODP_TENANT_EXPENSIVE_REQUESTS'),
       DEFAULT_TENANT_EXPENSIVE_REQUESTS,
+      { max: 100_000 },
+    ),
+    tenantEventStreams: parseInteger(
+      'ODP_TENANT_EVENT_STREAMS',
+      read('ODP_TENANT_EVENT_STREAMS'),
+      DEFAULT_TENANT_EVENT_STREAMS,
       { max: 100_000 },
     ),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
@@ -549,6 +561,12 @@ function parseInteger(
 
 /** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
 export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
+
+/**
+ * Event streams one tenant may hold open per api process by default: a browser tab of each of a
+ * few dozen users at once, while a replay's memory stays bounded (at most one page per stream).
+ */
+export const DEFAULT_TENANT_EVENT_STREAMS = 64;
 
 /** The range of the worker's millisecond settings. */
 const MILLISECONDS = { min: 10, max: 86_400_000, unit: 'milliseconds' } as const;
