@@ -6,13 +6,12 @@
  * across the byte-bounded pages. Past `ODP_TENANT_EVENT_STREAMS` open streams of A, one more answers
  * 429 problem+json with `Retry-After`, while B still opens its own.
  */
-import path from 'node:path';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
 import { createAccount } from './support/accounts.js';
 import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient, StreamEvent } from './support/event-stream.js';
-import { REPO_ROOT } from './support/server.js';
+import { createCrmTenant } from './support/tenants.js';
 
 /** Open streams of one tenant per process. */
 const STREAM_CAP = 4;
@@ -32,16 +31,7 @@ beforeAll(async () => {
   api = await startDataServer({
     env: { ODP_TENANT_EVENT_STREAMS: String(STREAM_CAP), ODP_MAX_PAGE_BYTES: String(PAGE_BYTES) },
   });
-  const created = await api.server.odp([
-    'tenant',
-    'create',
-    '--name',
-    'Stream Neighbour',
-    '--model',
-    path.join(REPO_ROOT, 'examples/models/crm'),
-  ]);
-  tenantB = String(created['id']);
-  keyB = String((await api.server.odp(['key', 'create', '--tenant', tenantB]))['key']);
+  ({ id: tenantB, key: keyB } = await createCrmTenant(api.server, 'Stream Neighbour'));
   const loaded = await callB(`/data/${tenantB}/loadDefaultData`, 'POST');
   if (loaded.status !== 200) throw new Error(`loadDefaultData: ${loaded.status}`);
 
@@ -140,7 +130,11 @@ describe('event stream budgets', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
-    expect(await refused.json()).toMatchObject({ status: 429, type: 'urn:odp:problem:rate-limited', retryAfter: 5 });
+    expect(await refused.json()).toMatchObject({
+      status: 429,
+      type: 'urn:odp:problem:rate-limited',
+      retryAfter: 5,
+    });
 
     const neighbour = await fetch(`${api.server.baseUrl}/data/${tenantB}/eventStream`, {
       headers: { 'X-API-Key': keyB },

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DataApi, startDataServer } from './data-api.js';
 import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient } from './support/event-stream.js';
-import { REPO_ROOT } from './support/server.js';
+import { createCrmTenant } from './support/tenants.js';
 
 const DOOMED_NAME = 'Doomed Doors';
 
@@ -60,16 +60,7 @@ async function eventually(check: () => boolean, what: string): Promise<void> {
 
 beforeAll(async () => {
   api = await startDataServer();
-  const created = await api.server.odp([
-    'tenant',
-    'create',
-    '--name',
-    DOOMED_NAME,
-    '--model',
-    path.join(REPO_ROOT, 'examples/models/crm'),
-  ]);
-  const tenantId = String(created['id']);
-  const key = String((await api.server.odp(['key', 'create', '--tenant', tenantId]))['key']);
+  const { id: tenantId, key } = await createCrmTenant(api.server, DOOMED_NAME);
   doomed = new DataApi(api.server, tenantId, key);
 
   doomedStream = await openEventStream(doomed);

@@ -6,6 +6,7 @@ import type { BlobStore } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { parseRange } from './byte-range.js';
 import { FileService } from './file-service.js';
+import type { FileServiceOptions } from './file-service.js';
 import { contentDisposition, detectContentType, sanitizeFileName } from './content-type.js';
 import { FileTokens } from './tokens.js';
 
@@ -48,18 +49,24 @@ async function keys(): Promise<string[]> {
 
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
-beforeEach(async () => {
-  root = mkdtempSync(path.join(os.tmpdir(), 'odp-files-'));
-  blobs = await openFsBlobStore(root);
-  clock = Date.now();
-  files = new FileService({
+/** A service over the test's blob store and clock, with `options` besides. */
+function fileService(options: Partial<FileServiceOptions> = {}): FileService {
+  return new FileService({
     blobs,
     secretKey: SECRET,
     baseUrl: 'http://odp.test',
     maxUploadBytes: 4096,
     unclaimedUploadTtlMs: 60_000,
     now: () => clock,
+    ...options,
   });
+}
+
+beforeEach(async () => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'odp-files-'));
+  blobs = await openFsBlobStore(root);
+  clock = Date.now();
+  files = fileService();
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -88,14 +95,7 @@ describe('upload', () => {
 
   it('stores nothing for a deleted tenant: refused before the bytes, dropped when deleted meanwhile', async () => {
     let exists = true;
-    files = new FileService({
-      blobs,
-      secretKey: SECRET,
-      baseUrl: 'http://odp.test',
-      maxUploadBytes: 4096,
-      unclaimedUploadTtlMs: 60_000,
-      tenantExists: async (tenantId) => tenantId !== TENANT || exists,
-    });
+    files = fileService({ tenantExists: async (tenantId) => tenantId !== TENANT || exists });
     const form = multipart([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('hello') }]);
     const signedBefore = tokenOf(files.requestUpload(TENANT));
     const during = tokenOf(files.requestUpload(TENANT));
