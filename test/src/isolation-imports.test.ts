@@ -27,7 +27,7 @@ beforeAll(async () => {
   attackerKey = (await createAccounts(api, [{ name: 'mallory', role: 'member', objectId: DEMO.ann }])).get(
     'mallory',
   )!.key;
-  ({ id: tenantB, key: keyB } = await createCrmTenant(api, 'Bystander'));
+  ({ id: tenantB, key: keyB } = await createCrmTenant(api.server, 'Bystander', { defaultData: true }));
 }, 120_000);
 afterAll(async () => {
   await api?.server.stop();

@@ -89,6 +89,8 @@ export async function openPlatform(
   const coordination = await openCoordination(config);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
+  const store = await openPlatformRegistry(config);
+  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const files = new FileService({
     blobs,
     secretKey: config.secretKey,
@@ -96,6 +98,7 @@ export async function openPlatform(
     maxUploadBytes: config.files.maxUploadBytes,
     unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
     onError: (message, error) => log.error(message, { error: String(error) }),
+    tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
   });
   const imports = new SpreadsheetImports({
     blobs,
@@ -104,8 +107,6 @@ export async function openPlatform(
     tenantImports: config.imports.perTenant,
     onError: (message, error) => log.error(message, { error: String(error) }),
   });
-  const store = await openPlatformRegistry(config);
-  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {

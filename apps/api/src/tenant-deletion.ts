@@ -14,7 +14,10 @@
  * no data (its default data is not loaded again). While a rebuild, recalculation or sync of the
  * tenant runs on any instance, deletion is refused (ConflictError, 409): it holds the leases of all
  * three kinds while it deletes, so none can start meanwhile either. The tenant's runtime stays
- * closed in this process while its data goes, and every instance is told to close its own.
+ * closed in this process while its data goes, and every instance is told to close its own: closing
+ * a runtime ends the tenant's open event streams there (event-streams.ts), and a spreadsheet import
+ * that began on the closed runtime stops at its next batch (routes/excel.ts). Upload URLs of a
+ * deleted tenant store nothing (the FileService asks the registry whether the tenant exists).
  */
 import { rm } from 'node:fs/promises';
 import { ConflictError, NotFoundError } from '@odp/core';

@@ -32,6 +32,7 @@ import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData } from './tenant-data.js';
 import { startTenantRebuild } from './tenant-rebuild.js';
 import { CLASS_JOB_KINDS, startClassJob } from './class-jobs.js';
+import { TenantEventStreams } from './event-streams.js';
 import type { ClassJobKind } from './class-jobs.js';
 
 /**
@@ -115,7 +116,12 @@ export interface TenantRuntime {
    * appended change events (announced on the coordination's change fan-out).
    */
   readonly changes: ChangeSignal;
-  /** Releases what the runtime holds (open files, timers). */
+  /**
+   * The tenant's open event streams in this process (`ODP_TENANT_EVENT_STREAMS` at most); they end
+   * when the runtime closes.
+   */
+  readonly eventStreams: TenantEventStreams;
+  /** Ends the tenant's event streams and releases what the runtime holds (open files, timers). */
   close(): Promise<void>;
 }
 
@@ -156,6 +162,7 @@ export async function openTenantRuntime(
   const dataDir = tenantDataDir(context.config, tenant.id);
   await mkdir(dataDir, { recursive: true });
   const changes = new ChangeSignal();
+  const eventStreams = new TenantEventStreams(context.config.tenantEventStreams);
   const { coordination, log } = context;
   const options = {
     baseUrl: context.config.baseUrl,
@@ -358,7 +365,9 @@ export async function openTenantRuntime(
     accessControl: () => current().accessControl,
     rebuilds,
     changes,
+    eventStreams,
     close: async () => {
+      eventStreams.endAll();
       await stopChanges();
       await composed?.close();
     },

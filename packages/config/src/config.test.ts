@@ -47,6 +47,7 @@ describe('loadConfig', () => {
         timeoutSeconds: 60,
         perTenant: 2,
       },
+      tenantEventStreams: 64,
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
       worker: {
@@ -121,6 +122,7 @@ describe('loadConfig', () => {
       ODP_TENANT_IMPORTS: '3',
       ODP_IMPORT_MAX_ROWS: '5000',
       ODP_IMPORT_MEMORY_MB: '128',
+      ODP_TENANT_EVENT_STREAMS: '3',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
@@ -157,6 +159,7 @@ describe('loadConfig', () => {
       maxModelBytes: 1048576,
       reports: { memoryMb: 64, timeoutMs: 5000, tenantConcurrent: 3 },
       imports: { ...DEFAULT_IMPORT_LIMITS, maxRows: 5000, memoryMb: 128, perTenant: 3 },
+      tenantEventStreams: 3,
       mailFrom: 'ODP <no-reply@odp.example.com>',
       jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
@@ -233,6 +236,10 @@ describe('loadConfig', () => {
     [
       { ODP_HTTP_HEADERS_TIMEOUT_MS: '5000', ODP_HTTP_REQUEST_TIMEOUT_MS: '1000' },
       'ODP_HTTP_HEADERS_TIMEOUT_MS: must not exceed ODP_HTTP_REQUEST_TIMEOUT_MS (1000)',
+    ],
+    [
+      { ODP_TENANT_EVENT_STREAMS: '0' },
+      'ODP_TENANT_EVENT_STREAMS: must be an integer from 1 to 100000 (got "0")',
     ],
     [
       { ODP_TENANT_EXPENSIVE_REQUESTS: '0' },

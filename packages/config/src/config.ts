@@ -51,6 +51,11 @@ export interface Config {
   readonly reports: ReportsConfig;
   /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
   readonly imports: ImportsConfig;
+  /**
+   * How many change event streams of one tenant one api process keeps open at once
+   * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
+   */
+  readonly tenantEventStreams: number;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -232,6 +237,7 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_REPORTS',
   'ODP_TENANT_IMPORTS',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
+  'ODP_TENANT_EVENT_STREAMS',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -383,6 +389,12 @@ export function loadConfig(env: Env = process.env): Config {
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
     imports: parseImports(read),
+    tenantEventStreams: parseInteger(
+      'ODP_TENANT_EVENT_STREAMS',
+      read('ODP_TENANT_EVENT_STREAMS'),
+      DEFAULT_TENANT_EVENT_STREAMS,
+      { max: 100_000 },
+    ),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
     worker: {
@@ -617,6 +629,12 @@ function parseInteger(
 
 /** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
 export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
+
+/**
+ * Event streams one tenant may hold open per api process by default: a browser tab of each of a
+ * few dozen users at once, while a replay's memory stays bounded (at most one page per stream).
+ */
+export const DEFAULT_TENANT_EVENT_STREAMS = 64;
 
 /** The range of the worker's millisecond settings. */
 const MILLISECONDS = { min: 10, max: 86_400_000, unit: 'milliseconds' } as const;

@@ -5,9 +5,8 @@ export type {
   DistinctResponse,
   GetOneResult,
   ListPath,
-  StreamEvent,
-  StreamOptions,
 } from './service.js';
+export type { EventPage, StreamEvent, StreamOptions } from './event-pages.js';
 export type { DataObject } from './render.js';
 export { EXPORT_PAGE_SIZE, Tabular, matchKey, sheetColumns } from './tabular.js';
 export type { ExportSheet, ImportTarget, SheetColumns } from './tabular.js';

@@ -12,9 +12,7 @@ import {
   searchTextOf,
 } from '@odp/core';
 import type {
-  AccessFilter,
   Account,
-  ChangeEvent,
   EventCursor,
   EventLog,
   SearchIndex,
@@ -52,6 +50,8 @@ import { gatewayScripts } from './scripts.js';
 import { relayOutbox } from './outbox.js';
 import { SECRET_CLASS, namedObject } from './system-settings.js';
 import { Tabular } from './tabular.js';
+import { EventPages } from './event-pages.js';
+import type { EventPage, StreamOptions } from './event-pages.js';
 import type { ExportSheet, ImportTarget } from './tabular.js';
 
 const MAX_SECRET_NAME = 200;
@@ -81,29 +81,6 @@ export interface AggregationsResponse {
   readonly count?: Record<string, number>;
 }
 
-/** One change event as the event stream sends it (docs/events.md). */
-export interface StreamEvent {
-  /** The event's position in the tenant's log (its SSE `id`). */
-  readonly cursor: EventCursor;
-  readonly data: {
-    readonly type: ChangeEvent['type'];
-    readonly href: string;
-    readonly classes: string[];
-    readonly at: string;
-    readonly loser?: string;
-    /** Create and update: the changed fields and relations the reader may see (absent on older events). */
-    readonly changed?: string[];
-    /** With the `values` option: the current rendering of the `changed` names (absent once the object is gone). */
-    readonly values?: Record<string, unknown>;
-  };
-}
-
-/** What {@link DataService.eventsAfter} adds to each event. */
-export interface StreamOptions {
-  /** Also the `values` of each create and update event's `changed` fields, as Get one renders them. */
-  readonly values?: boolean;
-}
-
 /** A parsed related path: the selection scope and the class listed under it. */
 interface RelatedTarget {
   readonly anchor: StoredObject;
@@ -117,12 +94,14 @@ export class DataService {
   private readonly writer: ObjectWriter;
   private readonly searcher: ObjectSearch;
   private readonly tabular: Tabular;
+  private readonly eventPages: EventPages;
 
   constructor(private readonly deps: DataServiceDeps) {
     this.renderer = new Renderer(deps.model, deps.tenantId);
     this.writer = new ObjectWriter(deps);
     this.searcher = new ObjectSearch(deps, this.renderer);
     this.tabular = new Tabular(deps, this.renderer);
+    this.eventPages = new EventPages(deps, this.renderer);
   }
 
   private get model() {
@@ -780,92 +759,20 @@ export class DataService {
   }
 
   /**
-   * Change events after `after` that the account may see: all for the system account; for a
-   * user, those its read filter lets through; never events of objects outside this service's reach
-   * (system objects on `/data`, whatever the account). Deleted objects count as readable only when
-   * none of their classes is protected. `next` is where the following call continues (past the
-   * events read, the hidden ones included); it equals `after` when the log had nothing new.
-   *
-   * A create or update event whose log entry names its changed fields carries those that Get one
-   * would render for the account (`changed`; see `Renderer.readableNames`); with `options.values`
-   * also their `values`, rendered from the object's current state (one read and one rendering per
-   * page, so a value may be newer than the event), unless the object is gone.
+   * Change events after `after` as the account's event stream sends them, in a page held to the
+   * page byte budget (see {@link EventPages.after}).
    */
-  async eventsAfter(
+  eventsAfter(
     account: Account,
     after: EventCursor,
     limit: number,
     options: StreamOptions = {},
-  ): Promise<{ events: StreamEvent[]; next: EventCursor }> {
-    const page = await this.deps.store.events.read(after, limit);
-    const filter = await this.deps.access.accessFilter(account);
-    const visible: ChangeEvent[] = [];
-    for (const event of page.events) {
-      if (await this.mayReadEvent(account, filter, event)) visible.push(event);
-    }
-    const described = [
-      ...new Set(visible.filter((event) => describesFields(event)).map((event) => event.objectId)),
-    ];
-    const store = this.deps.store;
-    const [hidden, rendered] =
-      described.length === 0
-        ? [new Map<string, ReadonlySet<string>>(), new Map<string, DataObject>()]
-        : await Promise.all([
-            store.hiddenDerivedFields(described, filter),
-            options.values ? this.renderedById(described, filter) : new Map<string, DataObject>(),
-          ]);
-    const events = visible.map((event) => {
-      if (!describesFields(event)) return this.streamEvent(event);
-      const changed = this.renderer.readableNames(event.classes, event.changed, hidden.get(event.objectId));
-      const current = rendered.get(event.objectId);
-      return this.streamEvent(event, {
-        changed,
-        ...(current ? { values: this.renderer.renderedValues(current, changed) } : {}),
-      });
-    });
-    return { events, next: page.next };
-  }
-
-  /** The objects among `ids` that `filter` lets through, rendered as Get one renders them, by id. */
-  private async renderedById(ids: readonly string[], filter: AccessFilter): Promise<Map<string, DataObject>> {
-    const objects = await this.deps.store.getMany(ids, filter);
-    const rendered = await this.renderer.render(objects, this.deps.store, filter);
-    return new Map(objects.map((object, index) => [object.id, rendered[index] ?? {}]));
+  ): Promise<EventPage> {
+    return this.eventPages.after(account, after, limit, options);
   }
 
   /** The tenant's event log (where a new event stream starts, what a client's `Last-Event-ID` names). */
   get eventLog(): EventLog {
     return this.deps.store.events;
   }
-
-  private async mayReadEvent(account: Account, filter: AccessFilter, event: ChangeEvent): Promise<boolean> {
-    if (event.classes.some((name) => !inReach(this.model.classes.get(name), this.reach))) return false;
-    if (account.kind === 'system') return true;
-    if (filter.kind === 'all') return true;
-    if (!event.classes.some((name) => filter.protectedClasses.includes(name))) return true;
-    return event.type !== 'delete' && (await this.deps.store.get(event.objectId, filter)) !== null;
-  }
-
-  private streamEvent(
-    event: ChangeEvent,
-    fields?: { changed: string[]; values?: Record<string, unknown> },
-  ): StreamEvent {
-    const basicClass = event.classes[0] ?? '';
-    return {
-      cursor: event.cursor,
-      data: {
-        type: event.type,
-        href: this.renderer.href({ id: event.objectId, basicClass }),
-        classes: event.classes.map((name) => this.renderer.plural(name)),
-        at: event.at,
-        ...(event.loserId ? { loser: this.renderer.href({ id: event.loserId, basicClass }) } : {}),
-        ...fields,
-      },
-    };
-  }
-}
-
-/** A create or update event whose log entry names the fields it changed (older entries do not). */
-function describesFields(event: ChangeEvent): event is ChangeEvent & { readonly changed: readonly string[] } {
-  return (event.type === 'create' || event.type === 'update') && event.changed !== undefined;
 }

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
-import { FileService, parseRange } from './file-service.js';
+import { parseRange } from './byte-range.js';
+import { FileService } from './file-service.js';
+import type { FileServiceOptions } from './file-service.js';
 import { contentDisposition, detectContentType, sanitizeFileName } from './content-type.js';
 import { FileTokens } from './tokens.js';
 
@@ -47,18 +49,24 @@ async function keys(): Promise<string[]> {
 
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
-beforeEach(async () => {
-  root = mkdtempSync(path.join(os.tmpdir(), 'odp-files-'));
-  blobs = await openFsBlobStore(root);
-  clock = Date.now();
-  files = new FileService({
+/** A service over the test's blob store and clock, with `options` besides. */
+function fileService(options: Partial<FileServiceOptions> = {}): FileService {
+  return new FileService({
     blobs,
     secretKey: SECRET,
     baseUrl: 'http://odp.test',
     maxUploadBytes: 4096,
     unclaimedUploadTtlMs: 60_000,
     now: () => clock,
+    ...options,
   });
+}
+
+beforeEach(async () => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'odp-files-'));
+  blobs = await openFsBlobStore(root);
+  clock = Date.now();
+  files = fileService();
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -83,6 +91,28 @@ describe('upload', () => {
       size: PDF.length,
     });
     expect(await files.claimsFor(OTHER).upload(fileId)).toBeNull();
+  });
+
+  it('stores nothing for a deleted tenant: refused before the bytes, dropped when deleted meanwhile', async () => {
+    let exists = true;
+    files = fileService({ tenantExists: async (tenantId) => tenantId !== TENANT || exists });
+    const form = multipart([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('hello') }]);
+    const signedBefore = tokenOf(files.requestUpload(TENANT));
+    const during = tokenOf(files.requestUpload(TENANT));
+    // The tenant is deleted while the body arrives: after the first chunk, before the rest.
+    const chunks = [...(await form.body().toArray())] as Buffer[];
+    const slow = Readable.from(
+      (async function* () {
+        yield chunks[0];
+        exists = false;
+        yield* chunks.slice(1);
+      })(),
+    );
+    await expect(files.receive(during, form.headers, slow)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(files.receive(signedBefore, form.headers, form.body())).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(await keys()).toEqual([]);
   });
 
   it('accepts a token once', async () => {

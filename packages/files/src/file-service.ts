@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream';
 import busboy from 'busboy';
 import { AppError, NotFoundError, ValidationError } from '@odp/core';
 import type { BlobStore, ByteRange, FileClaim, StoredFile, UploadClaims } from '@odp/core';
+import { parseRange } from './byte-range.js';
 import { SNIFF_BYTES, detectContentType, sanitizeFileName } from './content-type.js';
 import { FileTokens, TOKEN_TTL_MS } from './tokens.js';
 
@@ -45,6 +46,12 @@ export interface FileServiceOptions {
   readonly now?: () => number;
   /** Failures of best-effort cleanup (after a committed write); never shown to clients. */
   readonly onError?: (message: string, error: unknown) => void;
+  /**
+   * Whether the tenant still exists (the platform registry). An upload URL of a deleted tenant
+   * stores nothing: refused before its bytes are read, and its bytes dropped when the tenant was
+   * deleted while they arrived. Absent, every tenant counts as existing.
+   */
+  readonly tenantExists?: (tenantId: string) => Promise<boolean>;
 }
 
 /** A file ready to be served: headers are the caller's (see `servedHeaders`). */
@@ -237,6 +244,7 @@ export class FileService {
     if (this.usedTokens.has(fileId)) throw new NotFoundError(NO_SUCH_LINK);
     this.usedTokens.set(fileId, parsed.expiresAt);
     if (
+      !(await this.tenantExists(tenantId)) ||
       (await this.blobs.stat(recordKey(tenantId, fileId))) !== null ||
       (await this.blobs.stat(fileKey(tenantId, fileId))) !== null
     ) {
@@ -250,12 +258,19 @@ export class FileService {
       const { fileName, size, head } = await this.storePart(headers, body, fileKey(tenantId, fileId));
       const contentType = detectContentType(head, fileName);
       await this.writeRecord(tenantId, fileId, { state: 'ready', fileName, contentType, size });
+      // Checked after the last write: a deletion that began earlier is seen here (and this upload's
+      // blobs dropped below); one that begins later lists and deletes them itself.
+      if (!(await this.tenantExists(tenantId))) throw new NotFoundError(NO_SUCH_LINK);
       return { href: `/binaries/${fileId}`, fileName, contentType, size };
     } catch (error) {
       await this.blobs.delete(fileKey(tenantId, fileId)).catch(() => undefined);
       await this.blobs.delete(recordKey(tenantId, fileId)).catch(() => undefined);
       throw error;
     }
+  }
+
+  private async tenantExists(tenantId: string): Promise<boolean> {
+    return (await this.options.tenantExists?.(tenantId)) ?? true;
   }
 
   private tooLarge(): AppError {
@@ -480,25 +495,4 @@ export class FileService {
     }
     return expired.length;
   }
-}
-
-/**
- * The range of a `Range: bytes=...` header for a file of `size` bytes: null to serve the whole file
- * (no header, another unit, several ranges, malformed); a range with `end < start` when it cannot
- * be satisfied.
- */
-export function parseRange(header: string | undefined, size: number): ByteRange | null {
-  const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return null;
-  const [first, last] = [match[1] ?? '', match[2] ?? ''];
-  if (first === '') {
-    const suffix = Number(last);
-    return suffix === 0 || size === 0
-      ? { start: 1, end: 0 }
-      : { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(first);
-  if (last !== '' && Number(last) < start) return null;
-  if (start >= size) return { start: 1, end: 0 };
-  return { start, end: last === '' ? size - 1 : Math.min(Number(last), size - 1) };
 }

@@ -7,6 +7,7 @@ import type { Account } from '@odp/core';
 import { ChangeSignal, DataService, unrestrictedPolicy } from '@odp/data';
 import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
+import { TenantEventStreams } from '../event-streams.js';
 import { eventStream } from './data-events.js';
 
 /** The event stream's framing and heartbeat, on a bare express app with the example CRM. */
@@ -34,7 +35,14 @@ describe('eventStream', () => {
     const app = express();
     app.get(
       '/events',
-      (req, res) => void eventStream(req, res, { account: system, data, changes, heartbeatMs: 100 }),
+      (req, res) =>
+        void eventStream(req, res, {
+          account: system,
+          data,
+          changes,
+          streams: new TenantEventStreams(8),
+          heartbeatMs: 100,
+        }),
     );
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));

@@ -8,19 +8,31 @@
  * stream through the tenant's ChangeSignal (fed by the coordination's change fan-out, see
  * tenant-runtime.ts); a heartbeat comment every {@link HEARTBEAT_MS} keeps proxies from closing it
  * and also polls the log (a missed announcement, writes of processes outside the fan-out).
+ *
+ * Budgets, so that one tenant's streams cannot stall or starve another tenant (docs/events.md,
+ * "Paging and backpressure"): the stream is admitted by the tenant's {@link TenantEventStreams}
+ * (429 past `ODP_TENANT_EVENT_STREAMS`) and ends when they end (the tenant deleted); events are read
+ * in pages of at most {@link PAGE_EVENTS} events and `ODP_MAX_PAGE_BYTES` of JSON; a page is written
+ * as one chunk, the next is read only once the client has taken it (`drain`), and the stream yields
+ * to the event loop between pages, so other requests are served between two pages.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { Account, EventCursor, EventLog } from '@odp/core';
-import type { ChangeSignal, DataService } from '@odp/data';
+import type { ChangeSignal, DataService, EventPage, StreamEvent } from '@odp/data';
+import type { TenantEventStreams } from '../event-streams.js';
 import { booleanParam } from './boolean-param.js';
 
 export const HEARTBEAT_MS = 15_000;
-const BATCH = 200;
+/** Events read from the log for one page (fewer are sent when their JSON passes the byte budget). */
+export const PAGE_EVENTS = 200;
 
 export interface EventStreamContext {
   readonly account: Account;
   readonly data: DataService;
   readonly changes: ChangeSignal;
+  /** The tenant's open streams in this process: admits this one, or refuses it (429). */
+  readonly streams: TenantEventStreams;
   /** Heartbeat interval; {@link HEARTBEAT_MS} when absent. */
   readonly heartbeatMs?: number;
 }
@@ -32,6 +44,24 @@ function lastEventId(req: Request, log: EventLog): EventCursor | null {
   return raw === undefined || raw === null ? null : log.cursorOf(raw);
 }
 
+/** One event as an SSE message. */
+function message(event: StreamEvent): string {
+  return `id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/** Resolves once `res` has sent what it buffered (`drain`), or has closed. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 export async function eventStream(req: Request, res: Response, context: EventStreamContext): Promise<void> {
   const { account, data, changes } = context;
   const options = { values: booleanParam(req.query['values'], 'values') };
@@ -39,6 +69,8 @@ export async function eventStream(req: Request, res: Response, context: EventStr
   let closed = false;
   let pumping: Promise<void> | null = null;
   let again = false;
+  // Admitted last before the response starts: a refusal is an ordinary 429 problem response.
+  const release = context.streams.admit(() => stop());
 
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -48,16 +80,17 @@ export async function eventStream(req: Request, res: Response, context: EventStr
   res.flushHeaders();
   res.write('retry: 3000\n: connected\n\n');
 
+  /** One page of events after the cursor: the unit a fair-share turn of the tenant would wrap. */
+  const readPage = (): Promise<EventPage> => data.eventsAfter(account, cursor, PAGE_EVENTS, options);
   const pump = async (): Promise<void> => {
     for (;;) {
-      const { events, next } = await data.eventsAfter(account, cursor, BATCH, options);
-      for (const event of events) {
-        if (closed) return;
-        res.write(`id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
-      }
+      const { events, next } = await readPage();
+      if (closed) return;
+      if (events.length > 0 && !res.write(events.map(message).join(''))) await drained(res);
       const advanced = next !== cursor;
       cursor = next;
       if (!advanced || closed) return;
+      await nextTurn();
     }
   };
   /** Runs one pump at a time; a wake-up during a pump runs one more afterwards. */
@@ -68,10 +101,7 @@ export async function eventStream(req: Request, res: Response, context: EventStr
       return;
     }
     pumping = pump()
-      .catch(() => {
-        closed = true;
-        res.end();
-      })
+      .catch(() => stop())
       .finally(() => {
         pumping = null;
         if (again) {
@@ -86,10 +116,15 @@ export async function eventStream(req: Request, res: Response, context: EventStr
     res.write(': heartbeat\n\n');
     wake();
   }, context.heartbeatMs ?? HEARTBEAT_MS);
-  req.on('close', () => {
+  /** Ends the stream: the client left, a read failed, or the tenant's streams ended (deletion). */
+  const stop = (): void => {
+    if (closed) return;
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
-  });
+    release();
+    res.end();
+  };
+  req.on('close', stop);
   wake();
 }

@@ -93,7 +93,12 @@ export function dataRoutes(deps: AppDeps): Router {
   router.get('/data/:tenant/eventStream', async (req, res) => {
     const tenant = tenantRequest(res);
     const runtime = await deps.runtimes.get(tenant.tenantId);
-    await eventStream(req, res, { account: tenant.account, data: runtime.data(), changes: runtime.changes });
+    await eventStream(req, res, {
+      account: tenant.account,
+      data: runtime.data(),
+      changes: runtime.changes,
+      streams: runtime.eventStreams,
+    });
   });
 
   router.post('/data/:tenant/loadDefaultData', async (_req, res) => {

@@ -8,6 +8,7 @@
  * - `GET /data/{tenant}/import/{id}`: the import's progress and per-row errors.
  */
 import type { Request, Response, Router } from 'express';
+import { NotFoundError } from '@odp/core';
 import { XLSX_TYPE, writeWorkbook } from '@odp/excel';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
@@ -46,7 +47,14 @@ export function excelRoutes(deps: AppDeps): Router {
 
   router.post('/data/:tenant/import', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
-    const data = async () => (await deps.runtimes.get(tenantId)).data();
+    const started = await deps.runtimes.get(tenantId);
+    // The runtime the import began with, every batch: once the tenant's data was deleted (its
+    // runtime closed; gone, or reopened empty) the import stops instead of writing into it.
+    const data = async () => {
+      const runtime = await deps.runtimes.get(tenantId);
+      if (runtime !== started) throw new NotFoundError("The tenant's data was deleted while the import ran.");
+      return runtime.data();
+    };
     const status = await deps.imports.start(tenantId, account, data, req.body);
     res.status(201).location(status._links.self.href).json(status);
   });
