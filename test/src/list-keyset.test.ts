@@ -27,6 +27,14 @@ afterAll(async () => {
 const routeOf = (href: string): string => href.slice(api.path('').length);
 const query = (href: string | undefined): Record<string, string> =>
   Object.fromEntries(new URL(href ?? '', 'http://x').searchParams);
+/**
+ * `cursor` with a character in the middle of its signature changed: every bit there is significant
+ * (the last character of a signature carries unused bits, so changing it is another test).
+ */
+const damaged = (cursor: string): string => {
+  const at = cursor.indexOf('.') + 20;
+  return cursor.slice(0, at) + (cursor[at] === 'A' ? 'B' : 'A') + cursor.slice(at + 1);
+};
 
 /** GET of an absolute path (`/data/...` or `/system/...`) with the system key. */
 async function getPage(path: string): Promise<Page> {
@@ -147,7 +155,7 @@ describe('Keyset paging of lists', () => {
     });
 
     it.each<[string, () => string]>([
-      ['damaged', () => `/companies?legalName_startswith=KS&sort=legalName&after=${cursor.slice(0, -2)}xx`],
+      ['damaged', () => `/companies?legalName_startswith=KS&sort=legalName&after=${damaged(cursor)}`],
       [
         'forged (payload altered)',
         () => `/companies?legalName_startswith=KS&sort=legalName&after=e30${cursor}`,

@@ -95,7 +95,7 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
 /** The replicated table once `accept` holds for it (read between flushes: the worker closes the file). */
 function tableWhen(accept: (table: WarehouseTable) => boolean, what: string): Promise<WarehouseTable> {
   return until(async () => {
-    const table = await readWarehouseTable(warehouseDir(), TARGET);
+    const table = await readWarehouseTable(warehouseDir(), { ...TARGET, tenantId: api.tenant });
     return accept(table) ? table : undefined;
   }, what);
 }

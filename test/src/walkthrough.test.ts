@@ -7,27 +7,16 @@
  * The browser steps need Chromium from the Debian archive (`tooling/browser/install.sh`); without it
  * they are skipped with the reason printed, and the rest still runs.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer from 'puppeteer-core';
 import type { Browser, Page } from 'puppeteer-core';
+import { chromiumBinary, isVisible, launchChromium } from './support/browser.js';
 import { validateOpenApi } from './support/openapi.js';
 import { pnpmCommand } from './support/pnpm.js';
 import { freePort, REPO_ROOT, runOdpProcess } from './support/server.js';
-
-/** The Chromium binary: `$ODP_TEST_CHROMIUM`, else the first Chromium or Chrome on the PATH; null when none. */
-function chromiumBinary(): string | null {
-  const configured = process.env['ODP_TEST_CHROMIUM'];
-  if (configured !== undefined && configured !== '') return configured;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome']) {
-    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (found.status === 0 && found.stdout.trim() !== '') return found.stdout.trim();
-  }
-  return null;
-}
 
 const pnpm = pnpmCommand();
 const chromium = chromiumBinary();
@@ -171,11 +160,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     beforeAll(async () => {
       rmSync(OUTPUT_DIR, { recursive: true, force: true });
       mkdirSync(OUTPUT_DIR, { recursive: true });
-      browser = await puppeteer.launch({
-        executablePath: chromium ?? undefined,
-        headless: true,
-        args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-      });
+      browser = await launchChromium(chromium ?? '');
       page = await browser.newPage();
       await page.setViewport({ width: 1200, height: 900 });
       page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
@@ -197,6 +182,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       const response = await page.goto(`${started.baseUrl}/admin-ui/#/sign-in?tenant=${started.tenantId}`);
       expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
       await page.waitForSelector('form.sign-in');
+      expect(await isVisible(page, '#nav')).toBe(false);
       expect(await valueOf('#tenant')).toBe(started.tenantId);
       await page.type('#api-key', 'odp_not-a-key');
       await page.click('#sign-in');
@@ -209,6 +195,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
       await page.type('#api-key', started.systemKey);
       await page.click('#sign-in');
       await page.waitForSelector('#classes');
+      expect(await isVisible(page, '#nav')).toBe(true);
       expect(page.url()).not.toContain(started.systemKey);
       expect(JSON.parse(String(await storedSession()))).toEqual({
         tenant: started.tenantId,
@@ -380,8 +367,10 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
 
     it('deletes the object after a confirmation', async () => {
       await goto(`#/object/companies/${createdId}`);
+      expect(await isVisible(page, '#confirm-delete')).toBe(false);
       await page.click('#delete');
-      await page.waitForSelector('#confirm-delete:not([hidden])');
+      await page.waitForSelector('#confirm-delete', { visible: true });
+      expect(await isVisible(page, '#delete')).toBe(false);
       await page.click('#confirm-delete');
       await until(`location.hash === '#/list/companies' && document.querySelector('.notice') !== null`);
       expect(await text('.notice')).toContain('Deleted');
@@ -392,6 +381,7 @@ describeWithPnpm('walk-through: a fresh start, the API, the admin page and odp',
     it('signs out: the key leaves the session', async () => {
       await page.click('#sign-out');
       await page.waitForSelector('form.sign-in');
+      expect(await isVisible(page, '#nav')).toBe(false);
       expect(await storedSession()).toBeNull();
       expect(problems).toEqual([]);
     });

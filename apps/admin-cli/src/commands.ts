@@ -203,6 +203,22 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       };
     },
   },
+  'secret-key accept': {
+    usage: 'odp secret-key accept',
+    options: [],
+    /**
+     * Records the configured ODP_SECRET_KEY as the deployment's key after a deliberate rotation, so
+     * the api and workers start with it again (they refuse a key other than the recorded one).
+     */
+    async run({ config, registry }) {
+      const { acceptSecretKey } = await import('@odp/api');
+      await acceptSecretKey(registry, config.secretKey);
+      return {
+        json: { accepted: true },
+        text: 'Recorded the configured ODP_SECRET_KEY; values stored under the previous key stay unreadable.',
+      };
+    },
+  },
   'tenant list': {
     usage: 'odp tenant list',
     options: [],

@@ -9,5 +9,6 @@ export { startWorker } from './worker.js';
 export type { WorkerOptions } from './worker.js';
 export { CLASS_JOB_KINDS } from './class-jobs.js';
 export type { ClassJobKind } from './class-jobs.js';
+export { acceptSecretKey } from './secret-key-check.js';
 export { tenantDeletion } from './tenant-deletion.js';
 export type { TenantDeletion, TenantDeletionResult } from './tenant-deletion.js';

@@ -35,6 +35,7 @@ import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
+import { verifySecretKey } from './secret-key-check.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
@@ -77,7 +78,8 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
  * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
  * Without it everything stays in this process. Tenant objects live in the document store of
  * `ODP_STORE` (see document-stores.ts). Throws ConfigError when Redis or the MongoDB server of
- * `ODP_STORE=mongodb` does not answer. `options.log` replaces the log on stdout (`odp` logs to stderr).
+ * `ODP_STORE=mongodb` does not answer, and naming ODP_SECRET_KEY when it is not the key the stored
+ * secrets were encrypted with (secret-key-check.ts). `options.log` replaces the log on stdout (`odp` logs to stderr).
  */
 export async function openPlatform(
   config: Config,
@@ -85,11 +87,15 @@ export async function openPlatform(
   options: { readonly log?: Logger } = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
+  const store = await openPlatformRegistry(config);
+  await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const stores = await openDocumentStores(config);
   const coordination = await openCoordination(config);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
-  const store = await openPlatformRegistry(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
   const files = new FileService({
     blobs,

@@ -63,18 +63,26 @@ beforeEach(async () => {
   writeModel(COLUMNS);
   const config = loadConfig({ ODP_DATA_DIR: path.join(dir, 'data'), ODP_WORKER_POLL_MS: '10' });
   platform = await openPlatform(config, fileURLToPath(new URL(`file://${EXAMPLES}/`)));
-  tenantId = (await platform.registry.createTenant({ name: 'r', modelSource: modelDir })).id;
+  clock = new Date(T0.getTime() + 5 * MINUTE);
+  tenantId = await addReplicatedTenant('r', TARGET.projectId);
   system = { kind: 'system', tenantId };
-  const runtime = await platform.runtimes.get(tenantId);
-  await runtime
-    .system()
-    .create(system, 'systemSettings', { name: 'warehouseProject', value: TARGET.projectId });
+});
+/**
+ * A tenant of the model whose settings name `projectId` as the warehouse project, with the example
+ * data loaded (each company's creation queues its replication); resolves its id.
+ */
+async function addReplicatedTenant(name: string, projectId: string): Promise<string> {
+  const id = (await platform.registry.createTenant({ name, modelSource: modelDir })).id;
+  const account: Account = { kind: 'system', tenantId: id };
+  const runtime = await platform.runtimes.get(id);
+  await runtime.system().create(account, 'systemSettings', { name: 'warehouseProject', value: projectId });
   await runtime
     .system()
     .storeSecretValue({ name: 'warehouseCredentials', secretValue: '{"type":"service_account"}' });
-  clock = new Date(T0.getTime() + 5 * MINUTE);
-  await runtime.data().loadDefaultData(system);
-});
+  await runtime.data().loadDefaultData(account);
+  return id;
+}
+
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;
@@ -83,7 +91,8 @@ afterEach(async () => {
 });
 
 const data = async () => (await platform.runtimes.get(tenantId)).data();
-const table = (): Promise<WarehouseTable> => readWarehouseTable(warehouseDir(platform.config), TARGET);
+const table = (): Promise<WarehouseTable> =>
+  readWarehouseTable(warehouseDir(platform.config), { ...TARGET, tenantId });
 
 /** Runs due jobs until none is left (the worker's loop, without its timers). */
 async function drain(): Promise<void> {
@@ -187,7 +196,7 @@ it('rule 5: writes the latest change per object of a flush, once', async () => {
 it('rule 6: keeps the changes of a failed flush and writes them on the next cycle', async () => {
   await drain();
   // The warehouse file cannot be opened while a directory stands in its place.
-  const file = projectFile(warehouseDir(platform.config), TARGET.projectId);
+  const file = projectFile(warehouseDir(platform.config), tenantId, TARGET.projectId);
   mkdirSync(file, { recursive: true });
   clock = new Date(T0.getTime() + 15 * MINUTE);
   await drain();
@@ -230,4 +239,37 @@ it('rule 1: a delete removes the row by id and evaluates no column formula', asy
   clock = new Date(T0.getTime() + 30 * MINUTE);
   await drain();
   expect((await table()).rows.map((row) => row['id'])).toEqual([ACME, GLOBEX]);
+});
+
+it('fails a change whose _projectId the warehouse cannot have, once, with the reason, and buffers nothing', async () => {
+  const bad = await addReplicatedTenant('bad project', '../acme');
+  for (const minutes of [0, 15, 30, 45]) {
+    clock = new Date(T0.getTime() + (5 + minutes) * MINUTE);
+    await drain();
+  }
+  const jobs = await platform.jobs.list({ tenantId: bad, limit: 500 });
+  const replications = jobs.filter((job) => job.kind !== 'replication-flush');
+  expect(replications.length).toBeGreaterThan(0);
+  for (const job of replications) {
+    expect(job).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(job.lastError).toContain("_projectId '../acme' is not a project name");
+  }
+  expect(jobs.filter((job) => job.status === 'pending')).toEqual([]);
+  expect(await platform.replication.buffer.pending(bad, '../acme/crm/companies', 100)).toEqual([]);
+});
+
+it('keeps the warehouse of each tenant apart, also when two tenants name the same _projectId', async () => {
+  const other = await addReplicatedTenant('r2', TARGET.projectId);
+  const otherSystem: Account = { kind: 'system', tenantId: other };
+  const otherData = (await platform.runtimes.get(other)).data();
+  await otherData.patch(otherSystem, 'companies', ACME, { legalName: 'Acme of the other tenant' });
+  await drain();
+  clock = new Date(T0.getTime() + 15 * MINUTE);
+  await drain();
+  const names = async (tenant: string) =>
+    (await readWarehouseTable(warehouseDir(platform.config), { ...TARGET, tenantId: tenant })).rows.map(
+      (row) => row['legalName'],
+    );
+  expect(await names(tenantId)).toEqual(['Acme BV', 'Globex NV']);
+  expect(await names(other)).toEqual(['Acme of the other tenant', 'Globex NV']);
 });

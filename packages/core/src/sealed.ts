@@ -25,16 +25,29 @@ export function seal(value: unknown, key: Buffer | string): string {
   return `${payload}.${mac(payload, key).toString('base64url')}`;
 }
 
+/**
+ * The bytes of `text` when it is their one canonical base64url spelling, else null. Node's decoder
+ * is lenient (it ignores padding, the unused low bits of the last character, `+`/`/` and whitespace),
+ * so several texts decode to the same bytes; a sealed value has exactly one spelling, the one
+ * {@link seal} wrote, and any other is damaged.
+ */
+function decodeCanonical(text: string): Buffer | null {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : null;
+}
+
 /** The value `text` seals when `key` signed it; null for anything else (forged, damaged, foreign). */
 export function unseal(text: string, key: Buffer | string): unknown {
   if (text.length > MAX_SEALED_LENGTH) return null;
   const [payload, signature, ...rest] = text.split('.');
   if (payload === undefined || signature === undefined || rest.length > 0) return null;
-  const given = Buffer.from(signature, 'base64url');
+  const given = decodeCanonical(signature);
   const expected = mac(payload, key);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  if (given === null || given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const json = decodeCanonical(payload);
+  if (json === null) return null;
   try {
-    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
+    return JSON.parse(json.toString('utf8')) as unknown;
   } catch {
     return null;
   }

@@ -12,6 +12,11 @@ export type WarehouseColumnType = 'INT64' | 'NUMERIC' | 'BOOL' | 'DATE' | 'TIMES
 
 /** One table of the warehouse and what is needed to reach it. */
 export interface WarehouseTarget {
+  /**
+   * The tenant whose data it holds: each tenant has a warehouse of its own, so two tenants naming the
+   * same project never share (or overwrite) a table.
+   */
+  readonly tenantId: string;
   readonly projectId: string;
   readonly dataset: string;
   readonly table: string;
@@ -48,6 +53,12 @@ export interface Warehouse {
    * then nothing of the batch is written, so the caller may offer the same batch again.
    */
   write(target: WarehouseTarget, batch: WarehouseBatch): Promise<void>;
+  /**
+   * Why this warehouse can never have `target` (a project, dataset or table name it does not allow),
+   * or null. A write to such a target fails every time, so the caller fails it for good, saying
+   * why, instead of offering it again.
+   */
+  targetProblem(target: Pick<WarehouseTarget, 'tenantId' | 'projectId' | 'dataset' | 'table'>): string | null;
   close(): Promise<void>;
 }
 

@@ -18,6 +18,11 @@
  * | relation | the linked objects' names, one per line | names (or ids, when asked), one per line |
  *
  * A field with `multiple: true` holds one value per line, each written as text.
+ *
+ * A text cell that a spreadsheet would take for a formula once the sheet is saved as CSV and opened
+ * again (it starts with `= + - @`, a tab or a carriage return: OWASP's CSV injection list) is written
+ * with a leading apostrophe, the spreadsheet's "this is text" mark; reading takes one off again
+ * ({@link guardFormula}, {@link unguardFormula}).
  */
 import type { FieldDef, ListDef } from '@odp/core';
 
@@ -31,6 +36,24 @@ export const NUMBER_FORMATS: Partial<Record<FieldDef['type'], string>> = {
   DATE: 'yyyy-mm-dd',
   DATETIME: 'yyyy-mm-dd hh:mm:ss',
 };
+
+/** Texts a spreadsheet would take for a formula, after any apostrophes already guarding them. */
+const FORMULA_LIKE = /^'*[=+\-@\t\r]/;
+/** Texts that {@link guardFormula} wrote: one apostrophe more than their value holds. */
+const GUARDED = /^'+[=+\-@\t\r]/;
+
+/**
+ * `text` as a cell that no spreadsheet evaluates, also after a CSV re-save: a formula-like text gets
+ * a leading apostrophe (so does one that already starts with apostrophes, so reading is exact).
+ */
+export function guardFormula(text: string): string {
+  return FORMULA_LIKE.test(text) ? `'${text}` : text;
+}
+
+/** The value of a cell {@link guardFormula} wrote: one leading apostrophe off a guarded text. */
+function unguardFormula(cell: CellValue): CellValue {
+  return typeof cell === 'string' && GUARDED.test(cell) ? cell.slice(1) : cell;
+}
 
 /** The result of reading a cell: the body value, or why the cell cannot be one. */
 export type ReadCell =
@@ -67,7 +90,7 @@ export function cellOf(field: FieldDef, rendered: unknown, list: ListDef | undef
   if (value === undefined || value === null) return null;
   if (field.multiple || (Array.isArray(value) && field.type !== 'JSON' && field.type !== 'ARRAY')) {
     const values = Array.isArray(value) ? value : [value];
-    return values.map((item: unknown) => asText(field, item, list)).join('\n');
+    return guardFormula(values.map((item: unknown) => asText(field, item, list)).join('\n'));
   }
   switch (field.type) {
     case 'INTEGER':
@@ -81,7 +104,7 @@ export function cellOf(field: FieldDef, rendered: unknown, list: ListDef | undef
     case 'DATETIME':
       return new Date(String(value));
     default:
-      return asText(field, value, list);
+      return guardFormula(asText(field, value, list));
   }
 }
 
@@ -191,7 +214,7 @@ function readOne(field: FieldDef, cell: CellValue, list: ListDef | undefined): R
  */
 export function readCell(field: FieldDef, cell: CellValue, list: ListDef | undefined): ReadCell {
   if (isBlank(cell)) return readOk(null);
-  if (!field.multiple) return readOne(field, cell, list);
+  if (!field.multiple) return readOne(field, unguardFormula(cell), list);
   const values: unknown[] = [];
   for (const line of splitLines(cell)) {
     const read = readOne(field, line, list);
@@ -204,7 +227,8 @@ export function readCell(field: FieldDef, cell: CellValue, list: ListDef | undef
 /** The non-blank lines of a cell (multi-valued fields and relations hold one value per line). */
 export function splitLines(cell: CellValue): string[] {
   if (cell === null) return [];
-  const text = cell instanceof Date ? cell.toISOString() : String(cell);
+  const unguarded = unguardFormula(cell);
+  const text = unguarded instanceof Date ? unguarded.toISOString() : String(unguarded);
   return text
     .split(/\r?\n/)
     .map((line) => line.trim())

@@ -11,7 +11,7 @@ import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promi
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { ExportSheet, ImportTarget, DataObject } from '@odp/data';
-import { NUMBER_FORMATS, cellOf } from './cells.js';
+import { NUMBER_FORMATS, cellOf, guardFormula } from './cells.js';
 import type { CellValue } from './cells.js';
 
 /** The header of the id column: the object's id, what an update import matches rows on. */
@@ -89,7 +89,7 @@ function relationCell(object: DataObject, name: string, multiple: boolean): Cell
   const link = (object['_links'] as Record<string, Link | undefined> | undefined)?.[name];
   if (!link) return null;
   const names = multiple ? (link.values ?? []).map((value) => value.name ?? '') : [link.name ?? ''];
-  return names.length > 0 ? names.join('\n') : null;
+  return names.length > 0 ? guardFormula(names.join('\n')) : null;
 }
 
 /** One object as the cells of its sheet's row. */

@@ -97,6 +97,24 @@ describe('cells', () => {
     expect(readCell(field('companies', 'logo'), 'logo.png', undefined).ok).toBe(false);
     expect(readCell(field('companies', 'legalName'), '   ', undefined)).toEqual({ ok: true, value: null });
   });
+
+  // OWASP's CSV injection list: a cell starting with one of these is a formula once re-saved as CSV.
+  it.each(['=1+1', '+31 20 555', '-5', '@SUM(A1)', '\tcmd', '\rcmd', "'=1+1", "''-x"])(
+    'guards the text %j with an apostrophe and reads back the exact value',
+    (value) => {
+      const legalName = field('companies', 'legalName');
+      const cell = cellOf(legalName, value, undefined);
+      expect(cell).toBe(`'${value}`);
+      expect(readCell(legalName, cell, undefined)).toEqual({ ok: true, value });
+    },
+  );
+
+  it('guards a multi-line cell by its first character, and leaves other texts alone', () => {
+    const phones = field('persons', 'phoneNumbers');
+    expect(cellOf(phones, ['+31 1', '+31 2'], undefined)).toBe("'+31 1\n+31 2");
+    for (const value of ["it's", "'quoted'", 'a=b', '3-4'])
+      expect(cellOf(field('companies', 'legalName'), value, undefined)).toBe(value);
+  });
 });
 
 describe('workbooks', () => {

@@ -10,6 +10,9 @@
  * - `flush` runs that job: the waiting changes, reduced to the latest per object (rule 5), are
  *   written in one batch (rows replaced, deleted objects removed, rule 1); a failure keeps them
  *   buffered and schedules the next flush one interval later (rule 6).
+ * - A target the warehouse can never have (`Warehouse.targetProblem`: a bad project, dataset or
+ *   table name) fails for good with the reason: `accept` buffers nothing, and a flush of changes
+ *   buffered for one drops them instead of rescheduling itself forever.
  *
  * Both are safe to run again (at-least-once jobs): the buffer keeps an event once by job id, and
  * a flush writes the latest state, so repeating one changes nothing.
@@ -22,6 +25,7 @@ import type {
   Warehouse,
   WarehouseColumnType,
   WarehouseRow,
+  WarehouseTarget,
 } from '@odp/core';
 import { GatewayError } from './gateway.js';
 
@@ -82,7 +86,7 @@ export class DatastoreReplicator {
    * Buffers the change of a DatastoreReplicator gateway job and schedules its flush. Resolves
    * false when the tenant has no connection parameters (nothing buffered, no error). GatewayError
    * (not retryable) for a `_type` other than WAREHOUSE, `_credentials` not read from a secret
-   * value, or a bad `_flushInterval`.
+   * value, a bad `_flushInterval`, or a target the warehouse can never have.
    */
   async accept(job: Job, parameters: Readonly<Record<string, string | null>>): Promise<boolean> {
     const set = (name: string) => (parameters[name] ?? '').trim() !== '';
@@ -99,6 +103,8 @@ export class DatastoreReplicator {
     const destination = [parameters['_projectId'], parameters['_dataset'], parameters['_table']]
       .map((part) => part!.trim())
       .join('/');
+    const refused = this.deps.warehouse.targetProblem(targetOf(job.tenantId, parameters));
+    if (refused !== null) throw new GatewayError(`${refused}; the change is not replicated.`, false);
     await this.deps.buffer.append({
       id: job.id,
       tenantId: job.tenantId,
@@ -142,7 +148,8 @@ export class DatastoreReplicator {
    * Runs a flush job: writes the destination's waiting changes, latest per object, and marks
    * them flushed. Resolves the numbers of rows written and removed. On a failed write the events
    * stay buffered, the next flush is scheduled one interval later, and a GatewayError (not
-   * retryable: the flush cycle is the retry) says when.
+   * retryable: the flush cycle is the retry) says when. A target the warehouse refuses drops the
+   * changes and fails without a next flush.
    */
   async flush(job: Job): Promise<{ rows: number; deletes: number }> {
     const { destination, intervalMs } = job.payload as unknown as FlushPayload;
@@ -154,6 +161,14 @@ export class DatastoreReplicator {
         const batch = await this.writeBatch(events);
         written = { rows: written.rows + batch.rows, deletes: written.deletes + batch.deletes };
       } catch (error) {
+        if (error instanceof RefusedTarget) {
+          // Changes buffered before their target was checked: no later flush could write them.
+          await this.deps.buffer.markFlushed(
+            events.map((event) => event.id),
+            this.deps.now(),
+          );
+          throw new GatewayError(`${error.message}; ${events.length} buffered changes are dropped.`, false);
+        }
         // This flush runs after the end of its interval: the current one's flush is the next cycle.
         const next = await this.scheduleFlush(job.tenantId, destination, intervalMs);
         const message = error instanceof Error ? error.message : String(error);
@@ -195,16 +210,24 @@ export class DatastoreReplicator {
       for (const name of Object.keys(types)) values[name] = parameters[name] ?? null;
       rows.push({ id: event.objectId, values });
     }
-    const connection = newest.parameters;
-    await this.deps.warehouse.write(
-      {
-        projectId: connection['_projectId']!.trim(),
-        dataset: connection['_dataset']!.trim(),
-        table: connection['_table']!.trim(),
-        credentials: connection['_credentials'] ?? '',
-      },
-      { columns, rows, deletes },
-    );
+    const target = targetOf(newest.event.tenantId, newest.parameters);
+    const refused = this.deps.warehouse.targetProblem(target);
+    if (refused !== null) throw new RefusedTarget(refused);
+    await this.deps.warehouse.write(target, { columns, rows, deletes });
     return { rows: rows.length, deletes: deletes.length };
   }
+}
+
+/** A flush whose target the warehouse can never have: failed for good, never offered again. */
+class RefusedTarget extends Error {}
+
+/** The warehouse table a change's connection parameters name, in the tenant's own warehouse. */
+function targetOf(tenantId: string, parameters: Readonly<Record<string, string | null>>): WarehouseTarget {
+  return {
+    tenantId,
+    projectId: (parameters['_projectId'] ?? '').trim(),
+    dataset: (parameters['_dataset'] ?? '').trim(),
+    table: (parameters['_table'] ?? '').trim(),
+    credentials: parameters['_credentials'] ?? '',
+  };
 }

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { DuckDbWarehouse, projectFile } from './duckdb-warehouse.js';
 import { readWarehouseTable } from './testing/index.js';
 
-const target = { projectId: 'acme-analytics', dataset: 'crm', table: 'invoices', credentials: '{}' };
+const target = {
+  tenantId: '0fef5e35-3ccf-4555-a667-acba891f9286',
+  projectId: 'acme-analytics',
+  dataset: 'crm',
+  table: 'invoices',
+  credentials: '{}',
+};
 let dir: string;
 let warehouse: DuckDbWarehouse;
 beforeEach(() => {
@@ -112,13 +118,31 @@ it('writes nothing of a batch that fails, and refuses names that are not identif
   await expect(
     warehouse.write({ ...target, projectId: '../up' }, { columns: {}, rows: [], deletes: [] }),
   ).rejects.toThrow('is not a project name');
+  expect(warehouse.targetProblem({ ...target, projectId: '../up' })).toBe(
+    "_projectId '../up' is not a project name (letters, digits, '-', '_')",
+  );
+  expect(warehouse.targetProblem({ ...target, tenantId: '..' })).toContain('is not a directory name');
+  expect(warehouse.targetProblem(target)).toBeNull();
+});
+
+it('keeps the same project of two tenants in two files', async () => {
+  const other = { ...target, tenantId: '5d1f0c2e-8a47-4b6e-9c3d-2f1e0a9b8c7d' };
+  const batch = (n: string) => ({
+    columns: { n: 'INT64' as const },
+    rows: [{ id: 'a', values: { n } }],
+    deletes: [],
+  });
+  await warehouse.write(target, batch('1'));
+  await warehouse.write(other, batch('2'));
+  expect((await readWarehouseTable(dir, target)).rows).toEqual([{ id: 'a', n: '1' }]);
+  expect((await readWarehouseTable(dir, other)).rows).toEqual([{ id: 'a', n: '2' }]);
 });
 
 it('fails while its file cannot be opened, and writes once it can', async () => {
-  mkdirSync(projectFile(dir, target.projectId));
+  mkdirSync(projectFile(dir, target.tenantId, target.projectId), { recursive: true });
   const batch = { columns: { n: 'INT64' as const }, rows: [{ id: 'a', values: { n: '1' } }], deletes: [] };
   await expect(warehouse.write(target, batch)).rejects.toThrow();
-  rmSync(projectFile(dir, target.projectId), { recursive: true });
+  rmSync(projectFile(dir, target.tenantId, target.projectId), { recursive: true });
   await warehouse.write(target, batch);
   expect((await readWarehouseTable(dir, target)).rows).toEqual([{ id: 'a', n: '1' }]);
 });

@@ -1,6 +1,6 @@
 /**
- * The embedded Warehouse: one DuckDB database file per project, `<dir>/<projectId>.duckdb`, a
- * schema per dataset and a table per table (docs/worker.md, "The DatastoreReplicator gateway").
+ * The embedded Warehouse: one DuckDB database file per tenant and project,
+ * `<dir>/<tenantId>/<projectId>.duckdb`, a schema per dataset and a table per table (docs/worker.md, "The DatastoreReplicator gateway").
  *
  * A write opens the file, applies the batch in one transaction and closes it again: flushes are
  * minutes apart, and a closed file can be read by other tools (DuckDB lets one process write a
@@ -37,8 +37,13 @@ function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
 
+type TargetNames = Pick<WarehouseTarget, 'tenantId' | 'projectId' | 'dataset' | 'table'>;
+
 /** Checks the names of a target; throws WarehouseTargetError naming the bad one. */
-export function checkTarget(target: Pick<WarehouseTarget, 'projectId' | 'dataset' | 'table'>): void {
+export function checkTarget(target: TargetNames): void {
+  // Tenant ids are the registry's UUIDs: the check keeps a directory name from being a path.
+  if (!PROJECT.test(target.tenantId))
+    throw new WarehouseTargetError(`the tenant id '${target.tenantId}' is not a directory name`);
   if (!PROJECT.test(target.projectId))
     throw new WarehouseTargetError(
       `_projectId '${target.projectId}' is not a project name (letters, digits, '-', '_')`,
@@ -51,9 +56,9 @@ export function checkTarget(target: Pick<WarehouseTarget, 'projectId' | 'dataset
     throw new WarehouseTargetError(`_table '${target.table}' is not a table name (letters, digits, '_')`);
 }
 
-/** The database file of a project in `dir`. */
-export function projectFile(dir: string, projectId: string): string {
-  return path.join(dir, `${projectId}.duckdb`);
+/** The database file of a tenant's project in `dir`. */
+export function projectFile(dir: string, tenantId: string, projectId: string): string {
+  return path.join(dir, tenantId, `${projectId}.duckdb`);
 }
 
 export class DuckDbWarehouse implements Warehouse {
@@ -61,9 +66,9 @@ export class DuckDbWarehouse implements Warehouse {
 
   async write(target: WarehouseTarget, batch: WarehouseBatch): Promise<void> {
     checkTarget(target);
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(path.join(this.dir, target.tenantId), { recursive: true });
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const instance = await DuckDBInstance.create(projectFile(this.dir, target.projectId));
+    const instance = await DuckDBInstance.create(projectFile(this.dir, target.tenantId, target.projectId));
     try {
       const connection = await instance.connect();
       try {
@@ -80,6 +85,16 @@ export class DuckDbWarehouse implements Warehouse {
       }
     } finally {
       instance.closeSync();
+    }
+  }
+
+  targetProblem(target: TargetNames): string | null {
+    try {
+      checkTarget(target);
+      return null;
+    } catch (error) {
+      if (error instanceof WarehouseTargetError) return error.message;
+      throw error;
     }
   }
 

@@ -15,9 +15,9 @@ export interface WarehouseTable {
 
 export async function readWarehouseTable(
   dir: string,
-  target: { projectId: string; dataset: string; table: string },
+  target: { tenantId: string; projectId: string; dataset: string; table: string },
 ): Promise<WarehouseTable> {
-  const file = projectFile(dir, target.projectId);
+  const file = projectFile(dir, target.tenantId, target.projectId);
   if (!existsSync(file)) return { columns: {}, rows: [] };
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
