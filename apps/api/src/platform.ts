@@ -35,6 +35,7 @@ import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
+import { FairShare } from './fair-share.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
@@ -147,6 +148,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
+    fairShare: new FairShare(config.fairShare),
     deletion: tenantDeletion({ config, registry, runtimes, stores, search, files, jobs, coordination }),
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },

@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import { tenantOf } from './context.js';
+import type { FairShare } from './fair-share.js';
+import { requestKind } from './request-kind.js';
+
+/**
+ * The fair share at the edge: every request of a tenant, of every kind, is admitted by `share`
+ * (429 past the tenant's share) and runs at its turn. Runs after authentication, which established
+ * the request's tenant, and before the body is read: a waiting request's body stays in the socket
+ * (TCP backpressure). Platform and open routes (`/tenants`, `/health`) pass at once.
+ */
+export function tenantFairShare(share: FairShare): RequestHandler {
+  return (req, res, next) => {
+    const tenantId = tenantOf(res);
+    if (tenantId === null) {
+      next();
+      return;
+    }
+    const kind = requestKind(req.method, req.path, Number(req.headers['content-length'] ?? 0));
+    share.admit(
+      tenantId,
+      kind,
+      (release) => res.once('close', release),
+      () => next(),
+    );
+  };
+}
