@@ -1,5 +1,5 @@
 import { RateLimitedError } from '@odp/core';
-import { ACTIVE_MS, DEBT_HALF_LIFE_MS, FairShare } from './fair-share.js';
+import { ACTIVE_MS, DEBT_HALF_LIFE_MS, FairShare, LONG_RUNNING_MS } from './fair-share.js';
 import type { FairShareLimits, RequestKind } from './fair-share.js';
 
 const CHEAP: RequestKind = { label: 'GET /data', priorMs: 1 };
@@ -113,6 +113,23 @@ describe('FairShare (fake clock and timers)', () => {
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
     jest.runOnlyPendingTimers();
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1', 'a2']);
+  });
+
+  it('frees the slot of a long-running request (a download, an export) after LONG_RUNNING_MS', () => {
+    send('a0', 'A', LIST);
+    finish('a0', 40);
+    send('b0', 'B');
+    send('download', 'A', LIST);
+    send('a1', 'A');
+    expect(started).toEqual(['a0', 'b0', 'download']);
+    clock += LONG_RUNNING_MS - 1;
+    jest.advanceTimersByTime(LONG_RUNNING_MS - 1);
+    jest.runOnlyPendingTimers();
+    expect(started).toEqual(['a0', 'b0', 'download']);
+    clock += 1;
+    jest.advanceTimersByTime(1);
+    jest.runOnlyPendingTimers();
+    expect(started).toEqual(['a0', 'b0', 'download', 'a1']);
   });
 
   it('lets a tenant that is not the heaviest run up to its concurrency while contended', () => {

@@ -31,6 +31,12 @@ export const DEBT_HALF_LIFE_MS = 1000;
 export const ACTIVE_MS = 1000;
 /** A tenant idle this long is forgotten (its debt has decayed, its estimates are stale). */
 const FORGET_MS = 60_000;
+/**
+ * A request running longer than this no longer takes one of its tenant's slots: it streams or
+ * waits for a slow client (a download, an export, an upload being read), and the tenant's other
+ * requests should not wait for it to end. It still counts as under way and is charged when it ends.
+ */
+export const LONG_RUNNING_MS = 1000;
 /** Weight of the newest charge in a kind's estimate (an exponentially weighted moving average). */
 const ESTIMATE_WEIGHT = 0.3;
 
@@ -56,12 +62,14 @@ interface Job {
   readonly start: () => void;
   /** The virtual clock when it started; null while it waits. */
   startedAt: number | null;
+  /** The clock when it started. */
+  startedWallAt: number;
 }
 
 interface TenantShare {
   readonly tenantId: string;
   readonly queue: Job[];
-  running: number;
+  readonly running: Set<Job>;
   /**
    * Turns ended since the last scheduled pump: their slots free up only then, after the I/O that
    * arrived meanwhile was read, so a request that ends within one turn of the event loop does not
@@ -86,6 +94,8 @@ export class FairShare {
   private virtual = 0;
   private virtualAt: number;
   private pumpScheduled = false;
+  /** Pumps again when a running request becomes long-running and frees its slot. */
+  private longRunTimer: ReturnType<typeof setTimeout> | null = null;
   private sweptAt: number;
 
   constructor(
@@ -159,7 +169,7 @@ export class FairShare {
       tenant = {
         tenantId,
         queue: [],
-        running: 0,
+        running: new Set(),
         ended: 0,
         underWay: new Map(),
         total: 0,
@@ -181,7 +191,7 @@ export class FairShare {
   }
 
   private enqueue(tenant: TenantShare, kind: RequestKind, start: () => void): Job {
-    const job: Job = { tenant, kind: kind.label, start, startedAt: null };
+    const job: Job = { tenant, kind: kind.label, start, startedAt: null, startedWallAt: 0 };
     if (!tenant.estimates.has(kind.label)) tenant.estimates.set(kind.label, kind.priorMs);
     tenant.underWay.set(kind.label, (tenant.underWay.get(kind.label) ?? 0) + 1);
     tenant.total++;
@@ -204,7 +214,7 @@ export class FairShare {
     const charge = this.advance() - job.startedAt;
     job.startedAt = null;
     this.running--;
-    tenant.running--;
+    tenant.running.delete(job);
     tenant.ended++;
     tenant.debt = this.decayedDebt(tenant) + charge;
     tenant.debtAt = this.now();
@@ -252,12 +262,32 @@ export class FairShare {
       .sort((a, b) => a.debt - b.debt);
     if (waiting.length === 0) return;
     const heaviest = active.length > 1 ? this.heaviest(active) : null;
+    let nextFree = Infinity;
     for (const { tenant } of waiting) {
       const slots = active.length === 1 ? Infinity : tenant === heaviest ? 1 : this.limits.tenantConcurrency;
-      while (tenant.running + tenant.ended < slots && tenant.queue.length > 0) {
-        this.startJob(tenant.queue.shift() as Job);
+      let taken = tenant.ended;
+      for (const job of tenant.running) {
+        const freesAt = job.startedWallAt + LONG_RUNNING_MS;
+        if (freesAt > now) {
+          taken++;
+          nextFree = Math.min(nextFree, freesAt);
+        }
       }
+      for (; taken < slots && tenant.queue.length > 0; taken++) this.startJob(tenant.queue.shift() as Job);
     }
+    this.pumpWhenLongRunning(nextFree - now);
+  }
+
+  /** Pumps again in `delayMs`, when the first running request that holds a slot frees it. */
+  private pumpWhenLongRunning(delayMs: number): void {
+    if (this.longRunTimer !== null) clearTimeout(this.longRunTimer);
+    this.longRunTimer = null;
+    if (!Number.isFinite(delayMs)) return;
+    this.longRunTimer = setTimeout(() => {
+      this.longRunTimer = null;
+      this.schedulePump();
+    }, delayMs);
+    this.longRunTimer.unref?.();
   }
 
   /** The active tenant whose debt is strictly above every other's, or null on a tie. */
@@ -278,8 +308,9 @@ export class FairShare {
 
   private startJob(job: Job): void {
     job.startedAt = this.advance();
+    job.startedWallAt = this.now();
     this.running++;
-    job.tenant.running++;
+    job.tenant.running.add(job);
     job.start();
   }
 

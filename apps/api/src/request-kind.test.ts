@@ -1,4 +1,4 @@
-import { readsSelection, requestKind } from './request-kind.js';
+import { isEventStream, readsSelection, requestKind } from './request-kind.js';
 
 describe('readsSelection', () => {
   it.each([
@@ -55,5 +55,18 @@ describe('requestKind', () => {
     const large = requestKind('POST', '/data/t/companies', 1_048_576).priorMs;
     expect(selection).toBeGreaterThan(one);
     expect(large).toBeGreaterThan(small + 10);
+  });
+});
+
+describe('isEventStream', () => {
+  it.each([
+    ['GET', '/data/t/eventStream', true],
+    ['GET', '/data/t/eventStream/', true],
+    ['POST', '/data/t/eventStream', false],
+    ['GET', '/data/t/eventStream/x', false],
+    ['GET', '/data/t/companies', false],
+    ['GET', '/system/t/eventStream', false],
+  ])('%s %s -> %s', (method, path, expected) => {
+    expect(isEventStream(method, path)).toBe(expected);
   });
 });

@@ -45,6 +45,15 @@ export function readsSelection(method: string, path: string): boolean {
   }
 }
 
+/**
+ * Whether a request opens the tenant's event stream (`GET /data/{tenant}/eventStream`): it lasts as
+ * long as the client listens, so it takes no slot of the fair share; its work takes turns instead.
+ */
+export function isEventStream(method: string, path: string): boolean {
+  const [branch, , route, ...rest] = path.split('/').slice(1);
+  return method === 'GET' && branch === 'data' && route === 'eventStream' && rest.join('') === '';
+}
+
 /** The body size class: `0` without a body, else the power of two of kilobytes it is under. */
 function sizeClass(bytes: number): string {
   if (bytes <= 0) return '';
