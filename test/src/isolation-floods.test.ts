@@ -6,10 +6,10 @@
  * 429 problem+json with `Retry-After`; the 600k-key body gets its 413. Outcomes only: the latency
  * B sees is measured by `pnpm bench`.
  */
-import path from 'node:path';
-import { DEMO, startDataServer } from './data-api.js';
+import { createNeighbour, DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
-import { REPO_ROOT } from './support/server.js';
+import { outcome } from './support/outcome.js';
+import type { Outcome } from './support/outcome.js';
 
 /** A's loops: as many as a client with a pool of connections opens at once. */
 const LOOPS = 16;
@@ -19,43 +19,12 @@ let keyB: string;
 
 beforeAll(async () => {
   // Small shares, so that A's loops pass them in every phase.
-  api = await startDataServer({ env: { ODP_TENANT_REQUESTS: '4', ODP_TENANT_WORK_MS: '20' } });
-  const created = await api.server.odp([
-    'tenant',
-    'create',
-    '--name',
-    'Quiet neighbour',
-    '--model',
-    path.join(REPO_ROOT, 'examples/models/crm'),
-  ]);
-  tenantB = String(created['id']);
-  keyB = String((await api.server.odp(['key', 'create', '--tenant', tenantB]))['key']);
-  const loaded = await fetch(`${api.server.baseUrl}/data/${tenantB}/loadDefaultData`, {
-    method: 'POST',
-    headers: { 'X-API-Key': keyB },
-  });
-  if (loaded.status !== 200) throw new Error(`loadDefaultData: ${loaded.status}`);
+  api = await startDataServer({ env: { ODP_TENANT_REQUESTS: '4', ODP_TENANT_WORK_MS: '200' } });
+  ({ tenant: tenantB, key: keyB } = await createNeighbour(api, 'Quiet neighbour'));
 }, 120_000);
 afterAll(async () => {
   await api?.server.stop();
 });
-
-interface Outcome {
-  readonly status: number;
-  readonly retryAfter: string | null;
-  readonly contentType: string | null;
-  readonly body: string;
-}
-
-async function outcome(response: Promise<Response>): Promise<Outcome> {
-  const res = await response;
-  return {
-    status: res.status,
-    retryAfter: res.headers.get('retry-after'),
-    contentType: res.headers.get('content-type'),
-    body: await res.text(),
-  };
-}
 
 /** A request of tenant A (its system key) to `url` under the server, with a JSON body text. */
 function sendA(method: string, url: string, body?: string): Promise<Outcome> {

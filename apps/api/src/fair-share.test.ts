@@ -61,6 +61,28 @@ describe('FairShare (fake clock and timers)', () => {
     expect(send('list6', 'A', LIST)).toBeUndefined();
   });
 
+  it('counts a request that ended within the turn that read it as under way until the next turn', () => {
+    create({ tenantWorkMs: 40 });
+    for (let i = 0; i < 2; i++) {
+      send(`list${i}`, 'A', LIST);
+      clock += 20;
+      releases.get(`list${i}`)?.();
+    }
+    expect(send('list2', 'A', LIST)).toBeInstanceOf(RateLimitedError);
+    jest.runOnlyPendingTimers();
+    expect(send('list3', 'A', LIST)).toBeUndefined();
+  });
+
+  it('counts a request released twice (its response ended, then its connection closed) once', () => {
+    create({ tenantRequests: 2 });
+    send('a1', 'A');
+    send('a2', 'A');
+    finish('a1');
+    finish('a1');
+    expect(send('a3', 'A')).toBeUndefined();
+    expect(send('a4', 'A')).toBeInstanceOf(RateLimitedError);
+  });
+
   it('caps the requests of a tenant under way, every kind together', () => {
     create({ tenantRequests: 3 });
     send('a1', 'A', CHEAP);
@@ -96,6 +118,15 @@ describe('FairShare (fake clock and timers)', () => {
     send('b1', 'B');
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
     finish('a1', 10);
+    // A, the heaviest, pauses as long as a1 was charged (10 ms shared with b1: 5 ms).
+    expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
+    clock += 4;
+    jest.advanceTimersByTime(4);
+    jest.runOnlyPendingTimers();
+    expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
+    clock += 1;
+    jest.advanceTimersByTime(1);
+    jest.runOnlyPendingTimers();
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1', 'a2']);
   });
 

@@ -14,7 +14,8 @@
  * - **Turns.** A tenant alone runs everything it was admitted at once. While several tenants are
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
  *   `tenantConcurrency` requests at once, and the one with the highest debt only one: the rest wait
- *   in its queue. A slot that frees, and the queued requests, are taken only after the I/O that
+ *   in its queue; after each of its requests the highest pauses as long as that request was charged
+ *   (at most {@link MAX_PAUSE_MS}), so it takes about half the process at most. A slot that frees, and the queued requests, are taken only after the I/O that
  *   arrived meanwhile was read (`setImmediate`), lowest debt first: a quiet tenant's request starts
  *   the moment it arrives, ahead of a flooding tenant's queue, and waits at most for one of the
  *   flooder's requests per turn of the event loop, also when each of them ends within its turn.
@@ -37,6 +38,8 @@ const FORGET_MS = 60_000;
  * requests should not wait for it to end. It still counts as under way and is charged when it ends.
  */
 export const LONG_RUNNING_MS = 1000;
+/** The longest pause of the tenant with the highest recent cost after one of its requests. */
+export const MAX_PAUSE_MS = 1000;
 /** Weight of the newest charge in a kind's estimate (an exponentially weighted moving average). */
 const ESTIMATE_WEIGHT = 0.3;
 
@@ -64,6 +67,7 @@ interface Job {
   startedAt: number | null;
   /** The clock when it started. */
   startedWallAt: number;
+  released: boolean;
 }
 
 interface TenantShare {
@@ -71,16 +75,19 @@ interface TenantShare {
   readonly queue: Job[];
   readonly running: Set<Job>;
   /**
-   * Turns ended since the last scheduled pump: their slots free up only then, after the I/O that
-   * arrived meanwhile was read, so a request that ends within one turn of the event loop does not
-   * hand its slot straight to the next one of its tenant read in the same turn.
+   * Requests that ended since the last scheduled pump: they count as under way, and keep their
+   * slots, until then, after the I/O that arrived meanwhile was read. So requests that each end
+   * within the turn of the event loop that read them are capped and take turns like slower ones:
+   * a burst read in one turn is not served back to back because each one ended before the next.
    */
-  ended: number;
-  /** Requests under way (waiting or running) per kind label, and in total. */
+  readonly ended: Job[];
+  /** Requests under way (waiting, running or ended this turn) per kind label, and in total. */
   readonly underWay: Map<string, number>;
   total: number;
   debt: number;
   debtAt: number;
+  /** While other tenants are active, this tenant starts nothing before then (its pause). */
+  pausedUntil: number;
   lastSeen: number;
   /** Estimated milliseconds per kind label. */
   readonly estimates: Map<string, number>;
@@ -94,8 +101,8 @@ export class FairShare {
   private virtual = 0;
   private virtualAt: number;
   private pumpScheduled = false;
-  /** Pumps again when a running request becomes long-running and frees its slot. */
-  private longRunTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Pumps again when a slot taken for a time frees: a long-running request's, a pause's end. */
+  private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private sweptAt: number;
 
   constructor(
@@ -109,7 +116,7 @@ export class FairShare {
   /**
    * Admits a request of `tenantId` (RateLimitedError past the tenant's share); `start` runs at its
    * turn, at once when it may. `onClose` is given the release, to call when the request ends
-   * (finished or aborted), whether it ran or still waited.
+   * (finished or aborted), whether it ran or still waited; calls after the first are ignored.
    */
   admit(
     tenantId: string,
@@ -170,11 +177,12 @@ export class FairShare {
         tenantId,
         queue: [],
         running: new Set(),
-        ended: 0,
+        ended: [],
         underWay: new Map(),
         total: 0,
         debt: 0,
         debtAt: now,
+        pausedUntil: 0,
         lastSeen: now,
         estimates: new Map(),
       };
@@ -191,7 +199,7 @@ export class FairShare {
   }
 
   private enqueue(tenant: TenantShare, kind: RequestKind, start: () => void): Job {
-    const job: Job = { tenant, kind: kind.label, start, startedAt: null, startedWallAt: 0 };
+    const job: Job = { tenant, kind: kind.label, start, startedAt: null, startedWallAt: 0, released: false };
     if (!tenant.estimates.has(kind.label)) tenant.estimates.set(kind.label, kind.priorMs);
     tenant.underWay.set(kind.label, (tenant.underWay.get(kind.label) ?? 0) + 1);
     tenant.total++;
@@ -199,28 +207,44 @@ export class FairShare {
     return job;
   }
 
-  /** Ends a job: charges a run one, forgets a waiting one, and lets the next ones start. */
+  /**
+   * Ends a job: forgets a waiting one at once; charges a run one, which counts as under way until
+   * the next scheduled pump, and lets the next ones start then.
+   */
   private release(job: Job): void {
+    if (job.released) return;
+    job.released = true;
     const { tenant } = job;
-    const left = (tenant.underWay.get(job.kind) ?? 1) - 1;
-    if (left > 0) tenant.underWay.set(job.kind, left);
-    else tenant.underWay.delete(job.kind);
-    tenant.total--;
     if (job.startedAt === null) {
       const index = tenant.queue.indexOf(job);
       if (index !== -1) tenant.queue.splice(index, 1);
+      this.forget(job);
       return;
     }
     const charge = this.advance() - job.startedAt;
     job.startedAt = null;
     this.running--;
     tenant.running.delete(job);
-    tenant.ended++;
+    tenant.ended.push(job);
+    const now = this.now();
     tenant.debt = this.decayedDebt(tenant) + charge;
-    tenant.debtAt = this.now();
+    tenant.debtAt = now;
+    const active = this.activeTenants(now);
+    if (active.length > 1 && this.heaviest(active) === tenant) {
+      tenant.pausedUntil = now + Math.min(charge, MAX_PAUSE_MS);
+    }
     const estimate = tenant.estimates.get(job.kind) ?? charge;
     tenant.estimates.set(job.kind, estimate + ESTIMATE_WEIGHT * (charge - estimate));
     this.schedulePump();
+  }
+
+  /** No longer counts a job as under way. */
+  private forget(job: Job): void {
+    const { tenant } = job;
+    const left = (tenant.underWay.get(job.kind) ?? 1) - 1;
+    if (left > 0) tenant.underWay.set(job.kind, left);
+    else tenant.underWay.delete(job.kind);
+    tenant.total--;
   }
 
   /** Moves the processor-sharing clock to now and returns it. */
@@ -241,7 +265,10 @@ export class FairShare {
     this.pumpScheduled = true;
     setImmediate(() => {
       this.pumpScheduled = false;
-      for (const tenant of this.tenants.values()) tenant.ended = 0;
+      for (const tenant of this.tenants.values()) {
+        for (const job of tenant.ended) this.forget(job);
+        tenant.ended.length = 0;
+      }
       this.pump();
     });
   }
@@ -253,9 +280,7 @@ export class FairShare {
    */
   private pump(): void {
     const now = this.now();
-    const active = [...this.tenants.values()].filter(
-      (tenant) => tenant.total > 0 || now - tenant.lastSeen < ACTIVE_MS,
-    );
+    const active = this.activeTenants(now);
     const waiting = active
       .filter((tenant) => tenant.queue.length > 0)
       .map((tenant) => ({ tenant, debt: this.decayedDebt(tenant) }))
@@ -265,7 +290,11 @@ export class FairShare {
     let nextFree = Infinity;
     for (const { tenant } of waiting) {
       const slots = active.length === 1 ? Infinity : tenant === heaviest ? 1 : this.limits.tenantConcurrency;
-      let taken = tenant.ended;
+      let taken = tenant.ended.length;
+      if (active.length > 1 && tenant.pausedUntil > now) {
+        taken = slots;
+        nextFree = Math.min(nextFree, tenant.pausedUntil);
+      }
       for (const job of tenant.running) {
         const freesAt = job.startedWallAt + LONG_RUNNING_MS;
         if (freesAt > now) {
@@ -275,19 +304,26 @@ export class FairShare {
       }
       for (; taken < slots && tenant.queue.length > 0; taken++) this.startJob(tenant.queue.shift() as Job);
     }
-    this.pumpWhenLongRunning(nextFree - now);
+    this.pumpWhenFree(nextFree - now);
   }
 
-  /** Pumps again in `delayMs`, when the first running request that holds a slot frees it. */
-  private pumpWhenLongRunning(delayMs: number): void {
-    if (this.longRunTimer !== null) clearTimeout(this.longRunTimer);
-    this.longRunTimer = null;
+  /** Tenants with a request under way or seen in the last {@link ACTIVE_MS}. */
+  private activeTenants(now: number): TenantShare[] {
+    return [...this.tenants.values()].filter(
+      (tenant) => tenant.total > 0 || now - tenant.lastSeen < ACTIVE_MS,
+    );
+  }
+
+  /** Pumps again in `delayMs`, when the first slot taken for a time frees (a long run, a pause). */
+  private pumpWhenFree(delayMs: number): void {
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
     if (!Number.isFinite(delayMs)) return;
-    this.longRunTimer = setTimeout(() => {
-      this.longRunTimer = null;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
       this.schedulePump();
     }, delayMs);
-    this.longRunTimer.unref?.();
+    this.wakeTimer.unref?.();
   }
 
   /** The active tenant whose debt is strictly above every other's, or null on a tie. */

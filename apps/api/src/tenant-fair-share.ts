@@ -22,7 +22,12 @@ export function tenantFairShare(share: FairShare): RequestHandler {
     share.admit(
       tenantId,
       kind,
-      (release) => res.once('close', release),
+      (release) => {
+        // `prefinish`: the response was ended (before the client can send its next request on
+        // this connection); `close`: the client went away first.
+        res.once('prefinish', release);
+        res.once('close', release);
+      },
       () => next(),
     );
   };
