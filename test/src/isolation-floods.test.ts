@@ -8,7 +8,7 @@
  */
 import { createNeighbour, DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
-import { outcome } from './support/outcome.js';
+import { expectWellFormedRefusals, outcome } from './support/outcome.js';
 import type { Outcome } from './support/outcome.js';
 
 /** A's loops: as many as a client with a pool of connections opens at once. */
@@ -57,21 +57,6 @@ async function quietReads(done: Promise<unknown>): Promise<number[]> {
     statuses.push(res.status);
   }
   return statuses;
-}
-
-/** Every 429 among `outcomes` is problem+json with `Retry-After: 1`; returns how many there are. */
-function expectWellFormedRefusals(outcomes: readonly Outcome[]): number {
-  const refused = outcomes.filter((entry) => entry.status === 429);
-  for (const entry of refused) {
-    expect(entry.retryAfter).toBe('1');
-    expect(entry.contentType).toContain('application/problem+json');
-    expect(JSON.parse(entry.body)).toMatchObject({
-      type: 'urn:odp:problem:rate-limited',
-      status: 429,
-      retryAfter: 1,
-    });
-  }
-  return refused.length;
 }
 
 /** A went past its share: some of its requests got a well-formed 429. */

@@ -15,14 +15,16 @@
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
  *   `tenantConcurrency` requests at once, and the one with the highest debt only one: the rest wait
  *   in its queue; after each of its requests the highest pauses as long as that request was charged
- *   (at most {@link MAX_PAUSE_MS}), so it takes about half the process at most. A slot that frees, and the queued requests, are taken only after the I/O that
- *   arrived meanwhile was read (`setImmediate`), lowest debt first: a quiet tenant's request starts
- *   the moment it arrives, ahead of a flooding tenant's queue, and waits at most for one of the
- *   flooder's requests per turn of the event loop, also when each of them ends within its turn.
+ *   (at most {@link MAX_PAUSE_MS}), so it takes about half the process at most. A slot that frees,
+ *   and the queued requests, are taken only after the I/O that arrived meanwhile was read
+ *   (`setImmediate`), lowest debt first: a quiet tenant's request starts the moment it arrives,
+ *   ahead of a flooding tenant's queue, and waits at most for one of the flooder's requests per turn
+ *   of the event loop, also when each of them ends within its turn.
  *
  * The state is per api process: with several instances each applies it to the requests it serves.
  */
 import { RateLimitedError } from '@odp/core';
+import type { FairShareConfig } from '@odp/config';
 
 /** Seconds a refused client is asked to wait (`Retry-After`): the requests under way take milliseconds. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -43,18 +45,12 @@ export const MAX_PAUSE_MS = 1000;
 /** Weight of the newest charge in a kind's estimate (an exponentially weighted moving average). */
 const ESTIMATE_WEIGHT = 0.3;
 
-export interface FairShareLimits {
-  /** Requests of one tenant under way (waiting or running), every kind together. */
-  readonly tenantRequests: number;
-  /** Estimated milliseconds of work of one kind one tenant may have under way. */
-  readonly tenantWorkMs: number;
-  /** Requests of one tenant running at once while other tenants are active. */
-  readonly tenantConcurrency: number;
-}
+/** The share's limits: `config.fairShare` (docs/configuration.md). */
+export type FairShareLimits = FairShareConfig;
 
 /** What kind a request is, and what one of its kind is expected to cost before any was measured. */
 export interface RequestKind {
-  /** Names the kind in the refusal's message, e.g. `GET /data list`. */
+  /** Names the kind in the refusal's message, e.g. `GET /data selection`. */
   readonly label: string;
   readonly priorMs: number;
 }
