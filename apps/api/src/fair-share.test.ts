@@ -61,16 +61,33 @@ describe('FairShare (fake clock and timers)', () => {
     expect(send('list6', 'A', LIST)).toBeUndefined();
   });
 
-  it('counts a request that ended within the turn that read it as under way until the next turn', () => {
+  it('counts a request served at once at its admission as under way until the end of the turn', () => {
     create({ tenantWorkMs: 40 });
+    // Two lists served, and ended, within their admission (synchronous work).
     for (let i = 0; i < 2; i++) {
-      send(`list${i}`, 'A', LIST);
-      clock += 20;
-      releases.get(`list${i}`)?.();
+      let release: () => void = () => undefined;
+      share.admit(
+        'A',
+        LIST,
+        (r) => (release = r),
+        () => {
+          clock += 20;
+          release();
+        },
+      );
     }
     expect(send('list2', 'A', LIST)).toBeInstanceOf(RateLimitedError);
     jest.runOnlyPendingTimers();
     expect(send('list3', 'A', LIST)).toBeUndefined();
+  });
+
+  it('frees the share of a request that ended after its admission at once', () => {
+    create({ tenantWorkMs: 40 });
+    for (let i = 0; i < 4; i++) {
+      expect(send(`list${i}`, 'A', LIST)).toBeUndefined();
+      clock += 20;
+      releases.get(`list${i}`)?.();
+    }
   });
 
   it('counts a request released twice (its response ended, then its connection closed) once', () => {

@@ -71,13 +71,13 @@ interface TenantShare {
   readonly queue: Job[];
   readonly running: Set<Job>;
   /**
-   * Requests that ended since the last scheduled pump: they count as under way, and keep their
-   * slots, until then, after the I/O that arrived meanwhile was read. So requests that each end
-   * within the turn of the event loop that read them are capped and take turns like slower ones:
-   * a burst read in one turn is not served back to back because each one ended before the next.
+   * Requests that ended while the I/O of a turn of the event loop was read: they keep their slots
+   * until the next scheduled pump, at the end of that turn, so a burst read in one turn is not
+   * served back to back because each one ended before the next was read. A request that ends
+   * within a scheduled pump (it was started there) ends with its turn.
    */
   readonly ended: Job[];
-  /** Requests under way (waiting, running or ended this turn) per kind label, and in total. */
+  /** Requests under way (waiting, running, or ended at admission this turn) per kind, and in total. */
   readonly underWay: Map<string, number>;
   total: number;
   debt: number;
@@ -97,6 +97,12 @@ export class FairShare {
   private virtual = 0;
   private virtualAt: number;
   private pumpScheduled = false;
+  /** True while a scheduled pump runs: requests that end then end with the turn (see `ended`). */
+  private inScheduledPump = false;
+  /** True while a request is admitted: one that ends then, started and served at once, ... */
+  private admitting = false;
+  /** ... counts as under way until the next scheduled pump, so that such a burst is capped too. */
+  private readonly endedAtAdmission: Job[] = [];
   /** Pumps again when a slot taken for a time frees: a long-running request's, a pause's end. */
   private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private sweptAt: number;
@@ -138,7 +144,12 @@ export class FairShare {
     }
     const job = this.enqueue(tenant, kind, start);
     onClose(() => this.release(job));
-    this.pump();
+    this.admitting = true;
+    try {
+      this.pump();
+    } finally {
+      this.admitting = false;
+    }
   }
 
   /**
@@ -221,7 +232,9 @@ export class FairShare {
     job.startedAt = null;
     this.running--;
     tenant.running.delete(job);
-    tenant.ended.push(job);
+    if (!this.inScheduledPump) tenant.ended.push(job);
+    if (this.admitting && !this.inScheduledPump) this.endedAtAdmission.push(job);
+    else this.forget(job);
     const now = this.now();
     tenant.debt = this.decayedDebt(tenant) + charge;
     tenant.debtAt = now;
@@ -261,11 +274,14 @@ export class FairShare {
     this.pumpScheduled = true;
     setImmediate(() => {
       this.pumpScheduled = false;
-      for (const tenant of this.tenants.values()) {
-        for (const job of tenant.ended) this.forget(job);
-        tenant.ended.length = 0;
+      for (const tenant of this.tenants.values()) tenant.ended.length = 0;
+      for (const job of this.endedAtAdmission.splice(0)) this.forget(job);
+      this.inScheduledPump = true;
+      try {
+        this.pump();
+      } finally {
+        this.inScheduledPump = false;
       }
-      this.pump();
     });
   }
 
