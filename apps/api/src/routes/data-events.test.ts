@@ -41,6 +41,7 @@ describe('eventStream', () => {
           data,
           changes,
           streams: new TenantEventStreams(8),
+          turn: (work) => work(),
           heartbeatMs: 100,
         }),
     );
