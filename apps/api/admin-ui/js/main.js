@@ -10,6 +10,7 @@ import { signInView } from './views/sign-in.js';
 import { classesView } from './views/classes.js';
 import { listView } from './views/list.js';
 import { searchView, wireGlobalSearch } from './views/search.js';
+import { accessView } from './views/access.js';
 import { objectView } from './views/object.js';
 import { formView } from './views/form.js';
 import { auditView, modelView } from './views/admin.js';
@@ -30,6 +31,7 @@ function route() {
 const VIEWS = {
   classes: () => classesView(),
   search: (_segments, query) => searchView(query),
+  access: () => accessView(),
   list: (segments, query) => listView(segments, query),
   object: ([typeName, id]) => objectView(typeName, id),
   new: ([typeName]) => formView(typeName, null),

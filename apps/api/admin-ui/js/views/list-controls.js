@@ -151,26 +151,24 @@ export async function facets(listPath, segments, query, fields) {
         h(
           'ul',
           {},
-          answers[index].values
-            .slice(0, FACET_VALUES)
-            .map(({ value, count }) =>
-              h(
-                'li',
-                {},
-                value === null
-                  ? h('span', { class: 'muted' }, `(none) ${count}`)
-                  : h(
-                      'a',
-                      {
-                        href: listHash(segments, query, { [field.name]: value, page: null, after: null }),
-                        'data-facet-value': value,
-                      },
-                      formatValue(field, value),
-                      ' ',
-                      h('span', { class: 'count' }, String(count)),
-                    ),
-              ),
+          answers[index].values.slice(0, FACET_VALUES).map(({ value, count }) =>
+            h(
+              'li',
+              {},
+              value === null
+                ? h('span', { class: 'muted' }, `(none) ${count}`)
+                : h(
+                    'a',
+                    {
+                      href: listHash(segments, query, { [field.name]: value, page: null, after: null }),
+                      'data-facet-value': value,
+                    },
+                    formatValue(field, value),
+                    ' ',
+                    h('span', { class: 'count' }, String(count)),
+                  ),
             ),
+          ),
         ),
       ),
     ),
