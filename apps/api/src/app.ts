@@ -35,6 +35,7 @@ import { systemRoutes } from './routes/system.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
 import { adminClassJobRoutes } from './routes/admin-class-jobs.js';
 import { adminTenantRoutes } from './routes/admin-tenant.js';
+import { adminAccessRoutes } from './routes/admin-access.js';
 import { reportRoutes } from './routes/reports.js';
 
 /**
@@ -147,6 +148,7 @@ function platformRouteModules(deps: AppDeps): RouteModule[] {
     { branches: ['admin'], router: adminRebuildRoutes(deps) },
     { branches: ['admin'], router: adminJobRoutes(deps) },
     { branches: ['admin'], router: adminClassJobRoutes(deps) },
+    { branches: ['admin'], router: adminAccessRoutes(deps) },
     { branches: ['admin'], router: adminTenantRoutes(deps) },
     { branches: ['data'], router: reportRoutes(deps) },
     { branches: ['scripts'], router: scriptRoutes(deps) },
