@@ -1,7 +1,7 @@
 /**
  * The embedded tenant store: one SQLite database file per tenant (isolation by construction),
  * implementing the `TenantStore` port of `@odp/core` and keeping its full-text index
- * (search-sqlite.ts) in the same file and the same transactions. See docs/storage.md.
+ * (search.ts) in the same file and the same transactions. See docs/storage.md.
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -48,7 +48,7 @@ import {
   indexedField,
   indexedFields,
   ixKey,
-} from './tenant-index.js';
+} from './index-keys.js';
 import {
   EMPTY_KEY,
   compileAccess,
@@ -58,12 +58,12 @@ import {
   hiddenSource,
   visibleLinked,
   whereClause,
-} from './tenant-query.js';
-import type { CompiledSelection, Driver, KeyLookup, Sql } from './tenant-query.js';
-import { migrateTenantDatabase } from './tenant-schema.js';
-import { SqliteSearchIndex } from './search-sqlite.js';
-import { TenantAggregates } from './tenant-aggregates.js';
-import { TenantNames } from './tenant-names.js';
+} from './query.js';
+import type { CompiledSelection, Driver, KeyLookup, Sql } from './query.js';
+import { migrateTenantDatabase } from './schema.js';
+import { SqliteSearchIndex } from './search.js';
+import { TenantAggregates } from './aggregates.js';
+import { TenantNames } from './names.js';
 
 export interface TenantStoreOptions {
   /** Path of the tenant's database file (created when missing). */

@@ -30,9 +30,9 @@ import type {
   IndexKey,
   Model,
 } from '@odp/core';
-import { fromIndexKey, indexedField } from './tenant-index.js';
-import { EMPTY_KEY, compileValueRange } from './tenant-query.js';
-import type { ValueRange } from './tenant-query.js';
+import { fromIndexKey, indexedField } from './index-keys.js';
+import { EMPTY_KEY, compileValueRange } from './query.js';
+import type { ValueRange } from './query.js';
 
 /** Types whose values are few per class (days, list entries, booleans): worth a counter per value. */
 const GROUP_TYPES: ReadonlySet<DataType> = new Set(['DATE', 'LIST', 'BOOLEAN']);

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describePlatformRegistryContract } from '@odp/core/contract';
-import { applyMigrations, PLATFORM_MIGRATIONS } from './platform-migrations.js';
-import { openPlatformStore } from './platform-store.js';
-import type { PlatformStore } from './platform-store.js';
+import { applyMigrations, PLATFORM_MIGRATIONS } from '../migrations.js';
+import { openPlatformStore } from './store.js';
+import type { PlatformStore } from './store.js';
 
 const contractDirs: string[] = [];
 describePlatformRegistryContract('sqlite', async (shared) => {

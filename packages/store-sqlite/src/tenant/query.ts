@@ -1,6 +1,6 @@
 /**
  * Compiles the backend-neutral plans of `@odp/core` (selection, filters, sort, access filter) to
- * SQL over the tenant schema (see tenant-schema.ts and docs/storage.md).
+ * SQL over the tenant schema (see schema.ts and docs/storage.md).
  *
  * Every condition is an SQL predicate on one object key `n`. A query walks one *driver* (an index
  * range that yields candidate keys) and checks the remaining conditions per key with indexed
@@ -21,8 +21,8 @@ import type {
   Sort,
   SourcePath,
 } from '@odp/core';
-import { FOLD_FUNCTION, indexKey, indexedField, ixKey } from './tenant-index.js';
-import type { IndexKey } from './tenant-index.js';
+import { FOLD_FUNCTION, indexKey, indexedField, ixKey } from './index-keys.js';
+import type { IndexKey } from './index-keys.js';
 
 export interface Sql {
   readonly text: string;

@@ -11,11 +11,11 @@ import {
   storedObject,
   uuid,
 } from '@odp/core/contract';
-import { openTenantStore } from './tenant-store.js';
-import type { SqliteTenantStore, TenantStoreOptions } from './tenant-store.js';
-import { TENANT_MIGRATIONS } from './tenant-schema.js';
-import { indexSignature } from './tenant-index.js';
-import { applyMigrations } from './platform-migrations.js';
+import { openTenantStore } from './store.js';
+import type { SqliteTenantStore, TenantStoreOptions } from './store.js';
+import { TENANT_MIGRATIONS } from './schema.js';
+import { indexSignature } from './index-keys.js';
+import { applyMigrations } from '../migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-tenant-store-'));
 let counter = 0;

@@ -12,7 +12,7 @@ import type {
   TenantRecord,
   UserProfile,
 } from '@odp/core';
-import { openSharedDatabase, PLATFORM_MIGRATIONS } from './platform-migrations.js';
+import { openSharedDatabase, PLATFORM_MIGRATIONS } from '../migrations.js';
 
 interface TenantRow {
   id: string;

@@ -4,7 +4,7 @@
  * `ACK <n>` once write n is acknowledged, until the parent kills it with SIGKILL.
  */
 import { contractModel, storedObject } from '@odp/core/contract';
-import { openTenantStore } from './tenant-store.js';
+import { openTenantStore } from './store.js';
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('usage: tenant-durability.child.ts <database file>');
