@@ -31,8 +31,9 @@ import type {
   Model,
 } from '@odp/core';
 import { fromIndexKey, indexedField } from './index-keys.js';
-import { EMPTY_KEY, compileValueRange } from './query.js';
-import type { ValueRange } from './query.js';
+import { compileValueRange } from './query/filters.js';
+import { EMPTY_KEY } from './query/sql.js';
+import type { ValueRange } from './query/filters.js';
 
 /** Types whose values are few per class (days, list entries, booleans): worth a counter per value. */
 const GROUP_TYPES: ReadonlySet<DataType> = new Set(['DATE', 'LIST', 'BOOLEAN']);

@@ -49,17 +49,11 @@ import {
   indexedFields,
   ixKey,
 } from './index-keys.js';
-import {
-  EMPTY_KEY,
-  compileAccess,
-  compileSelection,
-  compileSort,
-  hiddenAlongAny,
-  hiddenSource,
-  visibleLinked,
-  whereClause,
-} from './query.js';
-import type { CompiledSelection, Driver, KeyLookup, Sql } from './query.js';
+import { compileAccess, hiddenAlongAny, hiddenSource, visibleLinked } from './query/access.js';
+import { compileSelection } from './query/selection.js';
+import { compileSort } from './query/sort.js';
+import { EMPTY_KEY, whereClause } from './query/sql.js';
+import type { CompiledSelection, Driver, KeyLookup, Sql } from './query/sql.js';
 import { migrateTenantDatabase } from './schema.js';
 import { SqliteSearchIndex } from './search.js';
 import { TenantAggregates } from './aggregates.js';
