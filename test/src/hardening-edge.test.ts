@@ -594,7 +594,7 @@ describe('documentation', () => {
 
   it('docs/configuration.md states the synchronous mode each SQLite store runs with', () => {
     const docs = readFileSync(path.join(REPO_ROOT, 'docs/configuration.md'), 'utf8').replace(/\s+/g, ' ');
-    const tenant = synchronousOf('packages/store-sqlite/src/tenant/store.ts');
+    const tenant = synchronousOf('packages/store-sqlite/src/tenant/database.ts');
     // The registry opens its file through openSharedDatabase, with the job queue and the replication buffer.
     expect(
       readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform/store.ts'), 'utf8'),
