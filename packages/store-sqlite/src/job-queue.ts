@@ -198,6 +198,6 @@ export class SqliteJobQueue implements JobQueue {
   }
 }
 
-export function openJobQueue(file: string): SqliteJobQueue {
+export function openSqliteJobQueue(file: string): SqliteJobQueue {
   return new SqliteJobQueue(file);
 }

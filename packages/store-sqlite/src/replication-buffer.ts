@@ -105,6 +105,6 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
   }
 }
 
-export function openReplicationBuffer(file: string): SqliteReplicationBuffer {
+export function openSqliteReplicationBuffer(file: string): SqliteReplicationBuffer {
   return new SqliteReplicationBuffer(file);
 }

@@ -73,7 +73,7 @@ export interface PlatformStore extends PlatformRegistry {
  * process, such as `odp`) has committed, and every write through this connection drops the
  * remembered reads, so a revoked key or a suspended profile is refused on the very next request.
  */
-export function openPlatformStore(file: string): PlatformStore {
+export function openSqlitePlatformStore(file: string): PlatformStore {
   mkdirSync(path.dirname(file), { recursive: true });
   const { db, before } = openSharedDatabase(file, PLATFORM_MIGRATIONS, { foreignKeys: true });
   return new SqlitePlatformStore(db, before === 0);

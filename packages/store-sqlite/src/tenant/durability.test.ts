@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractModel, uuid } from '@odp/core/contract';
-import { openTenantStore } from './store.js';
+import { openSqliteTenantStore } from './store.js';
 
 /**
  * The tenant store's durability guarantee (docs/storage.md): every write acknowledged before the
@@ -34,7 +34,7 @@ describe('tenant store durability', () => {
       child.kill('SIGKILL');
       await exited;
 
-      const store = openTenantStore({ file });
+      const store = openSqliteTenantStore({ file });
       await store.applyModel(contractModel);
       const all = { kind: 'all' } as const;
       const ids = Array.from({ length: acknowledged }, (_, index) => uuid(index + 1));

@@ -12,8 +12,8 @@ import {
   uuid,
 } from '@odp/core/contract';
 import { explainGet, explainList, explainListWalk } from '../../test/query-plans.js';
-import { openTenantStore } from './store.js';
-import type { SqliteTenantStore, TenantStoreOptions } from './store.js';
+import { openSqliteTenantStore } from './store.js';
+import type { SqliteTenantStore, SqliteTenantStoreOptions } from './store.js';
 import { TENANT_MIGRATIONS } from './schema.js';
 import { indexSignature } from './index-keys.js';
 import { applyMigrations } from '../migrations.js';
@@ -23,10 +23,10 @@ let counter = 0;
 const nextFile = (): string => join(dir, `tenant-${++counter}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describeTenantStoreContract('sqlite', async () => openTenantStore({ file: nextFile() }));
-describeEventLogContract('sqlite', async () => openTenantStore({ file: nextFile() }));
+describeTenantStoreContract('sqlite', async () => openSqliteTenantStore({ file: nextFile() }));
+describeEventLogContract('sqlite', async () => openSqliteTenantStore({ file: nextFile() }));
 describeSearchIndexContract('sqlite', async () => {
-  const store = openTenantStore({ file: nextFile() });
+  const store = openSqliteTenantStore({ file: nextFile() });
   return { store, search: store.search };
 });
 
@@ -42,10 +42,10 @@ function company(n: number, values: Record<string, unknown>): StoredObject {
  * the held acId A, the odd ones Z, which ACL does not hold), so plans under ACL meet real rows.
  */
 async function openSeeded(
-  options: Partial<TenantStoreOptions> = {},
+  options: Partial<SqliteTenantStoreOptions> = {},
   held: (n: number) => readonly string[] = (n) => [n % 2 === 0 ? 'A' : 'Z'],
 ): Promise<SqliteTenantStore> {
-  const store = openTenantStore({ file: nextFile(), ...options });
+  const store = openSqliteTenantStore({ file: nextFile(), ...options });
   await store.applyModel(contractModel);
   store.bulkWrite(
     Array.from({ length: 40 }, (_, index) =>
@@ -306,11 +306,11 @@ describe('SqliteTenantStore specifics', () => {
 
   it('keeps acknowledged writes across a reopen and records the schema version', async () => {
     const file = nextFile();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'Kept' })] });
     await store.close();
-    const reopened = openTenantStore({ file });
+    const reopened = openSqliteTenantStore({ file });
     await reopened.applyModel(contractModel);
     expect((await reopened.get(uuid(1), ALL))?.values).toEqual({ legalName: 'Kept' });
     await reopened.close();
@@ -325,7 +325,7 @@ describe('SqliteTenantStore specifics', () => {
     const old = new Database(file);
     applyMigrations(old, TENANT_MIGRATIONS.slice(0, 2));
     old.close();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'Upgraded' })] });
     expect((await store.search.search({ text: 'u', classes: ['ct.company'], size: 5 }, ALL)).ids).toEqual([
@@ -344,7 +344,7 @@ describe('SqliteTenantStore specifics', () => {
       )
       .run(uuid(1));
     old.close();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     await store.write({
       events: [
@@ -375,7 +375,7 @@ describe('SqliteTenantStore specifics', () => {
     insert.run(1, uuid(1), 'First');
     insert.run(2, uuid(2), 'Second');
     old.close();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     expect(nums(await store.list({ className: 'ct.company', filters: [], page: 0, size: 5 }, ALL))).toEqual([
       1, 2,
@@ -390,7 +390,7 @@ describe('SqliteTenantStore specifics', () => {
 
   it('isolates tenants by database file', async () => {
     const first = await openSeeded();
-    const second = openTenantStore({ file: nextFile() });
+    const second = openSqliteTenantStore({ file: nextFile() });
     await second.applyModel(contractModel);
     expect(await second.get(uuid(1), ALL)).toBeNull();
     expect(await second.list({ className: 'ct.company', filters: [], page: 0, size: 20 }, ALL)).toEqual([]);
@@ -399,7 +399,7 @@ describe('SqliteTenantStore specifics', () => {
   });
 
   it('refuses queries and writes before a model is applied', async () => {
-    const store = openTenantStore({ file: nextFile() });
+    const store = openSqliteTenantStore({ file: nextFile() });
     await expect(store.write({ put: [company(1, {})] })).rejects.toThrow('applyModel');
     await store.close();
   });
@@ -587,7 +587,7 @@ function nums(objects: readonly { id: string }[]): number[] {
 
 describe('SqliteTenantStore concurrent writes', () => {
   it('applies writes in call order; a failing batch is rolled back alone and rejects alone', async () => {
-    const store = openTenantStore({ file: nextFile() });
+    const store = openSqliteTenantStore({ file: nextFile() });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'One', email: 'one@example.test' })] });
     const outcomes = await Promise.allSettled([

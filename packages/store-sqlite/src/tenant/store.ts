@@ -47,7 +47,7 @@ import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
 import { SummaryReads } from './summary-reads.js';
 
-export interface TenantStoreOptions {
+export interface SqliteTenantStoreOptions {
   /** Path of the tenant's database file (created when missing). */
   readonly file: string;
   /**
@@ -69,7 +69,7 @@ export interface TenantStoreOptions {
 }
 
 /** Opens (creating and migrating when needed) the database of one tenant. */
-export function openTenantStore(options: TenantStoreOptions): SqliteTenantStore {
+export function openSqliteTenantStore(options: SqliteTenantStoreOptions): SqliteTenantStore {
   return new SqliteTenantStore(options);
 }
 
@@ -90,7 +90,7 @@ export class SqliteTenantStore implements TenantStore {
   private readonly writer: BatchWriter;
   private readonly rebuilds: DerivedRebuild;
 
-  constructor(options: TenantStoreOptions) {
+  constructor(options: SqliteTenantStoreOptions) {
     const database = new TenantDatabase(options.file, options.mmapBytes ?? MAX_MMAP_BYTES);
     this.database = database;
     const statement = (sql: string) => database.statement(sql);
