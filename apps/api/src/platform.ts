@@ -36,6 +36,7 @@ import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
+import { FairShare } from './fair-share.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
@@ -156,6 +157,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
+    fairShare: new FairShare(config.fairShare),
     deletion: tenantDeletion({ config, registry, runtimes, stores, search, files, jobs, coordination }),
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
