@@ -593,12 +593,12 @@ describe('documentation', () => {
 
   it('docs/configuration.md states the synchronous mode each SQLite store runs with', () => {
     const docs = readFileSync(path.join(REPO_ROOT, 'docs/configuration.md'), 'utf8').replace(/\s+/g, ' ');
-    const tenant = synchronousOf('packages/store-sqlite/src/tenant-store.ts');
+    const tenant = synchronousOf('packages/store-sqlite/src/tenant/database.ts');
     // The registry opens its file through openSharedDatabase, with the job queue and the replication buffer.
     expect(
-      readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform-store.ts'), 'utf8'),
+      readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform/store.ts'), 'utf8'),
     ).toContain('openSharedDatabase(');
-    const platform = synchronousOf('packages/store-sqlite/src/platform-migrations.ts');
+    const platform = synchronousOf('packages/store-sqlite/src/migrations.ts');
     expect([tenant, platform]).toEqual(['NORMAL', 'FULL']);
     expect(docs).toContain(
       `The tenant stores (\`tenants/<tenant id>/\`) run with \`synchronous = ${tenant}\``,

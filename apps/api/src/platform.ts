@@ -25,7 +25,7 @@ import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
-import { openJobQueue, openReplicationBuffer } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { AppDeps } from './app.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
@@ -117,7 +117,7 @@ export async function openPlatform(
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
-    buffer: openReplicationBuffer(replicationDatabasePath(config)),
+    buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
     warehouse: new DuckDbWarehouse(warehouseDir(config)),
   };
   const runtimes = createTenantRuntimes({
@@ -233,7 +233,7 @@ function startUploadSweep(
  */
 async function openJobs(config: Config): Promise<JobQueue> {
   const { jobs } = config;
-  if (jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
+  if (jobs.kind === 'sqlite') return openSqliteJobQueue(jobsDatabasePath(config));
   return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
 }
 

@@ -4,11 +4,11 @@
  * `ACK <n>` once write n is acknowledged, until the parent kills it with SIGKILL.
  */
 import { contractModel, storedObject } from '@odp/core/contract';
-import { openTenantStore } from './tenant-store.js';
+import { openSqliteTenantStore } from './store.js';
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('usage: tenant-durability.child.ts <database file>');
-const store = openTenantStore({ file });
+const store = openSqliteTenantStore({ file });
 await store.applyModel(contractModel);
 for (let n = 1; ; n++) {
   const object = storedObject({

@@ -12,8 +12,8 @@ import {
   storedObject,
   uuid,
 } from '@odp/core/contract';
-import { openMongoTenantStore } from './tenant-store.js';
-import type { MongoTenantStore } from './tenant-store.js';
+import { openMongoTenantStore } from './store.js';
+import type { MongoTenantStore } from './store.js';
 
 /**
  * What the server under test lacks for cases that need it. `tooling/engines/ferretdb.sh` names its

@@ -30,9 +30,10 @@ import type {
   IndexKey,
   Model,
 } from '@odp/core';
-import { fromIndexKey, indexedField } from './tenant-index.js';
-import { EMPTY_KEY, compileValueRange } from './tenant-query.js';
-import type { ValueRange } from './tenant-query.js';
+import { fromIndexKey, indexedField } from './index-keys.js';
+import { compileValueRange } from './query/filters.js';
+import { EMPTY_KEY } from './query/sql.js';
+import type { ValueRange } from './query/filters.js';
 
 /** Types whose values are few per class (days, list entries, booleans): worth a counter per value. */
 const GROUP_TYPES: ReadonlySet<DataType> = new Set(['DATE', 'LIST', 'BOOLEAN']);

@@ -12,51 +12,20 @@ import type {
   TenantRecord,
   UserProfile,
 } from '@odp/core';
-import { openSharedDatabase, PLATFORM_MIGRATIONS } from './platform-migrations.js';
-
-interface TenantRow {
-  id: string;
-  name: string;
-  model_source: string | null;
-  webhook_secret: string;
-  created_at: string;
-}
-
-interface ProfileRow {
-  id: string;
-  tenant_id: string;
-  issuer: string;
-  subject: string | null;
-  email: string;
-  role: string;
-  extra_roles: string;
-  object_id: string | null;
-  active: number;
-  active_until: string | null;
-  created_at: string;
-}
-
-interface InvitationRow {
-  id: string;
-  tenant_id: string;
-  profile_id: string;
-  email: string;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-}
-
-const INVITATION_COLUMNS =
-  'i.id, i.tenant_id, i.profile_id, p.email, i.created_at, i.expires_at, i.accepted_at';
-
-interface ApiKeyRow {
-  id: string;
-  tenant_id: string;
-  profile_id: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-}
+import { openSharedDatabase, PLATFORM_MIGRATIONS } from '../migrations.js';
+import {
+  INVITATION_COLUMNS,
+  TENANT_COLUMNS,
+  PROFILE_COLUMNS,
+  KEY_COLUMNS,
+  toInvitation,
+  toTenant,
+  toActivity,
+  toProfile,
+  toApiKey,
+  isUniqueViolation,
+} from './rows.js';
+import type { TenantRow, ProfileRow, InvitationRow, ApiKeyRow } from './rows.js';
 
 export interface PlatformStore extends PlatformRegistry {
   /** True when this open created the database (a first start on an empty data directory). */
@@ -73,16 +42,12 @@ export interface PlatformStore extends PlatformRegistry {
  * process, such as `odp`) has committed, and every write through this connection drops the
  * remembered reads, so a revoked key or a suspended profile is refused on the very next request.
  */
-export function openPlatformStore(file: string): PlatformStore {
+export function openSqlitePlatformStore(file: string): PlatformStore {
   mkdirSync(path.dirname(file), { recursive: true });
   const { db, before } = openSharedDatabase(file, PLATFORM_MIGRATIONS, { foreignKeys: true });
   return new SqlitePlatformStore(db, before === 0);
 }
 
-const TENANT_COLUMNS = 'id, name, model_source, webhook_secret, created_at';
-const PROFILE_COLUMNS =
-  'id, tenant_id, issuer, subject, email, role, extra_roles, object_id, active, active_until, created_at';
-const KEY_COLUMNS = 'id, tenant_id, profile_id, expires_at, revoked_at, created_at';
 /** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
 const MAX_REMEMBERED_READS = 10_000;
 /** Writes through every registry connection of this process (see `checkedThisTurn`). */
@@ -450,67 +415,4 @@ class SqlitePlatformStore implements PlatformStore {
     this.remembered.set(key, value);
     return value;
   }
-}
-
-function toInvitation(row: InvitationRow): Invitation {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    profileId: row.profile_id,
-    email: row.email,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    acceptedAt: row.accepted_at,
-  };
-}
-
-function toTenant(row: TenantRow): TenantRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    modelSource: row.model_source,
-    webhookSecret: row.webhook_secret,
-    createdAt: row.created_at,
-  };
-}
-
-function toActivity(row: Pick<ProfileRow, 'active' | 'active_until'>): {
-  active: boolean;
-  activeUntil: string | null;
-} {
-  return { active: row.active === 1, activeUntil: row.active_until };
-}
-
-function toProfile(row: ProfileRow): UserProfile {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    issuer: row.issuer === '' ? null : row.issuer,
-    subject: row.subject,
-    email: row.email,
-    role: storedTenantRole(row.role),
-    extraRoles: JSON.parse(row.extra_roles) as string[],
-    objectId: row.object_id,
-    ...toActivity(row),
-    createdAt: row.created_at,
-  };
-}
-
-function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    profileId: row.profile_id,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    createdAt: row.created_at,
-  };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE')
-  );
 }

@@ -30,7 +30,7 @@ import type {
   TenantRecord,
   UserProfile,
 } from '@odp/core';
-import { connectMongo, databaseOf } from './connect.js';
+import { connectMongo, databaseOf } from '../connect.js';
 
 /** The registry's database when the address names none (tenant databases are `odp_<hex id>`). */
 export const PLATFORM_DATABASE = 'odp_platform';

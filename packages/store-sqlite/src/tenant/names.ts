@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/core';
-import { visibleLinked } from './tenant-query.js';
-import type { KeyLookup } from './tenant-query.js';
+import { visibleLinked } from './query/access.js';
+import type { KeyLookup } from './query/sql.js';
 
 export interface TenantNamesContext {
   readonly keys: KeyLookup;

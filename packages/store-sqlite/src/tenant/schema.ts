@@ -4,8 +4,8 @@
  * See docs/storage.md for the reasons behind each table and index.
  */
 import type Database from 'better-sqlite3';
-import { applyMigrations } from './platform-migrations.js';
-import type { Migration } from './platform-migrations.js';
+import { applyMigrations } from '../migrations.js';
+import type { Migration } from '../migrations.js';
 
 /** The tenant database's schema steps; a released step is never edited, the next one is appended. */
 export const TENANT_MIGRATIONS: readonly Migration[] = [
@@ -178,7 +178,7 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
     up: `
   -- Per class c, group field f (single-valued DATE, LIST or BOOLEAN) and index key v: g = 0 counts
   -- the objects; g = a numeric field's key holds how many of them have a value of g and its sum
-  -- (tenant-aggregates.ts). Derived from ix on every write; filled by the next applyModel, which
+  -- (aggregates.ts). Derived from ix on every write; filled by the next applyModel, which
   -- re-derives everything (the signature is forgotten).
   CREATE TABLE ixagg (
     c INTEGER NOT NULL,

@@ -25,8 +25,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms } from '@odp/core';
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
-import { compileAccess } from './tenant-query.js';
-import type { KeyLookup, Sql } from './tenant-query.js';
+import { compileAccess } from './query/access.js';
+import type { KeyLookup, Sql } from './query/sql.js';
 
 export interface SqliteSearchIndexContext {
   readonly db: Database.Database;

@@ -3,16 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describePlatformRegistryContract } from '@odp/core/contract';
-import { applyMigrations, PLATFORM_MIGRATIONS } from './platform-migrations.js';
-import { openPlatformStore } from './platform-store.js';
-import type { PlatformStore } from './platform-store.js';
+import { applyMigrations, PLATFORM_MIGRATIONS } from '../migrations.js';
+import { openSqlitePlatformStore } from './store.js';
+import type { PlatformStore } from './store.js';
 
 const contractDirs: string[] = [];
 describePlatformRegistryContract('sqlite', async (shared) => {
   if (shared === undefined || contractDirs.length === 0) {
     contractDirs.push(mkdtempSync(path.join(os.tmpdir(), 'odp-platform-contract-')));
   }
-  return openPlatformStore(path.join(contractDirs[contractDirs.length - 1]!, 'platform.sqlite'));
+  return openSqlitePlatformStore(path.join(contractDirs[contractDirs.length - 1]!, 'platform.sqlite'));
 });
 afterAll(() => {
   for (const dir of contractDirs) rmSync(dir, { recursive: true, force: true });
@@ -24,7 +24,7 @@ describe('platform store (sqlite)', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-platform-'));
-    store = openPlatformStore(path.join(dir, 'platform.sqlite'));
+    store = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
   });
   afterEach(async () => {
     await store.close();
@@ -34,7 +34,7 @@ describe('platform store (sqlite)', () => {
   it('reports a new database as created, and an existing one not', async () => {
     expect(store.created).toBe(true);
     await store.close();
-    store = openPlatformStore(path.join(dir, 'platform.sqlite'));
+    store = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
     expect(store.created).toBe(false);
   });
 });

@@ -11,21 +11,22 @@ import {
   storedObject,
   uuid,
 } from '@odp/core/contract';
-import { openTenantStore } from './tenant-store.js';
-import type { SqliteTenantStore, TenantStoreOptions } from './tenant-store.js';
-import { TENANT_MIGRATIONS } from './tenant-schema.js';
-import { indexSignature } from './tenant-index.js';
-import { applyMigrations } from './platform-migrations.js';
+import { explainGet, explainList, explainListWalk } from '../../test/query-plans.js';
+import { openSqliteTenantStore } from './store.js';
+import type { SqliteTenantStore, SqliteTenantStoreOptions } from './store.js';
+import { TENANT_MIGRATIONS } from './schema.js';
+import { indexSignature } from './index-keys.js';
+import { applyMigrations } from '../migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-tenant-store-'));
 let counter = 0;
 const nextFile = (): string => join(dir, `tenant-${++counter}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describeTenantStoreContract('sqlite', async () => openTenantStore({ file: nextFile() }));
-describeEventLogContract('sqlite', async () => openTenantStore({ file: nextFile() }));
+describeTenantStoreContract('sqlite', async () => openSqliteTenantStore({ file: nextFile() }));
+describeEventLogContract('sqlite', async () => openSqliteTenantStore({ file: nextFile() }));
 describeSearchIndexContract('sqlite', async () => {
-  const store = openTenantStore({ file: nextFile() });
+  const store = openSqliteTenantStore({ file: nextFile() });
   return { store, search: store.search };
 });
 
@@ -41,10 +42,10 @@ function company(n: number, values: Record<string, unknown>): StoredObject {
  * the held acId A, the odd ones Z, which ACL does not hold), so plans under ACL meet real rows.
  */
 async function openSeeded(
-  options: Partial<TenantStoreOptions> = {},
+  options: Partial<SqliteTenantStoreOptions> = {},
   held: (n: number) => readonly string[] = (n) => [n % 2 === 0 ? 'A' : 'Z'],
 ): Promise<SqliteTenantStore> {
-  const store = openTenantStore({ file: nextFile(), ...options });
+  const store = openSqliteTenantStore({ file: nextFile(), ...options });
   await store.applyModel(contractModel);
   store.bulkWrite(
     Array.from({ length: 40 }, (_, index) =>
@@ -84,7 +85,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
   it('gets one object through the id index, also under the access filter', async () => {
     const store = await openSeeded();
     for (const access of [ALL, ACL]) {
-      const plan = store.explainGet(uuid(7), access);
+      const plan = explainGet(store, uuid(7), access);
       expect(
         plan.some((detail) => /SEARCH o USING INDEX sqlite_autoindex_objects_1 \(id=\?\)/.test(detail)),
       ).toBe(true);
@@ -96,7 +97,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
   it('drives an equality-filtered sorted page from the filter range when it is selective', async () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'equals', field: 'email', type: 'EMAIL', value: 'c7@example.test' } as const];
-    const plan = store.explainList(page({ filters, sort: sortByName }), ACL);
+    const plan = explainList(store, page({ filters, sort: sortByName }), ACL);
     expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND v=\?\)/);
     expect(plan.filter(fullScan)).toEqual([]);
     expect(nums(await store.list(page({ filters, sort: sortByName }), ALL))).toEqual([7]);
@@ -106,7 +107,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
   it('chooses the plan again once a write has changed how selective a filter is', async () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'equals', field: 'employees', type: 'INTEGER', value: 6 } as const];
-    const plan = () => store.explainList(page({ filters, sort: sortByName }), ALL)[0];
+    const plan = () => explainList(store, page({ filters, sort: sortByName }), ALL)[0];
     expect(plan()).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND v=\?\)/);
     // The count that chose the filter range is remembered; the write below forgets it at once.
     await store.write({
@@ -123,7 +124,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'equals', field: 'kind', type: 'LIST', value: 'bv' } as const];
     for (const access of [ALL, ACL]) {
-      const plan = store.explainList(page({ filters, sort: sortByName, page: 1, size: 5 }), access);
+      const plan = explainList(store, page({ filters, sort: sortByName, page: 1, size: 5 }), access);
       expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\?\)/);
       expect(plan.filter(fullScan)).toEqual([]);
       expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
@@ -147,7 +148,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
       const first = await store.page(page({ sort, size: 5 }), ALL);
       const after = first.positions[4];
       expect(after?.key).toBe(direction === 'asc' ? 'Company 05' : 'Company 36');
-      const plan = store.explainList(page({ sort, size: 5, ...(after ? { after } : {}) }), ALL);
+      const plan = explainList(store, page({ sort, size: 5, ...(after ? { after } : {}) }), ALL);
       expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND \(v,n\)[<>]\(\?,\?\)\)/);
       expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
       const second = await store.page(page({ sort, size: 5, ...(after ? { after } : {}) }), ALL);
@@ -156,7 +157,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
       );
     }
     for (const access of [ALL, ACL]) {
-      const plan = store.explainList(page({ after: { key: null, seq: 20 } }), access);
+      const plan = explainList(store, page({ after: { key: null, seq: 20 } }), access);
       expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND n>\?\)/);
       expect(plan.filter(fullScan)).toEqual([]);
     }
@@ -181,7 +182,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
       for (const direction of ['asc', 'desc'] as const) {
         const sort = { ...sortByName, direction };
         const expected = byName[direction].filter(visible);
-        const walk = store.explainListWalk(page({ filters, sort, size: 3 }), access);
+        const walk = explainListWalk(store, page({ filters, sort, size: 3 }), access);
         expect(walk?.some((detail) => /SEARCH d USING PRIMARY KEY \(c=\? AND f=\?\)/.test(detail))).toBe(
           true,
         );
@@ -202,14 +203,14 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
     // to the page query; a page past the filter's rows has no walk.
     const long = await store.list(page({ filters, sort: sortByName, size: 15 }), ALL);
     expect(nums(long)).toEqual(byName.asc.slice(0, 16));
-    expect(store.explainListWalk(page({ filters, sort: sortByName, size: 5, page: 4 }), ALL)).toBeNull();
+    expect(explainListWalk(store, page({ filters, sort: sortByName, size: 5, page: 4 }), ALL)).toBeNull();
     await store.close();
   });
 
   it('walks a range of the sort field in order when a broad filter is on that field', async () => {
     const store = await openSeeded({ driverLimit: 5 });
     const filters = [{ kind: 'startsWith', field: 'legalName', type: 'TEXT', value: 'Company 1' } as const];
-    const plan = store.explainList(page({ filters, sort: sortByName }), ALL);
+    const plan = explainList(store, page({ filters, sort: sortByName }), ALL);
     expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\? AND f=\? AND v>\? AND v<\?\)/);
     expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
     const rows = await store.list(page({ filters, sort: sortByName, size: 3 }), ALL);
@@ -227,7 +228,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
       n === 7 ? ['A', 'B'] : n === 31 ? ['B'] : n === 12 ? ['Z', 'A'] : ['Z'],
     );
     for (const plan of [page({ sort: sortByName }), page({})]) {
-      const details = store.explainList(plan, ACL);
+      const details = explainList(store, plan, ACL);
       expect(details[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(ac=\? AND c=\?\)/);
       expect(details.filter(fullScan)).toEqual([]);
     }
@@ -257,7 +258,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
       })),
     });
     const companies = page({ sort: sortByName });
-    expect(store.explainList(companies, ACL)[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(ac=\? AND c=\?\)/);
+    expect(explainList(store, companies, ACL)[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(ac=\? AND c=\?\)/);
     expect(nums(await store.list(companies, ACL))).toEqual([7]);
     await store.write({
       aclRows: [{ objectId: uuid(9), rows: [{ acId: 'B', nodeId: uuid(9), definition: 'owner' }] }],
@@ -274,7 +275,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
 
   it('keeps walking the class when the held grants are broad', async () => {
     const store = await openSeeded({ driverLimit: 10 });
-    const details = store.explainList(page({}), ACL);
+    const details = explainList(store, page({}), ACL);
     expect(details[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\?\)/);
     expect(nums(await store.list(page({ size: 3 }), ACL))).toEqual([2, 4, 6, 8]);
     await store.close();
@@ -282,7 +283,7 @@ describe('SqliteTenantStore query plans (EXPLAIN QUERY PLAN)', () => {
 
   it('walks class membership in creation order for an unsorted page', async () => {
     const store = await openSeeded();
-    const plan = store.explainList(page({ page: 1 }), ALL);
+    const plan = explainList(store, page({ page: 1 }), ALL);
     expect(plan[0]).toMatch(/^SEARCH d USING PRIMARY KEY \(c=\?\)/);
     expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
     await store.close();
@@ -305,11 +306,11 @@ describe('SqliteTenantStore specifics', () => {
 
   it('keeps acknowledged writes across a reopen and records the schema version', async () => {
     const file = nextFile();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'Kept' })] });
     await store.close();
-    const reopened = openTenantStore({ file });
+    const reopened = openSqliteTenantStore({ file });
     await reopened.applyModel(contractModel);
     expect((await reopened.get(uuid(1), ALL))?.values).toEqual({ legalName: 'Kept' });
     await reopened.close();
@@ -324,7 +325,7 @@ describe('SqliteTenantStore specifics', () => {
     const old = new Database(file);
     applyMigrations(old, TENANT_MIGRATIONS.slice(0, 2));
     old.close();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'Upgraded' })] });
     expect((await store.search.search({ text: 'u', classes: ['ct.company'], size: 5 }, ALL)).ids).toEqual([
@@ -343,7 +344,7 @@ describe('SqliteTenantStore specifics', () => {
       )
       .run(uuid(1));
     old.close();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     await store.write({
       events: [
@@ -374,7 +375,7 @@ describe('SqliteTenantStore specifics', () => {
     insert.run(1, uuid(1), 'First');
     insert.run(2, uuid(2), 'Second');
     old.close();
-    const store = openTenantStore({ file });
+    const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
     expect(nums(await store.list({ className: 'ct.company', filters: [], page: 0, size: 5 }, ALL))).toEqual([
       1, 2,
@@ -389,7 +390,7 @@ describe('SqliteTenantStore specifics', () => {
 
   it('isolates tenants by database file', async () => {
     const first = await openSeeded();
-    const second = openTenantStore({ file: nextFile() });
+    const second = openSqliteTenantStore({ file: nextFile() });
     await second.applyModel(contractModel);
     expect(await second.get(uuid(1), ALL)).toBeNull();
     expect(await second.list({ className: 'ct.company', filters: [], page: 0, size: 20 }, ALL)).toEqual([]);
@@ -398,7 +399,7 @@ describe('SqliteTenantStore specifics', () => {
   });
 
   it('refuses queries and writes before a model is applied', async () => {
-    const store = openTenantStore({ file: nextFile() });
+    const store = openSqliteTenantStore({ file: nextFile() });
     await expect(store.write({ put: [company(1, {})] })).rejects.toThrow('applyModel');
     await store.close();
   });
@@ -586,7 +587,7 @@ function nums(objects: readonly { id: string }[]): number[] {
 
 describe('SqliteTenantStore concurrent writes', () => {
   it('applies writes in call order; a failing batch is rolled back alone and rejects alone', async () => {
-    const store = openTenantStore({ file: nextFile() });
+    const store = openSqliteTenantStore({ file: nextFile() });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'One', email: 'one@example.test' })] });
     const outcomes = await Promise.allSettled([

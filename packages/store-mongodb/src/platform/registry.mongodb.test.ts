@@ -1,6 +1,6 @@
 import { describePlatformRegistryContract, describeWithEngine } from '@odp/core/contract';
-import { openMongoPlatformRegistry } from './platform-registry.js';
-import type { MongoPlatformRegistry } from './platform-registry.js';
+import { openMongoPlatformRegistry } from './registry.js';
+import type { MongoPlatformRegistry } from './registry.js';
 
 describeWithEngine('MongoDB platform registry', 'ODP_TEST_MONGODB_URL', (url) => {
   const databases = new Set<string>();

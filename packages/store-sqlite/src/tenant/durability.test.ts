@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractModel, uuid } from '@odp/core/contract';
-import { openTenantStore } from './tenant-store.js';
+import { openSqliteTenantStore } from './store.js';
 
 /**
  * The tenant store's durability guarantee (docs/storage.md): every write acknowledged before the
@@ -16,7 +16,7 @@ describe('tenant store durability', () => {
     const file = path.join(dir, 'tenant.sqlite');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'tenant-durability.child.ts'), file],
+      ['--import', 'tsx', path.join(__dirname, 'durability.child.ts'), file],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {
@@ -34,7 +34,7 @@ describe('tenant store durability', () => {
       child.kill('SIGKILL');
       await exited;
 
-      const store = openTenantStore({ file });
+      const store = openSqliteTenantStore({ file });
       await store.applyModel(contractModel);
       const all = { kind: 'all' } as const;
       const ids = Array.from({ length: acknowledged }, (_, index) => uuid(index + 1));
