@@ -324,7 +324,8 @@ export async function openTenantRuntime(
     startExclusive: (start) => exclusive(rebuilds, rebuildLeaseName(tenant.id), start),
     classJobs,
     startClassJob(kind, typeName, onError) {
-      current();
+      // The class first: an unknown class is a 404 even while a job of the kind runs.
+      current().data.jobClass(typeName);
       return exclusive(classJobs[kind], jobLeaseName(kind, tenant.id), () =>
         startClassJob(classJobs[kind], kind, typeName, current, onError),
       );
