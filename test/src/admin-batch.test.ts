@@ -159,8 +159,14 @@ describe('POST /admin/{tenant}/{typeName}/recalculate', () => {
     expect(refused.contentType).toContain('application/problem+json');
     // Another kind may run meanwhile; deleting the tenant may not.
     expect((await send('POST', `/admin/${api.tenant}/persons/sync`, api.systemKey)).status).toBe(202);
-    const deletion = await send('DELETE', `/admin/${api.tenant}?name=Recalc`, api.systemKey);
+    // While both run, an unknown class is still a 404 (the class is resolved before the running job).
+    const [deletion, unknownSync, unknownRecalculation] = await Promise.all([
+      send('DELETE', `/admin/${api.tenant}?name=Recalc`, api.systemKey),
+      send('POST', `/admin/${api.tenant}/nothings/sync`, api.systemKey),
+      send('POST', `/admin/${api.tenant}/nothings/recalculate`, api.systemKey),
+    ]);
     expect(deletion.status).toBe(409);
+    expect([unknownSync.status, unknownRecalculation.status]).toEqual([404, 404]);
     expect((await settled(api, 'recalculate'))['state']).toBe('done');
     expect(await settled(api, 'sync')).toMatchObject({ state: 'done', processed: 153, total: 153 });
     // The requests in between were served while the jobs ran, and the data is still there.

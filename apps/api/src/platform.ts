@@ -228,13 +228,29 @@ function startUploadSweep(
 }
 
 /**
- * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), or Redis
- * (any number of machines; ConfigError naming ODP_REDIS_URL when it does not answer).
+ * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), agenda on
+ * MongoDB or Redis (any number of machines; ConfigError naming ODP_MONGODB_URL or ODP_REDIS_URL
+ * when it does not answer).
  */
 async function openJobs(config: Config): Promise<JobQueue> {
   const { jobs } = config;
   if (jobs.kind === 'sqlite') return openSqliteJobQueue(jobsDatabasePath(config));
+  if (jobs.kind === 'agenda') return openAgendaQueue(jobs.url, jobs.database);
   return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
+}
+
+/**
+ * The agenda job queue (`ODP_JOBS=agenda`), its package imported only then; a MongoDB that does not
+ * answer is a ConfigError naming `ODP_MONGODB_URL` (never its credentials).
+ */
+async function openAgendaQueue(url: string, database: string): Promise<JobQueue> {
+  const { openAgendaJobQueue } = await import('@odp/jobs-agenda');
+  try {
+    return await openAgendaJobQueue(url, { database });
+  } catch (error) {
+    const kind = error instanceof Error ? error.name : 'error';
+    throw new ConfigError('ODP_MONGODB_URL', `the agenda job queue could not open its database (${kind})`);
+  }
 }
 
 /**

@@ -14,8 +14,10 @@
  * no data (its default data is not loaded again). While a rebuild, recalculation or sync of the
  * tenant runs on any instance, deletion is refused (ConflictError, 409): it holds the leases of all
  * three kinds while it deletes, so none can start meanwhile either. The tenant's runtime stays
- * closed in this process while its data goes, and every instance is told to close its own: closing
- * a runtime ends the tenant's open event streams there (event-streams.ts), and a spreadsheet import
+ * closed in this process while its data goes, and every instance is told to close its own (this
+ * one while it is still closed, so the runtime opened on the emptied tenant stays): closing a runtime
+ * stops its running jobs at their next batch, answers 503 to a request still holding it, ends the
+ * tenant's open event streams there (event-streams.ts), and a spreadsheet import
  * that began on the closed runtime stops at its next batch (routes/excel.ts). Upload URLs of a
  * deleted tenant store nothing (the FileService asks the registry whether the tenant exists).
  */
@@ -95,9 +97,12 @@ export function tenantDeletion(deps: TenantDeletionDeps): TenantDeletion {
         const counts = await deps.runtimes.closedWhile(tenant.id, async () => {
           // The registry first: from here on the tenant's keys and profiles open nothing.
           if (deleteTenant) await deps.registry.deleteTenant(tenant.id);
-          return dropData(tenant);
+          const dropped = await dropData(tenant);
+          // Still closed here: this process hears its own announcement now, while it has no
+          // runtime of the tenant, so the runtime requests open next (on the emptied tenant) stays.
+          await deps.coordination.invalidations.publish({ kind: 'tenant', tenantId: tenant.id });
+          return dropped;
         });
-        await deps.coordination.invalidations.publish({ kind: 'tenant', tenantId: tenant.id });
         return {
           id: tenant.id,
           name: tenant.name,

@@ -164,6 +164,22 @@ describe('TenantRuntimes', () => {
     });
   });
 
+  it('stops a running class job when the runtime closes, before its stores close', async () => {
+    const repository = path.join(dir, 'model');
+    cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });
+    const tenant = await registry.createTenant({ name: 'T', modelSource: repository });
+    const runtime = await runtimes.get(tenant.id);
+    await runtime.data().loadDefaultData({ kind: 'system', tenantId: tenant.id });
+    const errors: unknown[] = [];
+    expect((await runtime.startClassJob('sync', 'persons', (error) => errors.push(error))).state).toBe(
+      'running',
+    );
+    await runtimes.evict(tenant.id);
+    expect(runtime.classJobs.sync.status()).toMatchObject({ state: 'failed', processed: 0 });
+    expect(String(errors[0])).toContain('being changed');
+    expect(() => runtime.data()).toThrow('being changed');
+  });
+
   it('reloads on every instance a model reloaded through one, once on the one that reloaded', async () => {
     const repository = path.join(dir, 'model');
     cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });

@@ -212,8 +212,14 @@ export async function openTenantRuntime(
   let composed: TenantData | null = model.model
     ? await openTenantData(tenant, model.model, dataDir, announceChange, options)
     : null;
-  /** The composition for the active model; UnavailableError (503) naming the status without one. */
+  /** Set by `close`: the tenant's data may be going (deletion), so nothing may use it any more. */
+  let closed = false;
+  /**
+   * The composition for the active model; UnavailableError (503) naming the status without one,
+   * or once the runtime is closed (a job asks for it every batch, so it stops at the next one).
+   */
   const current = (): TenantData => {
+    if (closed) throw new UnavailableError('The tenant is being changed; try again.');
     model.requireModel();
     if (composed === null) throw new UnavailableError('The tenant model is being applied; try again.');
     return composed;
@@ -324,7 +330,8 @@ export async function openTenantRuntime(
     startExclusive: (start) => exclusive(rebuilds, rebuildLeaseName(tenant.id), start),
     classJobs,
     startClassJob(kind, typeName, onError) {
-      current();
+      // The class first: an unknown class is a 404 even while a job of the kind runs.
+      current().data.jobClass(typeName);
       return exclusive(classJobs[kind], jobLeaseName(kind, tenant.id), () =>
         startClassJob(classJobs[kind], kind, typeName, current, onError),
       );
@@ -367,8 +374,11 @@ export async function openTenantRuntime(
     changes,
     eventStreams,
     close: async () => {
+      closed = true;
       eventStreams.endAll();
       await stopChanges();
+      // Running jobs stop at their next batch; their stores close only once they have.
+      await Promise.all([rebuilds, ...Object.values(classJobs)].map((tracker) => tracker.settled()));
       await composed?.close();
     },
   };

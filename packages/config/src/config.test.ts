@@ -190,7 +190,12 @@ describe('loadConfig', () => {
     [{ ODP_SEARCH: 'solr' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "solr")'],
     [{ ODP_SEARCH: 'elasticsearch' }, 'ODP_ELASTICSEARCH_URL: is required when ODP_SEARCH=elasticsearch'],
     [{ ODP_BLOBS: 's3' }, 'ODP_S3_BUCKET: is required when ODP_BLOBS=s3'],
-    [{ ODP_JOBS: 'agenda' }, 'ODP_JOBS: must be one of sqlite, redis (got "agenda")'],
+    [{ ODP_JOBS: 'bull' }, 'ODP_JOBS: must be one of sqlite, redis, agenda (got "bull")'],
+    [{ ODP_JOBS: 'agenda' }, 'ODP_MONGODB_URL: is required when ODP_JOBS=agenda'],
+    [
+      { ODP_JOBS: 'agenda', ODP_MONGODB_URL: 'mongodb://db', ODP_JOBS_AGENDA_DATABASE: 'a.b' },
+      'ODP_JOBS_AGENDA_DATABASE: must be a database name of letters, digits, _ and - (got "a.b")',
+    ],
     [{ ODP_JOBS: 'redis' }, 'ODP_REDIS_URL: is required when ODP_JOBS=redis'],
     [{ ODP_BLOBS: 'gcs' }, 'ODP_BLOBS: must be one of fs, s3 (got "gcs")'],
     [{ ODP_STORE: 'MongoDB' }, 'ODP_STORE: must be one of sqlite, mongodb (got "MongoDB")'],

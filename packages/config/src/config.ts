@@ -60,10 +60,14 @@ export interface Config {
   /**
    * Where jobs are queued (`ODP_JOBS`): `sqlite` (default), the file `<dataDir>/jobs.sqlite` shared
    * by the processes of one machine; `redis`, the Redis of `ODP_REDIS_URL`, shared by any number of
-   * machines (docs/worker.md), under the key prefix `ODP_JOBS_REDIS_PREFIX` (default `odp:jobs:`).
+   * machines (docs/worker.md), under the key prefix `ODP_JOBS_REDIS_PREFIX` (default `odp:jobs:`);
+   * `agenda`, agenda's jobs in the MongoDB of `ODP_MONGODB_URL`, database `ODP_JOBS_AGENDA_DATABASE`
+   * (default `odp_jobs`), shared by any number of machines.
    */
   readonly jobs:
-    { readonly kind: 'sqlite' } | { readonly kind: 'redis'; readonly url: string; readonly prefix: string };
+    | { readonly kind: 'sqlite' }
+    | { readonly kind: 'redis'; readonly url: string; readonly prefix: string }
+    | { readonly kind: 'agenda'; readonly url: string; readonly database: string };
   readonly worker: WorkerConfig;
   /**
    * Rate limits of external services (`ODP_RATE_LIMITS`, the `<platform>.rate-limits` block of the
@@ -260,6 +264,7 @@ export const CONFIG_VARIABLES = [
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
+  'ODP_JOBS_AGENDA_DATABASE',
   'ODP_WORKER_POLL_MS',
   'ODP_WORKER_LEASE_MS',
   'ODP_WORKER_CONCURRENCY',
@@ -372,15 +377,24 @@ export function loadConfig(env: Env = process.env): Config {
   const redis = read('ODP_REDIS_URL');
   const redisUrl = redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']);
   const smtp = read('ODP_SMTP_URL');
-  const jobsKind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'redis'], 'sqlite');
+  const jobsKind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'redis', 'agenda'], 'sqlite');
   const jobs: Config['jobs'] =
     jobsKind === 'sqlite'
       ? { kind: 'sqlite' }
-      : {
-          kind: 'redis',
-          url: redisUrl ?? required(read, 'ODP_REDIS_URL', 'ODP_JOBS=redis'),
-          prefix: read('ODP_JOBS_REDIS_PREFIX') ?? 'odp:jobs:',
-        };
+      : jobsKind === 'redis'
+        ? {
+            kind: 'redis',
+            url: redisUrl ?? required(read, 'ODP_REDIS_URL', 'ODP_JOBS=redis'),
+            prefix: read('ODP_JOBS_REDIS_PREFIX') ?? 'odp:jobs:',
+          }
+        : {
+            kind: 'agenda',
+            url: parseUrl('ODP_MONGODB_URL', required(read, 'ODP_MONGODB_URL', 'ODP_JOBS=agenda'), [
+              'mongodb:',
+              'mongodb+srv:',
+            ]),
+            database: parseDatabaseName(read('ODP_JOBS_AGENDA_DATABASE') ?? 'odp_jobs'),
+          };
 
   return {
     port,
@@ -666,6 +680,17 @@ export const DEFAULT_TENANT_EVENT_STREAMS = 64;
 
 /** The range of the worker's millisecond settings. */
 const MILLISECONDS = { min: 10, max: 86_400_000, unit: 'milliseconds' } as const;
+
+/** A MongoDB database name: letters, digits, `_` and `-`, at most 63 characters. */
+function parseDatabaseName(raw: string): string {
+  if (!/^[A-Za-z0-9_-]{1,63}$/.test(raw)) {
+    throw new ConfigError(
+      'ODP_JOBS_AGENDA_DATABASE',
+      `must be a database name of letters, digits, _ and - (got "${raw}")`,
+    );
+  }
+  return raw;
+}
 
 function parseChoice<T extends string>(
   name: string,
