@@ -5,8 +5,8 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import { loadModelRepository } from '@odp/model-loader';
 import { openJobQueue, openTenantStore } from '@odp/store-sqlite';
 import type { SqliteJobQueue } from '@odp/store-sqlite';
-import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
-import type { CrmFixture } from './crm.fixture.js';
+import { SYSTEM, TENANT, crmFixture } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
 import { DataService } from './service.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 import { relayOutbox } from './outbox.js';

@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError, ValidationError } from '@odp/core';
 import type { Account, ClassDef, RelationEnd } from '@odp/core';
 import { isEligible, relatedEnd } from './classes.js';
 import { readsThroughRelations, readsVia } from './compute.js';
-import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
-import type { CrmFixture } from './crm.fixture.js';
+import { SYSTEM, TENANT, crmFixture } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
 
 let crm: CrmFixture;
 beforeEach(async () => {

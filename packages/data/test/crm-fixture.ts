@@ -9,11 +9,11 @@ import type { Account, JobQueue, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
-import { SecretCipher } from './secret-cipher.js';
-import { secretValueReader, systemSettingReader } from './system-settings.js';
-import type { DataServiceDeps } from './deps.js';
-import { DataService } from './service.js';
-import { unrestrictedPolicy } from './unrestricted-policy.js';
+import { SecretCipher } from '../src/secret-cipher.js';
+import { secretValueReader, systemSettingReader } from '../src/system-settings.js';
+import type { DataServiceDeps } from '../src/deps.js';
+import { DataService } from '../src/service.js';
+import { unrestrictedPolicy } from '../src/unrestricted-policy.js';
 
 export const TENANT = '7d1b0b0e-0000-4000-8000-000000000001';
 export const SYSTEM: Account = { kind: 'system', tenantId: TENANT };
