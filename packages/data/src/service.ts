@@ -44,7 +44,7 @@ import { filesByField } from './held-files.js';
 import type { DataObject } from './render.js';
 import { Renderer } from './render.js';
 import { ObjectSearch } from './search.js';
-import { ObjectWriter } from './writes.js';
+import { ObjectWriter } from './writes/object-writer.js';
 import { withWriteRetries } from './unit-of-work.js';
 import { gatewayScripts } from './scripts.js';
 import { relayOutbox } from './outbox.js';
