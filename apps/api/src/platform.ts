@@ -204,7 +204,7 @@ function startUploadSweep(
 ): NodeJS.Timeout {
   const holds = async (tenantId: string, objectId: string, fileId: string): Promise<boolean> => {
     try {
-      return await (await runtimes.get(tenantId)).data().holdsFile(objectId, fileId);
+      return await (await runtimes.get(tenantId)).data().objects.reads.holdsFile(objectId, fileId);
     } catch (error) {
       return !(error instanceof NotFoundError);
     }

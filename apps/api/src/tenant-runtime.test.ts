@@ -169,7 +169,7 @@ describe('TenantRuntimes', () => {
     cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });
     const tenant = await registry.createTenant({ name: 'T', modelSource: repository });
     const runtime = await runtimes.get(tenant.id);
-    await runtime.data().loadDefaultData({ kind: 'system', tenantId: tenant.id });
+    await runtime.data().objects.jobs.loadDefaultData({ kind: 'system', tenantId: tenant.id });
     const errors: unknown[] = [];
     expect((await runtime.startClassJob('sync', 'persons', (error) => errors.push(error))).state).toBe(
       'running',

@@ -45,7 +45,7 @@ beforeEach(async () => {
   tenantId = tenant.id;
   system = { kind: 'system', tenantId };
   const data = (await platform.runtimes.get(tenantId)).data();
-  await data.loadDefaultData(system);
+  await data.objects.jobs.loadDefaultData(system);
   await (await platform.runtimes.get(tenantId)).system().create(system, 'systemSettings', {
     name: 'accountantWebhookUrl',
     value: `${receiver.origin}/hook`,

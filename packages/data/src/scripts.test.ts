@@ -5,9 +5,9 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@
 import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteJobQueue, openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteJobQueue } from '@odp/store-sqlite';
-import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
-import type { CrmFixture } from './crm.fixture.js';
-import { DataService } from './service.js';
+import { SYSTEM, TENANT, crmFixture } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
+import { DataResources } from './resources/data-resources.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 import { relayOutbox } from './outbox.js';
 import { unsealParameters } from './scripts.js';
@@ -28,7 +28,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const idOf = (href: string) => href.slice(-36);
+const idOf = (written: { id: string }) => written.id;
 const href = (plural: string, id: string) => `/data/${TENANT}/${plural}/${id}`;
 
 async function invoice(status = 'draft'): Promise<string> {
@@ -159,7 +159,7 @@ describe('MANUAL scripts', () => {
   it('need record-level WRITE', async () => {
     const id = await invoice('sent');
     const policy = unrestrictedPolicy(crm.model);
-    const readOnly = new DataService({
+    const readOnly = new DataResources({
       tenantId: TENANT,
       model: crm.model,
       store: crm.store,
@@ -175,7 +175,7 @@ describe('MANUAL scripts', () => {
 
 describe('CREATE and DELETE triggers', () => {
   let dir2: string;
-  let data: DataService;
+  let data: DataResources;
   let close: () => Promise<void>;
 
   beforeEach(async () => {
@@ -219,7 +219,7 @@ describe('CREATE and DELETE triggers', () => {
     if (!model) throw new Error('model refused');
     const store = openSqliteTenantStore({ file: path.join(dir2, 'documents.sqlite') });
     await store.applyModel(model);
-    data = new DataService({
+    data = new DataResources({
       tenantId: TENANT,
       model,
       store,

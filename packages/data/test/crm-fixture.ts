@@ -9,11 +9,11 @@ import type { Account, JobQueue, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
-import { SecretCipher } from './secret-cipher.js';
-import { secretValueReader, systemSettingReader } from './system-settings.js';
-import type { DataServiceDeps } from './deps.js';
-import { DataService } from './service.js';
-import { unrestrictedPolicy } from './unrestricted-policy.js';
+import { SecretCipher } from '../src/secret-cipher.js';
+import { secretValueReader, systemSettingReader } from '../src/system-settings.js';
+import type { DataServiceDeps } from '../src/deps.js';
+import { DataResources } from '../src/resources/data-resources.js';
+import { unrestrictedPolicy } from '../src/unrestricted-policy.js';
 
 export const TENANT = '7d1b0b0e-0000-4000-8000-000000000001';
 export const SYSTEM: Account = { kind: 'system', tenantId: TENANT };
@@ -21,9 +21,9 @@ export const SYSTEM: Account = { kind: 'system', tenantId: TENANT };
 export interface CrmFixture {
   readonly model: Model;
   readonly store: SqliteTenantStore;
-  readonly data: DataService;
+  readonly data: DataResources;
   /** The same store through the service of the `/system` routes (system classes only). */
-  readonly system: DataService;
+  readonly system: DataResources;
   close(): Promise<void>;
 }
 
@@ -50,8 +50,8 @@ export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<Crm
   return {
     model,
     store,
-    data: new DataService(deps),
-    system: new DataService({ ...deps, reach: 'system' }),
+    data: new DataResources(deps),
+    system: new DataResources({ ...deps, reach: 'system' }),
     close: async () => {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
