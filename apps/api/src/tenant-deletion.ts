@@ -6,7 +6,9 @@
  *   outbox, the store's own full-text index): the tenant's SQLite file or MongoDB database;
  * - the external search index (Elasticsearch), when configured;
  * - the blobs of its files (held, unclaimed uploads, generated reports), on the file system or S3;
+ * - its spreadsheet imports: those running here stop, then every import record goes;
  * - its background jobs in the job queue;
+ * - its DatastoreReplicator buffer events and its embedded warehouse files;
  * - its data directory;
  * - with `deleteTenant`, its registry record with its API keys and user profiles (cascading).
  *
@@ -23,9 +25,18 @@
  */
 import { rm } from 'node:fs/promises';
 import { ConflictError, NotFoundError } from '@odp/core';
-import type { Coordination, JobQueue, Lease, PlatformRegistry, TenantRecord } from '@odp/core';
+import type {
+  Coordination,
+  JobQueue,
+  Lease,
+  PlatformRegistry,
+  ReplicationBuffer,
+  TenantRecord,
+  Warehouse,
+} from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
+import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import { CLASS_JOB_KINDS } from './class-jobs.js';
 import type { DocumentStores } from './document-stores.js';
@@ -40,7 +51,9 @@ export interface TenantDeletionDeps {
   readonly stores: DocumentStores;
   readonly search: SearchEngine;
   readonly files: FileService;
+  readonly imports: SpreadsheetImports;
   readonly jobs: JobQueue;
+  readonly replication: { readonly buffer: ReplicationBuffer; readonly warehouse: Warehouse };
   readonly coordination: Coordination;
 }
 
@@ -83,8 +96,12 @@ export function tenantDeletion(deps: TenantDeletionDeps): TenantDeletion {
     const dataDir = tenantDataDir(deps.config, tenant.id);
     await deps.stores.drop(tenant, dataDir);
     await deps.search.dropTenant(tenant.id);
+    // Imports first: a running one stops and writes its last record before the records go.
+    await deps.imports.deleteTenant(tenant.id);
     const files = await deps.files.deleteTenantFiles(tenant.id);
     const jobs = await deps.jobs.deleteTenant(tenant.id);
+    await deps.replication.buffer.deleteTenant(tenant.id);
+    await deps.replication.warehouse.deleteTenant(tenant.id);
     await rm(dataDir, { recursive: true, force: true });
     return { files, jobs };
   };

@@ -190,6 +190,24 @@ export class SpreadsheetImports implements ImportHost {
     await Promise.all([...this.running.values()].map((run) => run.done));
   }
 
+  /**
+   * The tenant's data is being deleted: its imports running in this process stop after their
+   * current row, and once they have ended (their last record written) every import record of the
+   * tenant is deleted. Resolves how many records were deleted.
+   */
+  async deleteTenant(tenantId: string): Promise<number> {
+    const prefix = `${tenantId}/`;
+    const ending = [...this.running].filter(([key]) => key.startsWith(prefix)).map(([, run]) => run);
+    for (const run of ending) run.stop = true;
+    await Promise.all(ending.map((run) => run.done));
+    let deleted = 0;
+    for await (const blob of this.options.blobs.list(recordKey(tenantId, ''))) {
+      await this.options.blobs.delete(blob.key);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
   /** Shutdown: every running import stops after its current row and is recorded `interrupted`. */
   async close(): Promise<void> {
     this.closing = true;

@@ -100,6 +100,10 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
     return this.db.prepare(`DELETE FROM events WHERE flushed_at < ?`).run(before.getTime()).changes;
   }
 
+  async deleteTenant(tenantId: string): Promise<number> {
+    return this.db.prepare(`DELETE FROM events WHERE tenant_id = ?`).run(tenantId).changes;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
