@@ -4,8 +4,8 @@
  * required client, and the role class shareholder gained through `company.shareholders`.
  */
 import type { Model } from '@odp/core';
-import { buildModel } from '@odp/core/contract';
-import type { ClassSpec } from '@odp/core/contract';
+import { buildModel } from '@odp/testkit';
+import type { ClassSpec } from '@odp/testkit';
 
 const SPECS: readonly ClassSpec[] = [
   { name: 'crm.organisation', plural: 'organisations', abstract: true, fields: [['legalName', 'TEXT']] },

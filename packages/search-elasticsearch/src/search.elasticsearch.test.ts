@@ -11,7 +11,7 @@ import {
   describeWithEngine,
   storedObject,
   uuid,
-} from '@odp/core/contract';
+} from '@odp/testkit';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { ElasticsearchSearchIndex, foldSearchText } from './search-elasticsearch.js';

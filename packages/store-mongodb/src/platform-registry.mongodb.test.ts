@@ -1,4 +1,4 @@
-import { describePlatformRegistryContract, describeWithEngine } from '@odp/core/contract';
+import { describePlatformRegistryContract, describeWithEngine } from '@odp/testkit';
 import { openMongoPlatformRegistry } from './platform-registry.js';
 import type { MongoPlatformRegistry } from './platform-registry.js';
 

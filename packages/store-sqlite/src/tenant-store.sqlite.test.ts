@@ -10,7 +10,7 @@ import {
   describeTenantStoreContract,
   storedObject,
   uuid,
-} from '@odp/core/contract';
+} from '@odp/testkit';
 import { openTenantStore } from './tenant-store.js';
 import type { SqliteTenantStore, TenantStoreOptions } from './tenant-store.js';
 import { TENANT_MIGRATIONS } from './tenant-schema.js';

@@ -12,7 +12,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { freePort } from '@odp/core/contract';
+import { freePort } from '@odp/testkit';
 import { runCli } from '@odp/admin-cli';
 import { connectMongo, databaseOf, PLATFORM_DATABASE } from '@odp/store-mongodb';
 import type { ChildProcess } from 'node:child_process';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '@odp/core/contract';
+import { freePort } from '@odp/testkit';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 

@@ -4,8 +4,8 @@
  * (node paths resolved to relation ends as the model loader does) and roles.
  */
 import type { AccessControlDef, AclOperation, Model, RelationEnd, RoleDef } from '@odp/core';
-import { buildModel as buildClasses } from '@odp/core/contract';
-import type { ClassSpec } from '@odp/core/contract';
+import { buildModel as buildClasses } from '@odp/testkit';
+import type { ClassSpec } from '@odp/testkit';
 
 export interface AccessControlSpec {
   readonly name: string;

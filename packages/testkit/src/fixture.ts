@@ -3,8 +3,8 @@
  * field of every data type, a subclass, persons employed by companies, the role class shareholder
  * gained through `company.shareholders`, invoices with a client.
  */
-import type { Model } from '../model.js';
-import type { StoredObject } from '../store.js';
+import type { Model } from '@odp/core';
+import type { StoredObject } from '@odp/core';
 import { buildModel } from './model-builder.js';
 
 export const contractModel: Model = buildModel(

@@ -5,8 +5,8 @@
  * process's connection), so that freshness across handles is checked: a key revoked or a profile
  * suspended through one handle is seen by the next read of the other.
  */
-import { ConflictError, NotFoundError } from '../errors.js';
-import type { PlatformRegistry } from '../platform.js';
+import { ConflictError, NotFoundError } from '@odp/core';
+import type { PlatformRegistry } from '@odp/core';
 
 export function describePlatformRegistryContract(
   name: string,

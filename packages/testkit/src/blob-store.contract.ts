@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { BlobStore } from '../blobs.js';
+import type { BlobStore } from '@odp/core';
 
 async function bytesOf(stream: Readable | null): Promise<Buffer> {
   if (stream === null) throw new Error('expected a blob, got null');

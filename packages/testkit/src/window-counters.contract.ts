@@ -4,7 +4,7 @@
  * `shared` key must return two handles on the same counters (two processes' connections), so the
  * limit is checked across handles.
  */
-import type { WindowCounters } from '../counters.js';
+import type { WindowCounters } from '@odp/core';
 
 const T0 = new Date('2030-01-01T10:00:00.000Z');
 const END = new Date('2030-01-01T11:00:00.000Z');

@@ -3,7 +3,7 @@
  * classes with fields and forward relations; ancestors, descendants, inherited fields, inverse
  * sides and relation keys are derived the way the model loader resolves them.
  */
-import type { ClassDef, DataType, FieldDef, ListDef, Model, RelationDef, RelationEnd } from '../model.js';
+import type { ClassDef, DataType, FieldDef, ListDef, Model, RelationDef, RelationEnd } from '@odp/core';
 
 export interface ClassSpec {
   readonly name: string;

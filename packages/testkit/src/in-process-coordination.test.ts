@@ -1,5 +1,5 @@
-import { describeCoordinationContract } from './contract/index.js';
-import { createInProcessCoordination } from './in-process-coordination.js';
+import { describeCoordinationContract } from './index.js';
+import { createInProcessCoordination } from '@odp/core';
 
 /** One process: both "instances" of the contract are the same object. */
 let shared = createInProcessCoordination();

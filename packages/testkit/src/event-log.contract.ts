@@ -3,9 +3,9 @@
  * own test file (`describeEventLogContract('sqlite', open)`). `open` returns a fresh, empty store
  * per test; events are appended the only way there is, through `write`.
  */
-import { ValidationError } from '../errors.js';
-import type { ChangeEvent, EventCursor, NewChangeEvent } from '../events.js';
-import type { TenantStore } from '../store.js';
+import { ValidationError } from '@odp/core';
+import type { ChangeEvent, EventCursor, NewChangeEvent } from '@odp/core';
+import type { TenantStore } from '@odp/core';
 import { REL, contractModel, storedObject, uuid } from './fixture.js';
 
 const COMPANY = 'ct.company';

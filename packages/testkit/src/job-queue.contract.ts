@@ -4,7 +4,7 @@
  * calls with the same `shared` key must return two handles on the same queue (two processes'
  * connections), so the no-duplicate rule is checked across handles.
  */
-import type { JobQueue, NewJob } from '../jobs.js';
+import type { JobQueue, NewJob } from '@odp/core';
 
 const TENANT = 'b0b0b0b0-0000-4000-8000-000000000001';
 const OTHER = 'b0b0b0b0-0000-4000-8000-000000000002';

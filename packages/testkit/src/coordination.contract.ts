@@ -5,8 +5,8 @@
  * "instances" are one process. Names are unique per test, so a shared engine needs no cleanup.
  */
 import { randomUUID } from 'node:crypto';
-import type { Coordination, Invalidation } from '../coordination.js';
-import { keepRenewed } from '../coordination.js';
+import type { Coordination, Invalidation } from '@odp/core';
+import { keepRenewed } from '@odp/core';
 
 export interface CoordinationContractTarget {
   /** Connects one instance to the shared medium. */

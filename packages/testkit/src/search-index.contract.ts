@@ -3,11 +3,11 @@
  * index; objects are written through the store, and indexed through `index` as well when the index
  * is not maintained by the store.
  */
-import { ValidationError } from '../errors.js';
-import type { AccessFilter } from '../account.js';
-import type { SearchIndex, SearchQuery } from '../search.js';
-import { searchTextOf, searchTerms } from '../search.js';
-import type { StoredObject, TenantStore } from '../store.js';
+import { ValidationError } from '@odp/core';
+import type { AccessFilter } from '@odp/core';
+import type { SearchIndex, SearchQuery } from '@odp/core';
+import { searchTextOf, searchTerms } from '@odp/core';
+import type { StoredObject, TenantStore } from '@odp/core';
 import type { ObjectSpec } from './fixture.js';
 import { contractModel, storedObject, uuid } from './fixture.js';
 
