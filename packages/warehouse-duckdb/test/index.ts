@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { projectFile } from '../duckdb-warehouse.js';
+import { projectFile } from '../src/duckdb-warehouse.js';
 
 export interface WarehouseTable {
   /** Column name to DuckDB type, in table order; empty when the table does not exist. */

@@ -3,8 +3,8 @@
  * TenantAccessControl, and the accounts the decision tests use.
  */
 import type { Account, Model, StoredObject } from '@odp/core';
-import { TenantAccessControl } from '../tenant-access-control.js';
-import type { AclStore } from '../tenant-access-control.js';
+import { TenantAccessControl } from '../src/tenant-access-control.js';
+import type { AclStore } from '../src/tenant-access-control.js';
 import { CRM, buildModel } from './model-builder.js';
 import { MemoryAclStore, storedObject } from './memory-store.js';
 

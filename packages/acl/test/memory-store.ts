@@ -11,7 +11,7 @@ import type {
   StoredObject,
   WriteBatch,
 } from '@odp/core';
-import type { AclStore } from '../tenant-access-control.js';
+import type { AclStore } from '../src/tenant-access-control.js';
 
 export class MemoryAclStore implements AclStore {
   readonly objects = new Map<string, StoredObject>();
