@@ -16,7 +16,7 @@ process.stdout.write(JSON.stringify({ pages: pdf.numPages, text: text.join('\\n'
 `;
 
 /** Where `unpdf` resolves from (this package's devDependency). */
-const PACKAGE_DIR = path.resolve(__dirname, '../..');
+const PACKAGE_DIR = path.resolve(__dirname, '..');
 
 export function pdfText(bytes: Uint8Array): Promise<{ pages: number; text: string }> {
   return new Promise((resolve, reject) => {
