@@ -14,7 +14,8 @@ import {
 } from '@odp/testkit';
 import { openTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
-import { ElasticsearchSearchIndex, foldSearchText } from './search-elasticsearch.js';
+import { foldSearchText } from './engine-query.js';
+import { ElasticsearchSearchIndex } from './search-elasticsearch.js';
 
 const ALL: AccessFilter = { kind: 'all' };
 const COMPANIES = ['ct.company'];
