@@ -1,6 +1,6 @@
 /**
  * Builds resolved Models for the access-control tests from compact specs: the classes through the
- * shared builder of `@odp/core/contract`, plus access-control definitions in the model-file shape
+ * shared builder of `@odp/testkit`, plus access-control definitions in the model-file shape
  * (node paths resolved to relation ends as the model loader does) and roles.
  */
 import type { AccessControlDef, AclOperation, Model, RelationEnd, RoleDef } from '@odp/core';

@@ -20,7 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** A port nothing listens on (`@odp/core/contract`), re-exported for the suites. */
+/** A port nothing listens on (`@odp/testkit`), re-exported for the suites. */
 export { freePort };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');

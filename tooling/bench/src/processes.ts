@@ -10,7 +10,7 @@ import { freePort } from '@odp/testkit';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 
-/** A port nothing listens on (`@odp/core/contract`), re-exported for the benchmark's modules. */
+/** A port nothing listens on (`@odp/testkit`), re-exported for the benchmark's modules. */
 export { freePort };
 
 export interface Child {
