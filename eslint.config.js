@@ -6,16 +6,12 @@ import importX from 'eslint-plugin-import-x';
  * add none: a new file over a limit is split before it lands.
  */
 const OVERSIZED_FOR_NOW = [
-  'apps/api/src/routes/data.ts', // dataRoutes: 130-line function
+  'apps/api/src/routes/data.ts', // dataRoutes: 131-line function
   'apps/api/src/tenant-runtime.ts', // openTenantRuntime: 219-line function
   'packages/cache-redis/src/redis-coordination.ts', // openRedisCoordination: 121-line function
-  'packages/config/src/config.ts', // 749 lines; loadConfig: 130-line function
+  'packages/config/src/config.ts', // 777 lines; loadConfig: 142-line function
   'packages/data/src/service.ts', // 778 lines
   'packages/data/src/writes.ts', // 722 lines
-  'packages/store-mongodb/src/tenant-store.ts', // 1,389 lines
-  'packages/store-sqlite/src/platform-store.ts', // 516 lines
-  'packages/store-sqlite/src/tenant-query.ts', // 600 lines
-  'packages/store-sqlite/src/tenant-store.ts', // 1,190 lines
 ];
 
 export default tseslint.config(

@@ -25,7 +25,7 @@ import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
-import { openJobQueue, openReplicationBuffer } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { AppDeps } from './app.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
@@ -36,6 +36,7 @@ import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
+import { FairShare } from './fair-share.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
@@ -116,7 +117,7 @@ export async function openPlatform(
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
-    buffer: openReplicationBuffer(replicationDatabasePath(config)),
+    buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
     warehouse: new DuckDbWarehouse(warehouseDir(config)),
   };
   const runtimes = createTenantRuntimes({
@@ -156,6 +157,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
+    fairShare: new FairShare(config.fairShare),
     deletion: tenantDeletion({ config, registry, runtimes, stores, search, files, jobs, coordination }),
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
@@ -231,7 +233,7 @@ function startUploadSweep(
  */
 async function openJobs(config: Config): Promise<JobQueue> {
   const { jobs } = config;
-  if (jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
+  if (jobs.kind === 'sqlite') return openSqliteJobQueue(jobsDatabasePath(config));
   return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
 }
 

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { ConflictError, createInProcessCoordination, NotFoundError } from '@odp/core';
 import type { Coordination } from '@odp/core';
 import { loadConfig, platformDatabasePath } from '@odp/config';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { openSqlitePlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
@@ -24,7 +24,7 @@ describe('TenantRuntimes', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-runtime-'));
     const config = loadConfig({ ODP_DATA_DIR: dir });
-    registry = openPlatformStore(platformDatabasePath(config));
+    registry = openSqlitePlatformStore(platformDatabasePath(config));
     coordination = createInProcessCoordination();
     const log = createLogger(new PassThrough());
     const context = {

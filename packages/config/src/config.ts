@@ -38,11 +38,6 @@ export interface Config {
   /** What one stored value and one list page may weigh. */
   readonly dataLimits: DataLimitsConfig;
   /**
-   * How many expensive requests (lists, search, distinct, values, aggregations, audit; see
-   * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
-   */
-  readonly tenantExpensiveRequests: number;
-  /**
    * Most bytes read from a tenant's model repository, all files together (`ODP_MAX_MODEL_BYTES`): a
    * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
    */
@@ -56,6 +51,10 @@ export interface Config {
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
    */
   readonly tenantEventStreams: number;
+  /** Each tenant's fair share of an api process (docs/configuration.md, "Fair share between tenants"). */
+  readonly fairShare: FairShareConfig;
+  /** What one JSON request body may hold, beyond its size and nesting. */
+  readonly jsonLimits: JsonLimitsConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -126,6 +125,22 @@ export interface ReportsConfig {
 }
 
 /** The background worker (docs/worker.md). */
+export interface FairShareConfig {
+  /** Requests of one tenant under way (waiting or running) in one process, every kind together. */
+  readonly tenantRequests: number;
+  /** Estimated milliseconds of work of one kind one tenant may have under way in one process. */
+  readonly tenantWorkMs: number;
+  /** Requests of one tenant running at once while other tenants are active. */
+  readonly tenantConcurrency: number;
+}
+
+export interface JsonLimitsConfig {
+  /** Members one object of a JSON body may have. */
+  readonly maxMembers: number;
+  /** Values (objects, arrays, strings, numbers, literals) one JSON body may hold in all. */
+  readonly maxValues: number;
+}
+
 export interface WorkerConfig {
   /** How long an idle worker waits before looking for due jobs again (`ODP_WORKER_POLL_MS`, 1000). */
   readonly pollMs: number;
@@ -230,7 +245,6 @@ export const CONFIG_VARIABLES = [
   'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
-  'ODP_TENANT_EXPENSIVE_REQUESTS',
   'ODP_MAX_MODEL_BYTES',
   'ODP_REPORT_MEMORY_MB',
   'ODP_REPORT_TIMEOUT_MS',
@@ -238,6 +252,11 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_IMPORTS',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_TENANT_EVENT_STREAMS',
+  'ODP_TENANT_REQUESTS',
+  'ODP_TENANT_WORK_MS',
+  'ODP_TENANT_CONCURRENCY',
+  'ODP_JSON_MAX_MEMBERS',
+  'ODP_JSON_MAX_VALUES',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -380,12 +399,6 @@ export function loadConfig(env: Env = process.env): Config {
       maxValueBytes: parseInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
       maxPageBytes: parseInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
     },
-    tenantExpensiveRequests: parseInteger(
-      'ODP_TENANT_EXPENSIVE_REQUESTS',
-      read('ODP_TENANT_EXPENSIVE_REQUESTS'),
-      DEFAULT_TENANT_EXPENSIVE_REQUESTS,
-      { max: 100_000 },
-    ),
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
     imports: parseImports(read),
@@ -395,6 +408,24 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_TENANT_EVENT_STREAMS,
       { max: 100_000 },
     ),
+    fairShare: {
+      tenantRequests: parseInteger('ODP_TENANT_REQUESTS', read('ODP_TENANT_REQUESTS'), 64, { max: 100_000 }),
+      tenantWorkMs: parseInteger('ODP_TENANT_WORK_MS', read('ODP_TENANT_WORK_MS'), 2000, {
+        max: 3_600_000,
+        unit: 'milliseconds',
+      }),
+      tenantConcurrency: parseInteger('ODP_TENANT_CONCURRENCY', read('ODP_TENANT_CONCURRENCY'), 4, {
+        max: 1000,
+      }),
+    },
+    jsonLimits: {
+      maxMembers: parseInteger('ODP_JSON_MAX_MEMBERS', read('ODP_JSON_MAX_MEMBERS'), 10_000, {
+        max: 10_000_000,
+      }),
+      maxValues: parseInteger('ODP_JSON_MAX_VALUES', read('ODP_JSON_MAX_VALUES'), 200_000, {
+        max: 10_000_000,
+      }),
+    },
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
     worker: {
@@ -626,9 +657,6 @@ function parseInteger(
   }
   return value;
 }
-
-/** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
-export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
 
 /**
  * Event streams one tenant may hold open per api process by default: a browser tab of each of a

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Account, JobQueue, Model } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from './secret-cipher.js';
 import { secretValueReader, systemSettingReader } from './system-settings.js';
@@ -33,7 +33,7 @@ export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<Crm
   const { model, issues } = await loadModelRepository(CRM_DIR);
   if (!model) throw new Error(`the example CRM model was refused: ${JSON.stringify(issues)}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
-  const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
+  const store = openSqliteTenantStore({ file: path.join(dir, 'documents.sqlite') });
   await store.applyModel(model);
   const secrets = new SecretCipher('test-secret-key-of-at-least-32-characters');
   const deps: DataServiceDeps = {

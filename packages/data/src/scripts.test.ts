@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
-import { openJobQueue, openTenantStore } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteJobQueue } from '@odp/store-sqlite';
 import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
 import type { CrmFixture } from './crm.fixture.js';
@@ -19,7 +19,7 @@ let dir: string;
 let queue: SqliteJobQueue;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-scripts-'));
-  queue = openJobQueue(path.join(dir, 'jobs.sqlite'));
+  queue = openSqliteJobQueue(path.join(dir, 'jobs.sqlite'));
   crm = await crmFixture(undefined, queue);
 });
 afterEach(async () => {
@@ -217,7 +217,7 @@ describe('CREATE and DELETE triggers', () => {
     fs.writeFileSync(path.join(repo, 'templates/line-body.hbs'), '<p>Line {{description}}</p>');
     const { model } = await loadModelRepository(repo);
     if (!model) throw new Error('model refused');
-    const store = openTenantStore({ file: path.join(dir2, 'documents.sqlite') });
+    const store = openSqliteTenantStore({ file: path.join(dir2, 'documents.sqlite') });
     await store.applyModel(model);
     data = new DataService({
       tenantId: TENANT,

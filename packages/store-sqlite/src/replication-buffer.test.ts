@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReplicationEvent } from '@odp/core';
-import { openReplicationBuffer } from './replication-buffer.js';
+import { openSqliteReplicationBuffer } from './replication-buffer.js';
 import type { SqliteReplicationBuffer } from './replication-buffer.js';
 
 const TENANT = 'd0d0d0d0-0000-4000-8000-000000000001';
@@ -10,7 +10,7 @@ let dir: string;
 let buffer: SqliteReplicationBuffer;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'odp-replication-'));
-  buffer = openReplicationBuffer(join(dir, 'replication.sqlite'));
+  buffer = openSqliteReplicationBuffer(join(dir, 'replication.sqlite'));
 });
 afterEach(async () => {
   await buffer.close();

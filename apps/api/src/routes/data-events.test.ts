@@ -6,7 +6,7 @@ import express from 'express';
 import type { Account } from '@odp/core';
 import { ChangeSignal, DataService, unrestrictedPolicy } from '@odp/data';
 import { loadModelRepository } from '@odp/model-loader';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import { TenantEventStreams } from '../event-streams.js';
 import { eventStream } from './data-events.js';
 
@@ -15,7 +15,7 @@ describe('eventStream', () => {
   const tenantId = '7d1b0b0e-0000-4000-8000-0000000000aa';
   const system: Account = { kind: 'system', tenantId };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-events-'));
-  const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
+  const store = openSqliteTenantStore({ file: path.join(dir, 'documents.sqlite') });
   const changes = new ChangeSignal();
   let data: DataService;
   let server: ReturnType<express.Express['listen']>;
@@ -41,6 +41,7 @@ describe('eventStream', () => {
           data,
           changes,
           streams: new TenantEventStreams(8),
+          turn: (work) => work(),
           heartbeatMs: 100,
         }),
     );

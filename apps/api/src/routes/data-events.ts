@@ -33,6 +33,11 @@ export interface EventStreamContext {
   readonly changes: ChangeSignal;
   /** The tenant's open streams in this process: admits this one, or refuses it (429). */
   readonly streams: TenantEventStreams;
+  /**
+   * Takes the tenant's turn in the process's fair share for one page of the replay, charged to the
+   * tenant like a request (`FairShare.turn` bound to the tenant).
+   */
+  readonly turn: <T>(work: () => Promise<T>) => Promise<T>;
   /** Heartbeat interval; {@link HEARTBEAT_MS} when absent. */
   readonly heartbeatMs?: number;
 }
@@ -81,7 +86,8 @@ export async function eventStream(req: Request, res: Response, context: EventStr
   res.write('retry: 3000\n: connected\n\n');
 
   /** One page of events after the cursor: the unit a fair-share turn of the tenant would wrap. */
-  const readPage = (): Promise<EventPage> => data.eventsAfter(account, cursor, PAGE_EVENTS, options);
+  const readPage = (): Promise<EventPage> =>
+    context.turn(() => data.eventsAfter(account, cursor, PAGE_EVENTS, options));
   const pump = async (): Promise<void> => {
     for (;;) {
       const { events, next } = await readPage();

@@ -98,6 +98,7 @@ export function dataRoutes(deps: AppDeps): Router {
       data: runtime.data(),
       changes: runtime.changes,
       streams: runtime.eventStreams,
+      turn: (work) => deps.fairShare.turn(tenant.tenantId, work),
     });
   });
 
