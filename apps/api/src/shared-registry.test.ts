@@ -10,7 +10,7 @@ import path from 'node:path';
 import { openRedisCoordination } from '@odp/cache-redis';
 import { createInProcessCoordination, isApiKeyUsable, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
-import { describeWithEngine } from '@odp/core/contract';
+import { describeWithEngine } from '@odp/testkit';
 import { openSqlitePlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 

@@ -11,8 +11,8 @@ import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { RebuildTracker } from './jobs.js';
-import { crmFixture, user } from './testing/crm-fixture.js';
-import type { CrmFixture } from './testing/crm-fixture.js';
+import { crmFixture, user } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
 
 const EXAMPLE = path.resolve(__dirname, '../../../examples/models/crm');
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import type { AccessFilter, NewChangeEvent, StoredObject } from '@odp/core';
-import { contractModel, describeWithEngine, storedObject, uuid } from '@odp/core/contract';
+import { contractModel, describeWithEngine, storedObject, uuid } from '@odp/testkit';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SearchIndexer } from './indexer.js';

@@ -11,10 +11,11 @@ import {
   describeWithEngine,
   storedObject,
   uuid,
-} from '@odp/core/contract';
+} from '@odp/testkit';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
-import { ElasticsearchSearchIndex, foldSearchText } from './search-elasticsearch.js';
+import { foldSearchText } from './engine-query.js';
+import { ElasticsearchSearchIndex } from './search-elasticsearch.js';
 
 const ALL: AccessFilter = { kind: 'all' };
 const COMPANIES = ['ct.company'];

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeJobQueueContract } from '@odp/core/contract';
+import { describeJobQueueContract } from '@odp/testkit';
 import { openSqliteJobQueue } from './job-queue.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-job-queue-'));

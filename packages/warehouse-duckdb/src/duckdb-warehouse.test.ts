@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDbWarehouse, projectFile } from './duckdb-warehouse.js';
-import { readWarehouseTable } from './testing/index.js';
+import { readWarehouseTable } from '../test/index.js';
 
 const target = {
   tenantId: '0fef5e35-3ccf-4555-a667-acba891f9286',

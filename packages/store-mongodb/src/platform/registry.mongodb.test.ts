@@ -1,4 +1,4 @@
-import { describePlatformRegistryContract, describeWithEngine } from '@odp/core/contract';
+import { describePlatformRegistryContract, describeWithEngine } from '@odp/testkit';
 import { openMongoPlatformRegistry } from './registry.js';
 import type { MongoPlatformRegistry } from './registry.js';
 

@@ -11,7 +11,7 @@ import {
   itUnlessLacking,
   storedObject,
   uuid,
-} from '@odp/core/contract';
+} from '@odp/testkit';
 import { openMongoTenantStore } from './store.js';
 import type { MongoTenantStore } from './store.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describePlatformRegistryContract } from '@odp/core/contract';
+import { describePlatformRegistryContract } from '@odp/testkit';
 import { applyMigrations, PLATFORM_MIGRATIONS } from '../migrations.js';
 import { openSqlitePlatformStore } from './store.js';
 import type { PlatformStore } from './store.js';

@@ -3,7 +3,7 @@
  * ACL row and an event, so every derived table and the full-text index are written), printing
  * `ACK <n>` once write n is acknowledged, until the parent kills it with SIGKILL.
  */
-import { contractModel, storedObject } from '@odp/core/contract';
+import { contractModel, storedObject } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 
 const file = process.argv[2];

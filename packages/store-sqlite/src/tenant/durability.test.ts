@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { contractModel, uuid } from '@odp/core/contract';
+import { contractModel, uuid } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 
 /**

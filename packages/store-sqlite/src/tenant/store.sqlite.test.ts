@@ -10,7 +10,7 @@ import {
   describeTenantStoreContract,
   storedObject,
   uuid,
-} from '@odp/core/contract';
+} from '@odp/testkit';
 import { explainGet, explainList, explainListWalk } from '../../test/query-plans.js';
 import { openSqliteTenantStore } from './store.js';
 import type { SqliteTenantStore, SqliteTenantStoreOptions } from './store.js';
