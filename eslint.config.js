@@ -10,8 +10,6 @@ const OVERSIZED_FOR_NOW = [
   'apps/api/src/tenant-runtime.ts', // openTenantRuntime: 219-line function
   'packages/cache-redis/src/redis-coordination.ts', // openRedisCoordination: 121-line function
   'packages/config/src/config.ts', // 777 lines; loadConfig: 142-line function
-  'packages/data/src/service.ts', // 778 lines
-  'packages/data/src/writes.ts', // 722 lines
 ];
 
 export default tseslint.config(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { describeJobQueueContract, describeWithEngine } from '@odp/core/contract';
+import { describeJobQueueContract, describeWithEngine } from '@odp/testkit';
 import { openAgendaJobQueue } from './agenda-job-queue.js';
 
 describeWithEngine('agenda job queue', 'ODP_TEST_MONGODB_URL', (url) => {
