@@ -77,37 +77,7 @@ export function dataRoutes(deps: AppDeps): Router {
       await handler(req, res, { ...tenant, data: runtime.data(), query: queryOf(req) });
     };
 
-  /**
-   * A token that opens this tenant's event stream without a credential header, for `EventSource`
-   * (docs/events.md): `{token, expiresAt, href}`, never cached. `?values=true` puts the stream's
-   * option of the same name into `href` (the token itself does not carry it).
-   */
-  router.get('/data/:tenant/eventStream/token', async (req, res) => {
-    const { tenantId, account } = tenantRequest(res);
-    const values = booleanParam(req.query['values'], 'values');
-    await deps.runtimes.get(tenantId);
-    const { token, expiresAt } = deps.streamTokens.issue(account, deps.now());
-    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}${values ? '&values=true' : ''}`;
-    res.setHeader('Cache-Control', 'no-store').json({ token, expiresAt, href });
-  });
-
-  router.get('/data/:tenant/eventStream', async (req, res) => {
-    const tenant = tenantRequest(res);
-    const runtime = await deps.runtimes.get(tenant.tenantId);
-    await eventStream(req, res, {
-      account: tenant.account,
-      objects: runtime.data().objects,
-      changes: runtime.changes,
-      streams: runtime.eventStreams,
-      turn: (work) => deps.fairShare.turn(tenant.tenantId, work),
-    });
-  });
-
-  router.post('/data/:tenant/loadDefaultData', async (_req, res) => {
-    const tenant = tenantRequest(res);
-    const runtime = await deps.runtimes.get(tenant.tenantId);
-    res.json(await runtime.data().objects.jobs.loadDefaultData(tenant.account));
-  });
+  tenantRoutes(router, deps);
 
   const distinct = handle(async (req, res, { account, data, query }) => {
     res.json(await data.distinct(account, listPath(req), query));
@@ -188,6 +158,44 @@ export function dataRoutes(deps: AppDeps): Router {
     }),
   );
   return router;
+}
+
+/**
+ * The routes of the tenant as a whole under `/data/{tenant}`: the event stream, its token, and the
+ * loading of the model's default data.
+ */
+function tenantRoutes(router: Router, deps: AppDeps): void {
+  /**
+   * A token that opens this tenant's event stream without a credential header, for `EventSource`
+   * (docs/events.md): `{token, expiresAt, href}`, never cached. `?values=true` puts the stream's
+   * option of the same name into `href` (the token itself does not carry it).
+   */
+  router.get('/data/:tenant/eventStream/token', async (req, res) => {
+    const { tenantId, account } = tenantRequest(res);
+    const values = booleanParam(req.query['values'], 'values');
+    await deps.runtimes.get(tenantId);
+    const { token, expiresAt } = deps.streamTokens.issue(account, deps.now());
+    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}${values ? '&values=true' : ''}`;
+    res.setHeader('Cache-Control', 'no-store').json({ token, expiresAt, href });
+  });
+
+  router.get('/data/:tenant/eventStream', async (req, res) => {
+    const tenant = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenant.tenantId);
+    await eventStream(req, res, {
+      account: tenant.account,
+      objects: runtime.data().objects,
+      changes: runtime.changes,
+      streams: runtime.eventStreams,
+      turn: (work) => deps.fairShare.turn(tenant.tenantId, work),
+    });
+  });
+
+  router.post('/data/:tenant/loadDefaultData', async (_req, res) => {
+    const tenant = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenant.tenantId);
+    res.json(await runtime.data().objects.jobs.loadDefaultData(tenant.account));
+  });
 }
 
 /** Whether the client asked for the written object in the response (`Prefer: return=representation`, RFC 7240). */
