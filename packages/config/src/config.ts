@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import {
   DEFAULT_IMPORT_LIMITS,
+  DEFAULT_ISOLATED_TASKS,
   DEFAULT_TENANT_IMPORTS,
   EXTERNAL_SERVICES,
   IMPORT_LIMIT_VARIABLES,
@@ -46,6 +47,11 @@ export interface Config {
   readonly reports: ReportsConfig;
   /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
   readonly imports: ImportsConfig;
+  /**
+   * Isolated tasks (an import's parse, a report's rendering) one api process runs at once, each a
+   * child process with a heap of its own (`ODP_ISOLATED_TASKS`); more wait their turn.
+   */
+  readonly isolatedTasks: number;
   /**
    * How many change event streams of one tenant one api process keeps open at once
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
@@ -254,6 +260,7 @@ export const CONFIG_VARIABLES = [
   'ODP_REPORT_TIMEOUT_MS',
   'ODP_TENANT_REPORTS',
   'ODP_TENANT_IMPORTS',
+  'ODP_ISOLATED_TASKS',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_TENANT_EVENT_STREAMS',
   'ODP_TENANT_REQUESTS',
@@ -416,6 +423,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
     imports: parseImports(read),
+    isolatedTasks: parseInteger('ODP_ISOLATED_TASKS', read('ODP_ISOLATED_TASKS'), DEFAULT_ISOLATED_TASKS, {
+      max: 256,
+    }),
     tenantEventStreams: parseInteger(
       'ODP_TENANT_EVENT_STREAMS',
       read('ODP_TENANT_EVENT_STREAMS'),
