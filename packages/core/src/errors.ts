@@ -87,9 +87,14 @@ export class ConflictError extends AppError {
  */
 export class PreconditionFailedError extends AppError {
   constructor(etag: string) {
-    super('PRECONDITION_FAILED', 'The object changed since the version named by If-Match; nothing was written.', [], {
-      etag,
-    });
+    super(
+      'PRECONDITION_FAILED',
+      'The object changed since the version named by If-Match; nothing was written.',
+      [],
+      {
+        etag,
+      },
+    );
   }
 }
 
