@@ -7,10 +7,7 @@ import type { RequestHandler } from 'express';
 export function cors(): RequestHandler {
   return (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader(
-      'Access-Control-Expose-Headers',
-      'Location, Content-Disposition, ETag, Idempotent-Replayed',
-    );
+    res.setHeader('Access-Control-Expose-Headers', 'Location, Content-Disposition, ETag');
     if (req.method !== 'OPTIONS') {
       next();
       return;
@@ -18,15 +15,7 @@ export function cors(): RequestHandler {
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS');
     res.setHeader(
       'Access-Control-Allow-Headers',
-      [
-        'Authorization',
-        'X-API-Key',
-        'Content-Type',
-        'Prefer',
-        'If-Match',
-        'If-None-Match',
-        'Idempotency-Key',
-      ].join(', '),
+      ['Authorization', 'X-API-Key', 'Content-Type', 'Prefer', 'If-Match', 'If-None-Match'].join(', '),
     );
     res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();

@@ -16,7 +16,6 @@ export type ErrorCode =
   | 'RANGE_NOT_SATISFIABLE'
   | 'MODEL_REFUSED'
   | 'REPORT_FAILED'
-  | 'IDEMPOTENCY_KEY_REUSED'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
   | 'INTERNAL';
@@ -95,16 +94,6 @@ export class PreconditionFailedError extends AppError {
         etag,
       },
     );
-  }
-}
-
-/**
- * An `Idempotency-Key` used again with another request body (HTTP 422): the key names the first
- * request, whose response a retry gets; a different request needs a new key.
- */
-export class IdempotencyKeyReusedError extends AppError {
-  constructor() {
-    super('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a request with another body.');
   }
 }
 
