@@ -173,6 +173,7 @@ export function accessControlledStore(store: TenantStore, acl: TenantAccessContr
     storedAclIds: () => store.storedAclIds(),
     scan: (afterId, limit) => store.scan(afterId, limit),
     events: store.events,
+    idempotency: store.idempotency,
     outbox: (limit) => store.outbox(limit),
     removeFromOutbox: (ids) => store.removeFromOutbox(ids),
     close: () => store.close(),

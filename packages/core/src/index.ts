@@ -3,6 +3,7 @@ export * from './model.js';
 export * from './account.js';
 export * from './query.js';
 export * from './store.js';
+export * from './idempotency.js';
 export * from './events.js';
 export * from './access.js';
 export * from './platform.js';

@@ -7,6 +7,7 @@
  */
 import type { AccessFilter } from './account.js';
 import type { EventLog, NewChangeEvent } from './events.js';
+import type { IdempotencyRecord, TenantIdempotency } from './idempotency.js';
 import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
 import type { AggregatePlan, DistinctPlan, ListPlan, ListPosition, Selection } from './query.js';
@@ -107,6 +108,13 @@ export interface WriteBatch {
    * relay moves them into the JobQueue (`outbox`, `removeFromOutbox`).
    */
   readonly jobs?: readonly NewJob[];
+  /**
+   * The idempotency record of the keyed request this batch writes (port in idempotency.ts), stored
+   * before anything else of the batch and atomically with it. When an unexpired record of the same
+   * account and key exists, nothing is applied and `write` throws IdempotencyKeyTakenError; an
+   * expired one is replaced.
+   */
+  readonly idempotency?: IdempotencyRecord;
 }
 
 export interface DistinctBucket {
@@ -138,7 +146,7 @@ export interface ListPage {
  * flags: what differs between engines is decided inside the adapter (MongoDB detects transactions
  * itself) or told by the SearchIndex (`maintainedByStore`, which the tenant rebuild reads).
  */
-export interface TenantStore {
+export interface TenantStore extends TenantIdempotency {
   /**
    * Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent.
    * Must be called before `list`, `distinct`, `values`, `aggregate` and `write`. When the model
