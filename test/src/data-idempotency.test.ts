@@ -219,3 +219,28 @@ describe('keys', () => {
     expect(await countCompanies(body.legalName)).toBe(2);
   }, 30_000);
 });
+
+describe('the OpenAPI document', () => {
+  it('declares Idempotency-Key and its 422 on Create, Create related and the batch', async () => {
+    const res = await fetch(`${api.server.baseUrl}/metadata/${api.tenant}/openapi.json`, {
+      headers: { 'X-API-Key': api.systemKey },
+    });
+    const document = (await res.json()) as {
+      paths: Record<string, Record<string, { parameters?: Json[]; responses: Json }>>;
+      components: { parameters: Record<string, Json> };
+    };
+    expect(document.components.parameters['IdempotencyKey']).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+    });
+    const tenant = '/data/{tenant}';
+    for (const path of [`${tenant}/companies`, `${tenant}/companies/{id}/invoices`, `${tenant}/batch`]) {
+      const post = document.paths[path]?.['post'];
+      expect({ path, parameters: post?.parameters }).toMatchObject({
+        path,
+        parameters: expect.arrayContaining([{ $ref: '#/components/parameters/IdempotencyKey' }]),
+      });
+      expect(post?.responses['422']).toEqual({ $ref: '#/components/responses/Problem422' });
+    }
+  });
+});
