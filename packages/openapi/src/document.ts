@@ -9,6 +9,13 @@ import type { ClassDef, Model } from '@odp/core';
 import { NON_INDEXED_TYPES, NUMERIC_TYPES } from '@odp/core';
 import { BATCH_BODY, BATCH_RESULTS, classSchemas, ref, schemaNames, sharedSchemas } from './schemas.js';
 import type { Schema } from './schemas.js';
+import {
+  ETAG_HEADER,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_PARAMETER,
+  IF_MATCH,
+  IF_NONE_MATCH,
+} from './headers.js';
 
 export interface OpenApiTarget {
   readonly tenantId: string;
@@ -66,36 +73,6 @@ const queryParam = (name: string, description: string, schema: Schema = { type: 
 });
 
 const ID = pathParam('id', 'The object id (a UUID).');
-const headerParam = (name: string, description: string): Schema => ({
-  name,
-  in: 'header',
-  required: false,
-  schema: { type: 'string' },
-  description,
-});
-const IF_MATCH = headerParam(
-  'If-Match',
-  'Write only when the object still has one of these versions (its `ETag`); 412 otherwise. Without it, the last write wins.',
-);
-/** `Idempotency-Key` of the creating POSTs, declared once in `components.parameters`. */
-const IDEMPOTENCY_KEY: Schema = { $ref: '#/components/parameters/IdempotencyKey' };
-const IDEMPOTENCY_KEY_PARAMETER = {
-  ...headerParam(
-    'Idempotency-Key',
-    'A key of the client’s choice (1 to 255 visible ASCII characters) naming this request: a retry ' +
-      'with the same key, method, path and body within the server’s key lifetime (24 h by default) ' +
-      'is answered with the first response (`Idempotent-Replayed: true`) and writes nothing; the same ' +
-      'key with another request is 422. Keys are per account.',
-  ),
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-};
-const IF_NONE_MATCH = headerParam(
-  'If-None-Match',
-  'Answer 304 when the object still has one of these versions.',
-);
-const ETAG_HEADER = {
-  ETag: { schema: { type: 'string' }, description: 'The object’s version: `"<_modificationDate>"`.' },
-};
 const STREAM_VALUES = queryParam(
   'values',
   'true: create and update events also carry `values`, the current rendering of their `changed` fields.',
