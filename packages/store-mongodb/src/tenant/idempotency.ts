@@ -6,7 +6,7 @@
  * batch; without them the batch writer removes the record again when the rest of the batch fails
  * (batch-writer.ts, README.md).
  */
-import { IdempotencyKeyTakenError } from '@odp/core';
+import { IdempotencyKeyTakenError, idempotencyRecordOf } from '@odp/core';
 import type { IdempotencyRecord, IdempotencyRecords, IdempotencyScope, IdempotentResponse } from '@odp/core';
 import type { Collection } from 'mongodb';
 import { isDuplicateKey } from './collections.js';
@@ -68,16 +68,8 @@ export class MongoIdempotencyRecords implements IdempotencyRecords {
   async find(scope: IdempotencyScope, now: string): Promise<IdempotencyRecord | null> {
     const doc = await this.docs.findOne({ _id: idOf(scope), expiresAt: { $gt: now } });
     if (doc === null) return null;
-    return {
-      accountId: scope.accountId,
-      key: scope.key,
-      fingerprint: doc.fingerprint,
-      state: doc.state,
-      response: JSON.parse(doc.response) as IdempotentResponse,
-      ...(doc.objectId === undefined ? {} : { objectId: doc.objectId }),
-      createdAt: doc.createdAt,
-      expiresAt: doc.expiresAt,
-    };
+    const { _id, ...stored } = doc;
+    return idempotencyRecordOf({ ...scope, ...stored });
   }
 
   async complete(scope: IdempotencyScope, body: unknown): Promise<void> {

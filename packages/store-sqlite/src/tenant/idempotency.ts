@@ -4,20 +4,14 @@
  * inside the transaction of the write it describes, before anything else of the batch: the
  * primary key makes the insert the reservation, so of two writes with one key exactly one commits.
  */
-import { IdempotencyKeyTakenError } from '@odp/core';
-import type { IdempotencyRecord, IdempotencyRecords, IdempotencyScope, IdempotentResponse } from '@odp/core';
+import { IdempotencyKeyTakenError, idempotencyRecordOf } from '@odp/core';
+import type {
+  IdempotencyRecord,
+  IdempotencyRecords,
+  IdempotencyScope,
+  StoredIdempotencyRecord,
+} from '@odp/core';
 import type { TenantDatabase } from './database.js';
-
-interface RecordRow {
-  account: string;
-  key: string;
-  fingerprint: string;
-  state: IdempotencyRecord['state'];
-  response: string;
-  object_id: string | null;
-  created: string;
-  expires: string;
-}
 
 export class SqliteIdempotencyRecords implements IdempotencyRecords {
   constructor(private readonly database: TenantDatabase) {}
@@ -50,19 +44,13 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
 
   async find(scope: IdempotencyScope, now: string): Promise<IdempotencyRecord | null> {
     const row = this.database
-      .statement('SELECT * FROM idempotency WHERE account = ? AND key = ? AND expires > ?')
-      .get(scope.accountId, scope.key, now) as RecordRow | undefined;
-    if (row === undefined) return null;
-    return {
-      accountId: row.account,
-      key: row.key,
-      fingerprint: row.fingerprint,
-      state: row.state,
-      response: JSON.parse(row.response) as IdempotentResponse,
-      ...(row.object_id === null ? {} : { objectId: row.object_id }),
-      createdAt: row.created,
-      expiresAt: row.expires,
-    };
+      .statement(
+        `SELECT account AS accountId, key, fingerprint, state, response, object_id AS objectId,
+                created AS createdAt, expires AS expiresAt
+         FROM idempotency WHERE account = ? AND key = ? AND expires > ?`,
+      )
+      .get(scope.accountId, scope.key, now) as StoredIdempotencyRecord | undefined;
+    return row === undefined ? null : idempotencyRecordOf(row);
   }
 
   async complete(scope: IdempotencyScope, body: unknown): Promise<void> {
