@@ -6,7 +6,8 @@
  */
 import { Router } from 'express';
 import { generateApiKey } from '@odp/auth';
-import { createApp, configOrExit, listen, openPlatformOrExit } from '@odp/api';
+import { createApp, listen } from '@odp/api';
+import { configOrExit, openPlatformOrExit } from '@odp/platform';
 
 const body = process.env.BENCH_BODY ?? '{}';
 const config = configOrExit();

@@ -1,0 +1,17 @@
+export * from './platform.js';
+export type { PlatformServices, ReadinessCheck } from './services.js';
+export * from './tenant-runtime.js';
+export { createLogger } from './log.js';
+export type { Logger } from './log.js';
+export { DOCUMENTS_FILE, openPlatformRegistry } from './document-stores.js';
+export { openOnRedis } from './redis.js';
+export { startWorker } from './worker.js';
+export type { WorkerOptions } from './worker.js';
+export { CLASS_JOB_KINDS } from './class-jobs.js';
+export type { ClassJobKind } from './class-jobs.js';
+export { acceptSecretKey } from './secret-key-check.js';
+export { tenantDeletion } from './tenant-deletion.js';
+export type { TenantDeletion, TenantDeletionResult } from './tenant-deletion.js';
+export { ensureDemoTenant } from './demo-tenant.js';
+export type { DemoTenant } from './demo-tenant.js';
+export { STREAM_RETRY_AFTER_SECONDS, TenantEventStreams } from './event-streams.js';
