@@ -15,4 +15,29 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
+  {
+    // Layering: apps depend on packages, never on another app (nor packages on an app).
+    files: ['apps/**/*.ts', 'packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@odp/api',
+                '@odp/api/*',
+                '@odp/worker',
+                '@odp/worker/*',
+                '@odp/admin-cli',
+                '@odp/admin-cli/*',
+              ],
+              message: 'An app is imported by no app or package: move what both need into a package.',
+            },
+            { group: ['**/apps/*'], message: 'An app is imported by no app or package.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -7,7 +7,6 @@
  *   did not. Engine addresses and error details go to the log, never into the response.
  */
 import type { Router } from 'express';
-import type { ReadinessCheck } from '@odp/platform';
 import type { AppDeps } from '../app.js';
 import { routeModule } from './router.js';
 
