@@ -39,7 +39,7 @@ const LAUNCHES: readonly { name: string; command: string; args: readonly string[
   {
     name: 'node --import tsx (the TypeScript sources)',
     command: process.execPath,
-    args: ['--import', 'tsx', 'apps/admin-cli/src/main.ts'],
+    args: ['--import', 'tsx', '--conditions=@odp/source', 'apps/admin-cli/src/main.ts'],
   },
 ];
 

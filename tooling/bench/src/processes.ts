@@ -34,11 +34,15 @@ export async function startChild(
   readyPrefix: string,
 ): Promise<Child> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, script)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, script)],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const ready = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
