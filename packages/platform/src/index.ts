@@ -1,3 +1,5 @@
+export { configFrom, createTenant, objectService, openEmbeddedPlatform, systemAccount } from './embedded.js';
+export type { CreatedTenant, EmbeddedOptions } from './embedded.js';
 export * from './platform.js';
 export type { PlatformServices, ReadinessCheck } from './services.js';
 export * from './tenant-runtime.js';
