@@ -25,7 +25,8 @@ export interface Child {
 }
 
 /**
- * Runs `node --import tsx <script>` with `env` and waits until it prints a line starting with
+ * Runs `node --import tsx <script>` (a `.ts` source; a built `.js` with plain node) with `env` and
+ * waits until it prints a line starting with
  * `readyPrefix` (everything it prints is discarded afterwards: request logs are not measured).
  */
 export async function startChild(
@@ -36,7 +37,9 @@ export async function startChild(
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, script)],
+    script.endsWith('.ts')
+      ? ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, script)]
+      : [path.join(REPO_ROOT, script)],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
