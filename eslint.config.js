@@ -1,6 +1,16 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
+/**
+ * Files still over the size limits below, being split now. Remove an entry once its file is split;
+ * add none: a new file over a limit is split before it lands.
+ */
+const OVERSIZED_FOR_NOW = [
+  'packages/platform/src/tenant-runtime.ts', // openTenantRuntime: 219-line function
+  'packages/redis/src/redis-coordination.ts', // openRedisCoordination: 121-line function
+  'packages/config/src/config.ts', // 777 lines; loadConfig: 142-line function
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.odp/**', 'bench-results/**', '**/*.cjs'] },
   ...tseslint.configs.recommended,
@@ -37,6 +47,21 @@ export default tseslint.config(
             { group: ['**/apps/*'], message: 'An app is imported by no app or package.' },
           ],
         },
+      ],
+    },
+  },
+  {
+    // Room sizes: a source file holds one concern (at most 500 lines), a function one step (at most
+    // 120). Every physical line counts, blank lines and comments included, so the limits read the
+    // same as `wc -l` and a file cannot grow past them on comments. Tests (`*.test.ts`) are exempt;
+    // the contract suites of @odp/testkit are not: they are library code the adapters' tests run.
+    files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', ...OVERSIZED_FOR_NOW],
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': [
+        'error',
+        { max: 120, skipBlankLines: false, skipComments: false, IIFEs: true },
       ],
     },
   },

@@ -17,7 +17,13 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
+    // agenda and its MongoDB backend ship ES modules only: compiled like the sources.
+    '/node_modules/(agenda|@agendajs/mongo-backend)/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: ['^(?!.*/node_modules/(agenda|@agendajs/mongo-backend)/).*/node_modules/'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 30000,
   maxWorkers: 2,

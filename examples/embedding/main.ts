@@ -79,8 +79,7 @@ async function embeddedPlatform(): Promise<void> {
     const { tenant, systemKey } = await createTenant(platform, { name: 'Example', modelDir });
     const account = systemAccount(tenant.id);
     const objects = await objectService(platform, account);
-    const href = await objects.create(account, 'companies', { legalName: 'Embedded Co' });
-    const id = href.split('/').pop() ?? '';
+    const { id, href } = await objects.create(account, 'companies', { legalName: 'Embedded Co' });
     assert.match(JSON.stringify(await objects.getOne(account, 'companies', id)), /Embedded Co/);
     step(`platform: wrote and read ${href}`);
 

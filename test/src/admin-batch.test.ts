@@ -77,6 +77,26 @@ afterAll(async () => {
   for (const dir of modelDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Uploads `csv` and imports it as companies into `api`'s tenant; resolves the import's address once it completed. */
+async function finishedImport(api: DataApi, csv: string): Promise<string> {
+  const url = (await (await api.call('GET', '/upload')).json()) as string;
+  const form = new FormData();
+  form.append('file', new Blob([csv]), 'companies.csv');
+  const [file] = (await (await fetch(url, { method: 'POST', body: form })).json()) as unknown[];
+  const started = await api.call('POST', '/import', { body: { file, typeName: 'companies' } });
+  expect(started.status).toBe(201);
+  const location = started.headers.get('location') ?? '';
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    const status = json(await send('GET', location, api.systemKey));
+    if (status['state'] !== 'running') {
+      expect(status['state']).toBe('completed');
+      return location;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the import did not finish');
+}
+
 describe('POST /admin/{tenant}/{typeName}/recalculate', () => {
   let api: DataApi;
   let modelDir: string;
@@ -159,8 +179,14 @@ describe('POST /admin/{tenant}/{typeName}/recalculate', () => {
     expect(refused.contentType).toContain('application/problem+json');
     // Another kind may run meanwhile; deleting the tenant may not.
     expect((await send('POST', `/admin/${api.tenant}/persons/sync`, api.systemKey)).status).toBe(202);
-    const deletion = await send('DELETE', `/admin/${api.tenant}?name=Recalc`, api.systemKey);
+    // While both run, an unknown class is still a 404 (the class is resolved before the running job).
+    const [deletion, unknownSync, unknownRecalculation] = await Promise.all([
+      send('DELETE', `/admin/${api.tenant}?name=Recalc`, api.systemKey),
+      send('POST', `/admin/${api.tenant}/nothings/sync`, api.systemKey),
+      send('POST', `/admin/${api.tenant}/nothings/recalculate`, api.systemKey),
+    ]);
     expect(deletion.status).toBe(409);
+    expect([unknownSync.status, unknownRecalculation.status]).toEqual([404, 404]);
     expect((await settled(api, 'recalculate'))['state']).toBe('done');
     expect(await settled(api, 'sync')).toMatchObject({ state: 'done', processed: 153, total: 153 });
     // The requests in between were served while the jobs ran, and the data is still there.
@@ -331,6 +357,7 @@ describe('DELETE /admin/{tenant}?name=<name>&deleteTenant=<boolean>', () => {
     expect(
       (json(await send('GET', `/admin/${api.tenant}/jobs`, api.systemKey))['jobs'] as Json[]).length,
     ).toBeGreaterThan(0);
+    const importRecord = await finishedImport(api, 'legalName,active\nImported Co,true\n');
 
     const deleted = await remove('?name=Doomed%20Co&deleteTenant=false');
     expect(deleted.status).toBe(200);
@@ -345,6 +372,8 @@ describe('DELETE /admin/{tenant}?name=<name>&deleteTenant=<boolean>', () => {
     expect((await api.call('GET', `/invoices/${DEMO.invoice1}`)).status).toBe(404);
     expect((await fetch(reportUrl)).status).toBe(404);
     expect(json(await send('GET', `/admin/${api.tenant}/jobs`, api.systemKey))['jobs']).toEqual([]);
+    // The import's record went with the data.
+    expect((await send('GET', importRecord, api.systemKey)).status).toBe(404);
     expect(json(await send('GET', `/admin/${api.tenant}/modelStatus`, api.systemKey))['state']).toBe(
       'LOADED',
     );

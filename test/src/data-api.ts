@@ -3,7 +3,8 @@
  * tenant (examples/models/crm) and its default data loaded, and helpers that speak the API with the
  * demo tenant's system key unless told otherwise.
  */
-import { startServer } from './support/server.js';
+import path from 'node:path';
+import { REPO_ROOT, startServer } from './support/server.js';
 import type { ServerOptions, TestServer } from './support/server.js';
 
 /** Ids of the demo tenant's default data (examples/models/crm/data/crm.json). */
@@ -100,4 +101,20 @@ export async function startDataServer(options: ServerOptions = {}): Promise<Data
     throw new Error(`loadDefaultData: ${res.status} ${await res.text()}\n${output}`);
   }
   return api;
+}
+
+/**
+ * A second tenant on the same server, from the demo model (examples/models/crm) with its default
+ * data loaded, and a key of it: the neighbour of the flood suites.
+ */
+export async function createNeighbour(api: DataApi, name: string): Promise<{ tenant: string; key: string }> {
+  const model = path.join(REPO_ROOT, 'examples/models/crm');
+  const tenant = String((await api.server.odp(['tenant', 'create', '--name', name, '--model', model]))['id']);
+  const key = String((await api.server.odp(['key', 'create', '--tenant', tenant]))['key']);
+  const loaded = await fetch(`${api.server.baseUrl}/data/${tenant}/loadDefaultData`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key },
+  });
+  if (loaded.status !== 200) throw new Error(`loadDefaultData: ${loaded.status}`);
+  return { tenant, key };
 }

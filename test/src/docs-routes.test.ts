@@ -140,6 +140,8 @@ describe('docs and routes agree', () => {
         scriptName: 'noSuchScript',
         fileId: NO_OBJECT,
         jobId: NO_OBJECT,
+        keyId: NO_OBJECT,
+        profileId: NO_OBJECT,
         token: 'no-such-token',
         uploadToken: 'no-such-token',
         downloadToken: 'no-such-token',

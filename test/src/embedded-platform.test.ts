@@ -48,8 +48,8 @@ describe('the embedded platform', () => {
     });
     const account = systemAccount(tenant.id);
     const objects = await objectService(platform, account);
-    const href = await objects.create(account, 'companies', { legalName: 'Embedded Co' });
-    const id = href.split('/').pop() ?? '';
+    const { id, href } = await objects.create(account, 'companies', { legalName: 'Embedded Co' });
+    expect(href).toBe(`/data/${tenant.id}/companies/${id}`);
     const read = await objects.getOne(account, 'companies', id);
     expect(JSON.stringify(read)).toContain('Embedded Co');
 

@@ -8,7 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { describeWithEngine } from '@odp/core/contract';
+import { describeWithEngine } from '@odp/testkit';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
 import { createAccounts } from './support/accounts.js';

@@ -177,14 +177,13 @@ describe('the HTTP edge under malformed and hostile requests', () => {
 
     /**
      * What a mixed-case path must answer: it is no route. A path whose branch is not spelled
-     * exactly is a platform path, where API keys are refused (401) and a person reaches no route
-     * (404). With the branch exact, authentication and the role check run as for the tenant
+     * exactly is under none of the platform's branches: no route (404) whatever the credential
+     * (docs/errors.md). With the branch exact, authentication and the role check run as for the tenant
      * (403 for a person without profile, a viewer's write, a non-admin on an admin branch), and
      * then no route matches (404).
      */
     const expected = (credential: Credential, method: string, route: string, branchChanged: boolean) => {
-      const isKey = credential in keys;
-      if (branchChanged) return isKey ? 401 : 404;
+      if (branchChanged) return 404;
       const branch = route.split('/')[1] ?? '';
       const role = ROLE[credential];
       if (role === null) return TENANT_BRANCHES.has(branch) ? 403 : 404;
@@ -594,12 +593,12 @@ describe('documentation', () => {
 
   it('docs/configuration.md states the synchronous mode each SQLite store runs with', () => {
     const docs = readFileSync(path.join(REPO_ROOT, 'docs/configuration.md'), 'utf8').replace(/\s+/g, ' ');
-    const tenant = synchronousOf('packages/store-sqlite/src/tenant-store.ts');
+    const tenant = synchronousOf('packages/store-sqlite/src/tenant/database.ts');
     // The registry opens its file through openSharedDatabase, with the job queue and the replication buffer.
     expect(
-      readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform-store.ts'), 'utf8'),
+      readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform/store.ts'), 'utf8'),
     ).toContain('openSharedDatabase(');
-    const platform = synchronousOf('packages/store-sqlite/src/platform-migrations.ts');
+    const platform = synchronousOf('packages/store-sqlite/src/migrations.ts');
     expect([tenant, platform]).toEqual(['NORMAL', 'FULL']);
     expect(docs).toContain(
       `The tenant stores (\`tenants/<tenant id>/\`) run with \`synchronous = ${tenant}\``,

@@ -1,35 +1,24 @@
 /**
- * Noisy neighbour (docs/configuration.md, "Limits"): with a low per-tenant limit of concurrent
- * expensive requests, tenant A flooding the api with `size=1000` lists gets 429 problem+json with
+ * Noisy neighbour (docs/configuration.md, "Fair share between tenants"): with a small work budget
+ * per tenant (`ODP_TENANT_WORK_MS=40`: two lists of 400 companies under way, each measured at 15 ms or
+ * more), tenant A flooding the api with `size=1000` lists gets 429 problem+json with
  * `Retry-After` past its share, while tenant B's requests (get one, and its own lists) still answer
- * 200, and A's own cheap requests are never held back.
+ * 200, and A's own cheap requests, which have shares of their own, are never held back.
  */
-import path from 'node:path';
-import { DEMO, startDataServer } from './data-api.js';
+import { createNeighbour, DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
-import { REPO_ROOT } from './support/server.js';
+import { expectWellFormedRefusals, outcome } from './support/outcome.js';
 
-const LIMIT = 2;
 let api: DataApi;
 let tenantB: string;
 let keyB: string;
 
 beforeAll(async () => {
-  api = await startDataServer({ env: { ODP_TENANT_EXPENSIVE_REQUESTS: String(LIMIT) } });
-  const created = await api.server.odp([
-    'tenant',
-    'create',
-    '--name',
-    'Neighbour',
-    '--model',
-    path.join(REPO_ROOT, 'examples/models/crm'),
-  ]);
-  tenantB = String(created['id']);
-  keyB = String((await api.server.odp(['key', 'create', '--tenant', tenantB]))['key']);
-  const loaded = await call(tenantB, keyB, '/loadDefaultData', 'POST');
-  if (loaded.status !== 200) throw new Error(`loadDefaultData: ${loaded.status}`);
-  // Enough companies that a size=1000 list of A does real work.
-  for (let index = 0; index < 60; index += 1) {
+  api = await startDataServer({ env: { ODP_TENANT_WORK_MS: '40' } });
+  ({ tenant: tenantB, key: keyB } = await createNeighbour(api, 'Neighbour'));
+  // Enough companies that a size=1000 list of A does real work: it is charged what it costs, and
+  // a cheap list would have a share of many at once.
+  for (let index = 0; index < 400; index += 1) {
     await api.create('companies', { legalName: `Flood ${index}`, active: true });
   }
 }, 120_000);
@@ -41,25 +30,12 @@ function call(tenant: string, key: string, route: string, method = 'GET'): Promi
   return fetch(`${api.server.baseUrl}/data/${tenant}${route}`, { method, headers: { 'X-API-Key': key } });
 }
 
-interface Outcome {
-  readonly status: number;
-  readonly retryAfter: string | null;
-  readonly contentType: string | null;
-  readonly body: string;
-}
-
-async function outcome(response: Promise<Response>): Promise<Outcome> {
-  const res = await response;
-  return {
-    status: res.status,
-    retryAfter: res.headers.get('retry-after'),
-    contentType: res.headers.get('content-type'),
-    body: await res.text(),
-  };
-}
-
-/** A's flood of 30 concurrent size=1000 lists, with B's and A's cheap requests sent amid it. */
+/**
+ * A's flood of 30 concurrent size=1000 lists, with B's and A's cheap requests sent amid it. B reads
+ * one object first, so the flood meets an active neighbour: a tenant alone is never held back.
+ */
 async function flood() {
+  expect((await call(tenantB, keyB, `/companies/${DEMO.globex}`)).status).toBe(200);
   const floodA = Array.from({ length: 30 }, () =>
     outcome(call(api.tenant, api.systemKey, '/companies?size=1000')),
   );
@@ -84,15 +60,7 @@ describe('a tenant flooding expensive requests cannot starve another tenant', ()
     expect(refused.length).toBeGreaterThan(0);
     expect(served.length).toBeGreaterThanOrEqual(1);
     expect(refused.length + served.length).toBe(result.a.length);
-    for (const entry of refused) {
-      expect(entry.retryAfter).toBe('1');
-      expect(entry.contentType).toContain('application/problem+json');
-      expect(JSON.parse(entry.body)).toMatchObject({
-        type: 'urn:odp:problem:rate-limited',
-        status: 429,
-        retryAfter: 1,
-      });
-    }
+    expect(expectWellFormedRefusals(result.a)).toBe(refused.length);
     expect(result.bGetOne.map((entry) => entry.status)).toEqual([200, 200, 200, 200, 200]);
     expect(result.bList.status).toBe(200);
     expect(result.aGetOne.status).toBe(200);
@@ -105,7 +73,7 @@ describe('a tenant flooding expensive requests cannot starve another tenant', ()
     }
   });
 
-  it('writes, metadata and capabilities are not counted', async () => {
+  it("A's lists do not hold back its capabilities and metadata, which have shares of their own", async () => {
     const busy = Array.from({ length: 30 }, () => call(api.tenant, api.systemKey, '/companies?size=1000'));
     const cheap = await Promise.all([
       call(api.tenant, api.systemKey, `/companies/${DEMO.acme}/capabilities`),

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describeWithEngine } from '@odp/core/contract';
+import { describeWithEngine } from '@odp/testkit';
 import { connectMongo, tenantDatabaseName } from '@odp/store-mongodb';
 import { freePort, REPO_ROOT, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';

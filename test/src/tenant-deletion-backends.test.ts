@@ -3,7 +3,7 @@
  * `odp tenant delete` leave nothing of the tenant in any configured backend - its MongoDB
  * database, its Elasticsearch indexes, its blobs on S3 (MinIO) - and leave another tenant's alone.
  */
-import { describeWithEngine } from '@odp/core/contract';
+import { describeWithEngine } from '@odp/testkit';
 import type { BlobStore } from '@odp/core';
 import { openS3BlobStore } from '@odp/blobs-s3';
 import { connectMongo, tenantDatabaseName } from '@odp/store-mongodb';

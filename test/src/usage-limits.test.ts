@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describeWithEngine } from '@odp/core/contract';
+import { describeWithEngine } from '@odp/testkit';
 import { startHttpsReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
 import { DEMO, DataApi, startDataServer } from './data-api.js';

@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { describeWithEngine } from '@odp/core/contract';
+import { describeWithEngine } from '@odp/testkit';
 import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver, ReceivedRequest, SmtpReceiver } from '@odp/gateways/testing';
 import { DEMO, DataApi, startDataServer } from './data-api.js';

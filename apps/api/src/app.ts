@@ -5,7 +5,7 @@ import type { Logger, PlatformServices } from '@odp/platform';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import { jsonBody } from './json-body.js';
-import { tenantFairShare } from './fair-share.js';
+import { tenantFairShare } from './tenant-fair-share.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { invitationRoutes } from './routes/invitations.js';
@@ -25,14 +25,16 @@ import { systemRoutes } from './routes/system.js';
 import { adminUiRoutes } from './routes/admin-ui.js';
 import { adminClassJobRoutes } from './routes/admin-class-jobs.js';
 import { adminTenantRoutes } from './routes/admin-tenant.js';
+import { adminAccessRoutes } from './routes/admin-access.js';
 import { reportRoutes } from './routes/reports.js';
 
 /** Platform-wide services the routes are built from (`@odp/platform`'s `Platform` is one). */
 export type AppDeps = PlatformServices;
 
 /**
- * The HTTP edge: CORS -> authentication and role check -> the tenant's fair share of expensive
- * requests -> JSON body (size, charset and nesting limits: json-body.ts) -> route modules -> 404 ->
+ * The HTTP edge: CORS -> authentication and role check -> the tenant's fair share (admission and
+ * turns of every tenant request, before its body is read) -> JSON body (size, charset, nesting,
+ * member and value limits: json-body.ts) -> route modules -> 404 ->
  * one error handler writing `application/problem+json`.
  * Route modules live in `routes/<name>.ts`, export `(deps: AppDeps) => Router` and declare full paths.
  * `routes` replaces the platform's route modules behind the same edge (the benchmark's framework
@@ -56,10 +58,10 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
       streamTokens: deps.streamTokens,
     }),
   );
-  app.use(tenantFairShare(deps.config.tenantExpensiveRequests));
+  app.use(tenantFairShare(deps.fairShare));
   // The model push webhook signs the raw body, so it reads the body itself.
   app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
-  app.use(jsonBody());
+  app.use(jsonBody(deps.config.jsonLimits));
 
   for (const router of routes) app.use(router);
 
@@ -98,6 +100,7 @@ function platformRouteModules(deps: AppDeps): RouteModule[] {
     { branches: ['admin'], router: adminRebuildRoutes(deps) },
     { branches: ['admin'], router: adminJobRoutes(deps) },
     { branches: ['admin'], router: adminClassJobRoutes(deps) },
+    { branches: ['admin'], router: adminAccessRoutes(deps) },
     { branches: ['admin'], router: adminTenantRoutes(deps) },
     { branches: ['data'], router: reportRoutes(deps) },
     { branches: ['scripts'], router: scriptRoutes(deps) },

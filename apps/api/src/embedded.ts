@@ -26,7 +26,9 @@ const signIn = demo.tenantId === null ? '' : `#/sign-in?tenant=${demo.tenantId}`
 lines.push(`Admin page: ${config.baseUrl}${ADMIN_UI_PATH}${signIn} (sign in with an API key)`);
 if (demo.tenantId !== null && demo.systemKey !== null) {
   const runtime = await platform.runtimes.get(demo.tenantId);
-  const loaded = await runtime.data().loadDefaultData({ kind: 'system', tenantId: demo.tenantId });
+  const loaded = await runtime
+    .data()
+    .objects.jobs.loadDefaultData({ kind: 'system', tenantId: demo.tenantId });
   lines.push(`Loaded the demo model's default data: ${loaded.created} objects.`);
   lines.push(`System API key of the demo tenant (shown once, keep it): ${demo.systemKey}`);
 } else if (demo.tenantId !== null) {

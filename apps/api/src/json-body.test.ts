@@ -1,13 +1,15 @@
-import { ValidationError } from '@odp/core';
-import { assertJsonDepth } from './json-body.js';
+import { AppError, ValidationError } from '@odp/core';
+import { assertJsonShape } from './json-body.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
-/** The error assertJsonDepth throws for `text`, or undefined. */
+const UNLIMITED = { depth: 1000, members: Infinity, values: Infinity };
+
+/** The error assertJsonShape throws for `text` with a depth limit of `limit`, or undefined. */
 function depthError(text: string, limit: number): ValidationError | undefined {
   try {
-    assertJsonDepth(bytes(text), limit);
+    assertJsonShape(bytes(text), { ...UNLIMITED, depth: limit });
     return undefined;
   } catch (error) {
     if (error instanceof ValidationError) return error;
@@ -15,7 +17,7 @@ function depthError(text: string, limit: number): ValidationError | undefined {
   }
 }
 
-describe('assertJsonDepth', () => {
+describe('assertJsonShape: depth', () => {
   it('counts the body as level 1 and passes a body at the limit', () => {
     expect(depthError(nested(4), 4)).toBeUndefined();
     expect(depthError(`{"a":${nested(3)}}`, 4)).toBeUndefined();
@@ -40,5 +42,49 @@ describe('assertJsonDepth', () => {
   it('measures multi-byte text correctly', () => {
     expect(depthError(`{"naïve ✓":"€[[[[","x":${nested(2)}}`, 3)).toBeUndefined();
     expect(depthError(`{"naïve ✓":${nested(3)}}`, 3)?.fieldErrors[0]?.field).toBe('naïve ✓');
+  });
+});
+
+/** The error assertJsonShape throws for `text` with these member and value limits, or undefined. */
+function shapeError(text: string, members: number, values: number): AppError | undefined {
+  try {
+    assertJsonShape(bytes(text), { depth: 64, members, values });
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+const objectOf = (count: number) =>
+  `{${Array.from({ length: count }, (_, index) => `"k${index}":${index}`).join(', ')}}`;
+
+describe('assertJsonShape: members and values', () => {
+  it('passes an object at the member limit and refuses one more with 413 (PAYLOAD_TOO_LARGE)', () => {
+    expect(shapeError(objectOf(3), 3, 100)).toBeUndefined();
+    const error = shapeError(objectOf(4), 3, 100);
+    expect(error?.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(error?.message).toBe('The request body has an object with more than 3 members.');
+    expect(shapeError(`{"a":{"b":1,"c":2},"d":[${objectOf(4)}]}`, 3, 100)?.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('puts no member limit on arrays, but counts their elements as values', () => {
+    expect(shapeError('[1,2,3,4,5]', 3, 100)).toBeUndefined();
+    expect(shapeError('[1,2,3,4,5]', 3, 5)).toBeUndefined();
+    expect(shapeError('[1,2,3,4,5,6]', 3, 5)?.message).toBe('The request body holds more than 5 values.');
+  });
+
+  it('counts the values of nested arrays and objects together, and nothing in empty ones or strings', () => {
+    expect(shapeError('{"a":[1,{"b":2}],"c":{}, "d":[ ]}', 10, 6)).toBeUndefined();
+    expect(shapeError('{"a":[1,{"b":2}],"c":{}, "d":[ ],"e":0}', 10, 6)?.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(shapeError('{"a":"1,2,3,4,5,{,},[,]"}', 1, 1)).toBeUndefined();
+  });
+
+  it('refuses 600k members in a 7 MB body at the first one past the limit', () => {
+    const text = objectOf(600_000);
+    expect(text.length).toBeGreaterThan(7_000_000);
+    expect(shapeError(text, 10_000, 200_000)?.message).toBe(
+      'The request body has an object with more than 10000 members.',
+    );
   });
 });

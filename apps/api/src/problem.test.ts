@@ -1,6 +1,6 @@
 import { AppError, ConflictError, UnauthenticatedError, ValidationError } from '@odp/core';
 import type { ErrorCode } from '@odp/core';
-import { clientErrorOf, problemOf, STATUS_BY_CODE } from './problem.js';
+import { clientErrorOf, MAX_REPORTED_FIELD_ERRORS, problemOf, STATUS_BY_CODE } from './problem.js';
 
 describe('problemOf', () => {
   it.each(Object.entries(STATUS_BY_CODE))('maps %s to status %i', (code, status) => {
@@ -22,6 +22,17 @@ describe('problemOf', () => {
     });
     expect(problemOf(new ConflictError('Busy.'))).not.toHaveProperty('errors');
     expect(problemOf(new UnauthenticatedError()).type).toBe('urn:odp:problem:unauthenticated');
+  });
+
+  it('lists the first field errors and counts the rest', () => {
+    const fieldErrors = Array.from({ length: 250 }, (_, index) => ({ field: `f${index}`, message: 'bad' }));
+    const problem = problemOf(new ValidationError('Invalid values.', fieldErrors));
+    expect(problem.errors).toHaveLength(MAX_REPORTED_FIELD_ERRORS);
+    expect(problem.errors?.[0]).toEqual({ field: 'f0', message: 'bad' });
+    expect(problem['errorsNotShown']).toBe(250 - MAX_REPORTED_FIELD_ERRORS);
+    expect(problemOf(new ValidationError('x', fieldErrors.slice(0, 100)))).not.toHaveProperty(
+      'errorsNotShown',
+    );
   });
 
   it('never shows the message of an unexpected error', () => {

@@ -46,6 +46,12 @@ export interface Problem {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/**
+ * Field errors a problem body lists at most; the rest are counted in `errorsNotShown`, so a body
+ * with a problem in each of thousands of values gets an answer of bounded size.
+ */
+export const MAX_REPORTED_FIELD_ERRORS = 100;
+
 /** A generic body for anything that is not an AppError: no message, stack, SQL or driver text. */
 const INTERNAL_ERROR = new AppError(
   'INTERNAL',
@@ -109,5 +115,12 @@ export function problemOf(error: unknown): Problem {
     status: STATUS_BY_CODE[appError.code],
     detail: appError.message,
   };
-  return appError.fieldErrors.length > 0 ? { ...problem, errors: appError.fieldErrors } : problem;
+  const errors = appError.fieldErrors;
+  if (errors.length === 0) return problem;
+  if (errors.length <= MAX_REPORTED_FIELD_ERRORS) return { ...problem, errors };
+  return {
+    ...problem,
+    errors: errors.slice(0, MAX_REPORTED_FIELD_ERRORS),
+    errorsNotShown: errors.length - MAX_REPORTED_FIELD_ERRORS,
+  };
 }

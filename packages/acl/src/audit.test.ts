@@ -2,8 +2,8 @@ import type { LinkedProfile, ProfileDirectory } from '@odp/core';
 import { anchoredAcId, pathlessAcId } from './ids.js';
 import { RebuildTracker } from './jobs.js';
 import { TenantAccessControl } from './tenant-access-control.js';
-import { TENANT, crmFixture } from './testing/crm-fixture.js';
-import { CRM, buildModel } from './testing/model-builder.js';
+import { TENANT, crmFixture } from '../test/crm-fixture.js';
+import { CRM, buildModel } from '../test/model-builder.js';
 
 /** Ann (member) and Carla (member + accountant) have profiles; Bob has none. */
 const profiles: ProfileDirectory = {

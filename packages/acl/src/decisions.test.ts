@@ -1,8 +1,8 @@
 import type { Account, CreateParent, StoredObject } from '@odp/core';
 import { anchoredAcId, pathlessAcId } from './ids.js';
-import { SYSTEM, TENANT, crmFixture, user } from './testing/crm-fixture.js';
+import { SYSTEM, TENANT, crmFixture, user } from '../test/crm-fixture.js';
 import { TenantAccessControl } from './tenant-access-control.js';
-import { CRM, buildModel } from './testing/model-builder.js';
+import { CRM, buildModel } from '../test/model-builder.js';
 
 const ann = user('member', 'ann');
 const bob = user('viewer', 'bob');

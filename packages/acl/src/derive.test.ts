@@ -1,5 +1,5 @@
 import { anchoredAcId, pathlessAcId } from './ids.js';
-import { TENANT, crmFixture } from './testing/crm-fixture.js';
+import { TENANT, crmFixture } from '../test/crm-fixture.js';
 
 const team = (anchor: string): string => anchoredAcId(TENANT, 'companyTeam', anchor);
 const own = (person: string): string => anchoredAcId(TENANT, 'ownData', person);

@@ -2,9 +2,9 @@ import type { Model, StoredObject, WriteBatch } from '@odp/core';
 import { rebuildAccessControl } from './rebuild.js';
 import { storeGraph } from './graph.js';
 import { TenantAccessControl } from './tenant-access-control.js';
-import { TENANT, crmFixture, crmObjects } from './testing/crm-fixture.js';
-import { CRM, buildModel } from './testing/model-builder.js';
-import { MemoryAclStore, storedObject } from './testing/memory-store.js';
+import { TENANT, crmFixture, crmObjects } from '../test/crm-fixture.js';
+import { CRM, buildModel } from '../test/model-builder.js';
+import { MemoryAclStore, storedObject } from '../test/memory-store.js';
 
 /** The ACL state a full rebuild derives for the objects of `store`. */
 async function rebuilt(

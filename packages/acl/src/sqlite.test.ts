@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AccessFilter, Model, StoredObject } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { RebuildTracker } from './jobs.js';
-import { crmFixture, user } from './testing/crm-fixture.js';
-import type { CrmFixture } from './testing/crm-fixture.js';
+import { crmFixture, user } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
 
 const EXAMPLE = path.resolve(__dirname, '../../../examples/models/crm');
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'odp-acl-'));
-  const store = openTenantStore({ file: path.join(dir, 'tenant.db') });
+  const store = openSqliteTenantStore({ file: path.join(dir, 'tenant.db') });
   await store.applyModel(model);
   fixture = await crmFixture(model, store);
 });

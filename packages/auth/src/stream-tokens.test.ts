@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { openSqlitePlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import { STREAM_TOKEN_TTL_MS, StreamTokens } from './stream-tokens.js';
 
@@ -13,7 +13,7 @@ let profileId: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'odp-stream-tokens-'));
-  registry = openPlatformStore(path.join(dir, 'platform.sqlite'));
+  registry = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
   tenantId = (await registry.createTenant({ name: 't', modelSource: null })).id;
   profileId = (
     await registry.createProfile({

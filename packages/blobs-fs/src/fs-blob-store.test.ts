@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describeBlobStoreContract } from '@odp/core/contract';
+import { describeBlobStoreContract } from '@odp/testkit';
 import { openFsBlobStore } from './fs-blob-store.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'odp-blobs-fs-'));

@@ -1,4 +1,4 @@
-import { describeBlobStoreContract, describeWithEngine } from '@odp/core/contract';
+import { describeBlobStoreContract, describeWithEngine } from '@odp/testkit';
 import { openS3BlobStore } from './s3-blob-store.js';
 
 describeWithEngine('S3 blob store on MinIO', 'ODP_TEST_S3_ENDPOINT', (endpoint) => {

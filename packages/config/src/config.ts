@@ -38,11 +38,6 @@ export interface Config {
   /** What one stored value and one list page may weigh. */
   readonly dataLimits: DataLimitsConfig;
   /**
-   * How many expensive requests (lists, search, distinct, values, aggregations, audit; see
-   * docs/configuration.md) of one tenant the api runs at once; more get 429 with `Retry-After`.
-   */
-  readonly tenantExpensiveRequests: number;
-  /**
    * Most bytes read from a tenant's model repository, all files together (`ODP_MAX_MODEL_BYTES`): a
    * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
    */
@@ -56,15 +51,23 @@ export interface Config {
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
    */
   readonly tenantEventStreams: number;
+  /** Each tenant's fair share of an api process (docs/configuration.md, "Fair share between tenants"). */
+  readonly fairShare: FairShareConfig;
+  /** What one JSON request body may hold, beyond its size and nesting. */
+  readonly jsonLimits: JsonLimitsConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
    * Where jobs are queued (`ODP_JOBS`): `sqlite` (default), the file `<dataDir>/jobs.sqlite` shared
    * by the processes of one machine; `redis`, the Redis of `ODP_REDIS_URL`, shared by any number of
-   * machines (docs/worker.md), under the key prefix `ODP_JOBS_REDIS_PREFIX` (default `odp:jobs:`).
+   * machines (docs/worker.md), under the key prefix `ODP_JOBS_REDIS_PREFIX` (default `odp:jobs:`);
+   * `agenda`, agenda's jobs in the MongoDB of `ODP_MONGODB_URL`, database `ODP_JOBS_AGENDA_DATABASE`
+   * (default `odp_jobs`), shared by any number of machines.
    */
   readonly jobs:
-    { readonly kind: 'sqlite' } | { readonly kind: 'redis'; readonly url: string; readonly prefix: string };
+    | { readonly kind: 'sqlite' }
+    | { readonly kind: 'redis'; readonly url: string; readonly prefix: string }
+    | { readonly kind: 'agenda'; readonly url: string; readonly database: string };
   readonly worker: WorkerConfig;
   /**
    * Rate limits of external services (`ODP_RATE_LIMITS`, the `<platform>.rate-limits` block of the
@@ -126,6 +129,22 @@ export interface ReportsConfig {
 }
 
 /** The background worker (docs/worker.md). */
+export interface FairShareConfig {
+  /** Requests of one tenant under way (waiting or running) in one process, every kind together. */
+  readonly tenantRequests: number;
+  /** Estimated milliseconds of work of one kind one tenant may have under way in one process. */
+  readonly tenantWorkMs: number;
+  /** Requests of one tenant running at once while other tenants are active. */
+  readonly tenantConcurrency: number;
+}
+
+export interface JsonLimitsConfig {
+  /** Members one object of a JSON body may have. */
+  readonly maxMembers: number;
+  /** Values (objects, arrays, strings, numbers, literals) one JSON body may hold in all. */
+  readonly maxValues: number;
+}
+
 export interface WorkerConfig {
   /** How long an idle worker waits before looking for due jobs again (`ODP_WORKER_POLL_MS`, 1000). */
   readonly pollMs: number;
@@ -230,7 +249,6 @@ export const CONFIG_VARIABLES = [
   'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
-  'ODP_TENANT_EXPENSIVE_REQUESTS',
   'ODP_MAX_MODEL_BYTES',
   'ODP_REPORT_MEMORY_MB',
   'ODP_REPORT_TIMEOUT_MS',
@@ -238,9 +256,15 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_IMPORTS',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_TENANT_EVENT_STREAMS',
+  'ODP_TENANT_REQUESTS',
+  'ODP_TENANT_WORK_MS',
+  'ODP_TENANT_CONCURRENCY',
+  'ODP_JSON_MAX_MEMBERS',
+  'ODP_JSON_MAX_VALUES',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
+  'ODP_JOBS_AGENDA_DATABASE',
   'ODP_WORKER_POLL_MS',
   'ODP_WORKER_LEASE_MS',
   'ODP_WORKER_CONCURRENCY',
@@ -353,15 +377,24 @@ export function loadConfig(env: Env = process.env): Config {
   const redis = read('ODP_REDIS_URL');
   const redisUrl = redis === null ? null : parseUrl('ODP_REDIS_URL', redis, ['redis:', 'rediss:']);
   const smtp = read('ODP_SMTP_URL');
-  const jobsKind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'redis'], 'sqlite');
+  const jobsKind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'redis', 'agenda'], 'sqlite');
   const jobs: Config['jobs'] =
     jobsKind === 'sqlite'
       ? { kind: 'sqlite' }
-      : {
-          kind: 'redis',
-          url: redisUrl ?? required(read, 'ODP_REDIS_URL', 'ODP_JOBS=redis'),
-          prefix: read('ODP_JOBS_REDIS_PREFIX') ?? 'odp:jobs:',
-        };
+      : jobsKind === 'redis'
+        ? {
+            kind: 'redis',
+            url: redisUrl ?? required(read, 'ODP_REDIS_URL', 'ODP_JOBS=redis'),
+            prefix: read('ODP_JOBS_REDIS_PREFIX') ?? 'odp:jobs:',
+          }
+        : {
+            kind: 'agenda',
+            url: parseUrl('ODP_MONGODB_URL', required(read, 'ODP_MONGODB_URL', 'ODP_JOBS=agenda'), [
+              'mongodb:',
+              'mongodb+srv:',
+            ]),
+            database: parseDatabaseName(read('ODP_JOBS_AGENDA_DATABASE') ?? 'odp_jobs'),
+          };
 
   return {
     port,
@@ -380,12 +413,6 @@ export function loadConfig(env: Env = process.env): Config {
       maxValueBytes: parseInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
       maxPageBytes: parseInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
     },
-    tenantExpensiveRequests: parseInteger(
-      'ODP_TENANT_EXPENSIVE_REQUESTS',
-      read('ODP_TENANT_EXPENSIVE_REQUESTS'),
-      DEFAULT_TENANT_EXPENSIVE_REQUESTS,
-      { max: 100_000 },
-    ),
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
     imports: parseImports(read),
@@ -395,6 +422,24 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_TENANT_EVENT_STREAMS,
       { max: 100_000 },
     ),
+    fairShare: {
+      tenantRequests: parseInteger('ODP_TENANT_REQUESTS', read('ODP_TENANT_REQUESTS'), 64, { max: 100_000 }),
+      tenantWorkMs: parseInteger('ODP_TENANT_WORK_MS', read('ODP_TENANT_WORK_MS'), 2000, {
+        max: 3_600_000,
+        unit: 'milliseconds',
+      }),
+      tenantConcurrency: parseInteger('ODP_TENANT_CONCURRENCY', read('ODP_TENANT_CONCURRENCY'), 4, {
+        max: 1000,
+      }),
+    },
+    jsonLimits: {
+      maxMembers: parseInteger('ODP_JSON_MAX_MEMBERS', read('ODP_JSON_MAX_MEMBERS'), 10_000, {
+        max: 10_000_000,
+      }),
+      maxValues: parseInteger('ODP_JSON_MAX_VALUES', read('ODP_JSON_MAX_VALUES'), 200_000, {
+        max: 10_000_000,
+      }),
+    },
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
     worker: {
@@ -627,9 +672,6 @@ function parseInteger(
   return value;
 }
 
-/** Expensive requests one tenant may have under way by default (more than a busy client opens at once). */
-export const DEFAULT_TENANT_EXPENSIVE_REQUESTS = 16;
-
 /**
  * Event streams one tenant may hold open per api process by default: a browser tab of each of a
  * few dozen users at once, while a replay's memory stays bounded (at most one page per stream).
@@ -638,6 +680,17 @@ export const DEFAULT_TENANT_EVENT_STREAMS = 64;
 
 /** The range of the worker's millisecond settings. */
 const MILLISECONDS = { min: 10, max: 86_400_000, unit: 'milliseconds' } as const;
+
+/** A MongoDB database name: letters, digits, `_` and `-`, at most 63 characters. */
+function parseDatabaseName(raw: string): string {
+  if (!/^[A-Za-z0-9_-]{1,63}$/.test(raw)) {
+    throw new ConfigError(
+      'ODP_JOBS_AGENDA_DATABASE',
+      `must be a database name of letters, digits, _ and - (got "${raw}")`,
+    );
+  }
+  return raw;
+}
 
 function parseChoice<T extends string>(
   name: string,

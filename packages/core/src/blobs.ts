@@ -2,7 +2,7 @@
  * The blob store port: the bytes of uploaded files (and the small records the files service keeps
  * beside them). Adapters: `@odp/blobs-fs` (embedded default, under the data directory) and
  * `@odp/blobs-s3` (S3 through the minio client); both run the contract suite of
- * `@odp/core/contract`.
+ * `@odp/testkit`.
  *
  * Keys are built by the platform from server-made ids only (`files/<tenant>/<fileId>`), never from
  * client input: segments of `[A-Za-z0-9._-]` separated by `/`, no empty, `.` or `..` segment.

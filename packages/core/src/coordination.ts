@@ -4,7 +4,7 @@
  * of the registry and of tenant runtimes current, and leases that let exactly one instance run a
  * tenant's rebuild. Adapters: `createInProcessCoordination` (one process, the embedded default) and
  * `@odp/redis` (any number of processes over one Redis). Chosen in the composition root from
- * `ODP_REDIS_URL`. Contract suites: `@odp/core/contract` (`describeCoordinationContract`).
+ * `ODP_REDIS_URL`. Contract suites: `@odp/testkit` (`describeCoordinationContract`).
  */
 
 /** Stops a subscription; idempotent. */

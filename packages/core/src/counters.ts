@@ -4,7 +4,7 @@
  * services). Adapters: `SqliteWindowCounters` (`@odp/store-sqlite`, one file shared by the
  * processes of one machine, the embedded default) and `openRedisWindowCounters`
  * (`@odp/redis`, any number of machines); chosen in the composition root (`ODP_REDIS_URL`).
- * Contract suite: `describeWindowCountersContract` (`@odp/core/contract`).
+ * Contract suite: `describeWindowCountersContract` (`@odp/testkit`).
  *
  * A key names one window (the caller puts the window's start in it), so a new window starts at
  * zero without any reset; `expiresAt` (the window's end) only lets the adapter forget the counter.

@@ -13,7 +13,7 @@
  * Adapters: the SQLite tenant store (one writer at a time, positions from its row ids) and
  * `@odp/store-mongodb` (an event is inserted at the position right after the newest one its writer
  * read, the unique `_id` being the claim; see its README). Contract suite:
- * `describeEventLogContract` in `@odp/core/contract`.
+ * `describeEventLogContract` in `@odp/testkit`.
  */
 
 import { ValidationError } from './errors.js';

@@ -59,6 +59,11 @@ export interface Warehouse {
    * why, instead of offering it again.
    */
   targetProblem(target: Pick<WarehouseTarget, 'tenantId' | 'projectId' | 'dataset' | 'table'>): string | null;
+  /**
+   * Removes what this warehouse keeps for the tenant itself (an embedded warehouse: its files); a
+   * networked warehouse, whose projects belong to the tenant's own account, keeps them.
+   */
+  deleteTenant(tenantId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -88,5 +93,7 @@ export interface ReplicationBuffer {
   markFlushed(ids: readonly string[], now: Date): Promise<void>;
   /** Forgets events flushed before `before`; resolves how many. */
   prune(before: Date): Promise<number>;
+  /** Forgets every event of the tenant, flushed or not (its data is deleted); resolves how many. */
+  deleteTenant(tenantId: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -54,6 +54,16 @@ export function isConcrete(cls: ClassDef): boolean {
   return !cls.abstract && cls.attachableTo === null;
 }
 
+/** 400 unless objects can be created as `cls` directly (it is concrete). */
+export function assertConcrete(cls: ClassDef): void {
+  if (!isConcrete(cls)) {
+    throw new ValidationError(
+      `${cls.plural} cannot be created directly; choose a concrete class with ?class=.`,
+      [{ field: 'class', message: 'is required for an abstract class' }],
+    );
+  }
+}
+
 /** Whether an object whose classes are `classes` is (or inherits from) one of `targets`. */
 export function isAny(classes: readonly string[], targets: readonly string[]): boolean {
   return targets.some((target) => classes.includes(target));

@@ -1,5 +1,5 @@
 import type { DataType, FieldDef } from '@odp/core';
-import { buildModel, fieldDef } from '@odp/core/contract';
+import { buildModel, fieldDef } from '@odp/testkit';
 import { coerceComputed, encodeField, nestsDeeperThan, sameJson } from './encode.js';
 
 const model = buildModel([], [{ name: 't.kind', values: [{ key: 'a', label: 'A' }] }]);

@@ -66,7 +66,7 @@ export class EventPages {
     account: Account,
     after: EventCursor,
     limit: number,
-    options: StreamOptions,
+    options: StreamOptions = {},
   ): Promise<EventPage> {
     const read = await this.deps.store.events.read(after, limit);
     const filter = await this.deps.access.accessFilter(account);

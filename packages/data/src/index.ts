@@ -1,11 +1,16 @@
-export { DataService } from './service.js';
+export { DataResources } from './resources/data-resources.js';
 export type {
   AggregationsResponse,
   DataObjectPage,
   DistinctResponse,
   GetOneResult,
   ListPath,
-} from './service.js';
+  WrittenResource,
+} from './resources/data-resources.js';
+export { ObjectService } from './objects/object-service.js';
+export type { ObjectPage } from './objects/reads.js';
+export type { CreateOptions, CreateParent, WrittenObject } from './objects/writes.js';
+export type { ReportContext } from './objects/report-contexts.js';
 export type { EventPage, StreamEvent, StreamOptions } from './event-pages.js';
 export type { DataObject } from './render.js';
 export { EXPORT_PAGE_SIZE, Tabular, matchKey, sheetColumns } from './tabular.js';

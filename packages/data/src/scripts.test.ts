@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
-import { openJobQueue, openTenantStore } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteJobQueue } from '@odp/store-sqlite';
-import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
-import type { CrmFixture } from './crm.fixture.js';
-import { DataService } from './service.js';
+import { SYSTEM, TENANT, crmFixture } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
+import { DataResources } from './resources/data-resources.js';
 import { unrestrictedPolicy } from './unrestricted-policy.js';
 import { relayOutbox } from './outbox.js';
 import { unsealParameters } from './scripts.js';
@@ -19,7 +19,7 @@ let dir: string;
 let queue: SqliteJobQueue;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-scripts-'));
-  queue = openJobQueue(path.join(dir, 'jobs.sqlite'));
+  queue = openSqliteJobQueue(path.join(dir, 'jobs.sqlite'));
   crm = await crmFixture(undefined, queue);
 });
 afterEach(async () => {
@@ -28,7 +28,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const idOf = (href: string) => href.slice(-36);
+const idOf = (written: { id: string }) => written.id;
 const href = (plural: string, id: string) => `/data/${TENANT}/${plural}/${id}`;
 
 async function invoice(status = 'draft'): Promise<string> {
@@ -159,7 +159,7 @@ describe('MANUAL scripts', () => {
   it('need record-level WRITE', async () => {
     const id = await invoice('sent');
     const policy = unrestrictedPolicy(crm.model);
-    const readOnly = new DataService({
+    const readOnly = new DataResources({
       tenantId: TENANT,
       model: crm.model,
       store: crm.store,
@@ -175,7 +175,7 @@ describe('MANUAL scripts', () => {
 
 describe('CREATE and DELETE triggers', () => {
   let dir2: string;
-  let data: DataService;
+  let data: DataResources;
   let close: () => Promise<void>;
 
   beforeEach(async () => {
@@ -217,9 +217,9 @@ describe('CREATE and DELETE triggers', () => {
     fs.writeFileSync(path.join(repo, 'templates/line-body.hbs'), '<p>Line {{description}}</p>');
     const { model } = await loadModelRepository(repo);
     if (!model) throw new Error('model refused');
-    const store = openTenantStore({ file: path.join(dir2, 'documents.sqlite') });
+    const store = openSqliteTenantStore({ file: path.join(dir2, 'documents.sqlite') });
     await store.applyModel(model);
-    data = new DataService({
+    data = new DataResources({
       tenantId: TENANT,
       model,
       store,

@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError, ValidationError } from '@odp/core';
 import type { Account, ClassDef, RelationEnd } from '@odp/core';
 import { isEligible, relatedEnd } from './classes.js';
 import { readsThroughRelations, readsVia } from './compute.js';
-import { SYSTEM, TENANT, crmFixture } from './crm.fixture.js';
-import type { CrmFixture } from './crm.fixture.js';
+import { SYSTEM, TENANT, crmFixture } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
 
 let crm: CrmFixture;
 beforeEach(async () => {
@@ -13,7 +13,7 @@ afterEach(async () => {
   await crm.close();
 });
 
-const idOf = (href: string) => href.slice(-36);
+const idOf = (written: { id: string }) => written.id;
 const href = (plural: string, id: string) => `/data/${TENANT}/${plural}/${id}`;
 const ann: Account = {
   kind: 'user',
@@ -38,12 +38,12 @@ const billedInvoice = async (client: string, values: Record<string, unknown>) =>
 
 describe('default data', () => {
   it('creates every default object once, resolving references in any order', async () => {
-    expect(await crm.data.loadDefaultData(SYSTEM)).toEqual({ created: 11, skipped: 0 });
-    expect(await crm.data.loadDefaultData(SYSTEM)).toEqual({ created: 0, skipped: 11 });
+    expect(await crm.data.objects.jobs.loadDefaultData(SYSTEM)).toEqual({ created: 11, skipped: 0 });
+    expect(await crm.data.objects.jobs.loadDefaultData(SYSTEM)).toEqual({ created: 0, skipped: 11 });
   });
 
   it('is refused to a member', async () => {
-    await expect(crm.data.loadDefaultData(ann)).rejects.toThrow('may not');
+    await expect(crm.data.objects.jobs.loadDefaultData(ann)).rejects.toThrow('may not');
   });
 });
 
@@ -81,7 +81,7 @@ describe('recalculation of neighbours', () => {
   ])('patching %s of a company recalculates its invoices: %p', async (_name, patch, recalculated) => {
     const client = await company('Acme');
     const invoice = await invoiceOf(client);
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, patch);
     expect((await updatesAfter(head)).includes(invoice)).toBe(recalculated);
     expect((await object('invoices', invoice))['clientName']).toBe(recalculated ? 'Renamed' : 'Acme');
@@ -136,14 +136,14 @@ describe('merge redirects', () => {
 
 describe('event log', () => {
   it('reads the events after a cursor, with the cursor to continue from', async () => {
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     await company('E1');
     await company('E2');
-    const { events, next } = await crm.data.eventsAfter(SYSTEM, head, 100);
+    const { events, next } = await crm.data.objects.events.after(SYSTEM, head, 100);
     expect(events.map((event) => event.data.type)).toEqual(['create', 'create']);
     expect(events.at(-1)?.cursor).toBe(next);
-    expect(next).toBe(await crm.data.eventLog.head());
-    expect(await crm.data.eventsAfter(SYSTEM, next, 100)).toEqual({ events: [], next });
+    expect(next).toBe(await crm.data.objects.eventLog.head());
+    expect(await crm.data.objects.events.after(SYSTEM, next, 100)).toEqual({ events: [], next });
   });
 });
 
@@ -157,7 +157,7 @@ describe('changed fields of events', () => {
     ]);
 
   it('records the fields a create set (non-empty values), formulas and defaults included, and the relations it linked', async () => {
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     const client = await company('Acme');
     const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 10, dueDate: '' });
     expect(await logged(head)).toEqual([
@@ -185,11 +185,11 @@ describe('changed fields of events', () => {
   it('records exactly the fields an update changed, recalculated formulas included, on every object it changed', async () => {
     const client = await company('Acme');
     const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 10 });
-    let head = await crm.data.eventLog.head();
+    let head = await crm.data.objects.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, { phone: '1', employeeCount: 5, legalName: 'Acme' });
     expect(await logged(head)).toEqual([['update', client, ['employeeCount', 'phone']]]);
 
-    head = await crm.data.eventLog.head();
+    head = await crm.data.objects.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, { legalName: 'Renamed' });
     expect(await logged(head)).toEqual([
       ['update', client, ['displayName', 'legalName']],
@@ -197,18 +197,18 @@ describe('changed fields of events', () => {
     ]);
 
     const other = await company('Other');
-    head = await crm.data.eventLog.head();
+    head = await crm.data.objects.eventLog.head();
     await crm.data.patch(SYSTEM, 'invoices', invoice, { client: href('companies', other), phone: '1' });
     expect(await logged(head)).toEqual([['update', invoice, ['client', 'clientName']]]);
 
-    head = await crm.data.eventLog.head();
+    head = await crm.data.objects.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, { phone: '1' });
     expect(await logged(head)).toEqual([['update', client, []]]);
   });
 
   it('records none for deletes and merges', async () => {
     const [a, b] = [await company('A'), await company('B')];
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     await crm.data.merge(SYSTEM, 'companies', a, { loser: b });
     await crm.data.remove(SYSTEM, 'companies', a);
     expect(await logged(head)).toEqual([
@@ -221,7 +221,7 @@ describe('changed fields of events', () => {
   it('streams the changed fields the reader may see, and with values their Get one rendering', async () => {
     const client = await company('Acme');
     const invoice = await billedInvoice(client, { invoiceNumber: '1', amount: 10 });
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     await crm.data.patch(SYSTEM, 'companies', client, { legalName: 'Renamed', apiToken: 'secret-value' });
     await crm.data.patch(SYSTEM, 'invoices', invoice, {
       status: 'sent',
@@ -229,7 +229,7 @@ describe('changed fields of events', () => {
       dueDate: null,
     });
 
-    const plain = await crm.data.eventsAfter(SYSTEM, head, 100);
+    const plain = await crm.data.objects.events.after(SYSTEM, head, 100);
     expect(plain.events.map((event) => [event.data.href, event.data.changed?.sort()])).toEqual([
       [href('companies', client), ['legalName']],
       [href('invoices', invoice), ['clientName']],
@@ -237,7 +237,7 @@ describe('changed fields of events', () => {
     ]);
     expect(plain.events.some((event) => 'values' in event.data)).toBe(false);
 
-    const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
+    const { events } = await crm.data.objects.events.after(SYSTEM, head, 100, { values: true });
     const [companyNow, invoiceNow] = [await object('companies', client), await object('invoices', invoice)];
     expect(events.map((event) => event.data.values)).toEqual([
       { legalName: companyNow['legalName'] },
@@ -250,10 +250,10 @@ describe('changed fields of events', () => {
 
   it('renders a changed relation as its _links entry, and values from the current state', async () => {
     const [first, second] = [await company('First'), await company('Second')];
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     const invoice = await billedInvoice(first, { invoiceNumber: '1', amount: 10 });
     await crm.data.patch(SYSTEM, 'invoices', invoice, { client: href('companies', second) });
-    const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
+    const { events } = await crm.data.objects.events.after(SYSTEM, head, 100, { values: true });
     const links = (await object('invoices', invoice))['_links'] as Record<string, unknown>;
     expect(links['client']).toMatchObject({ href: href('companies', second) });
     // Both events read the object as it is now: the create's client is the current one.
@@ -262,7 +262,7 @@ describe('changed fields of events', () => {
 
   it('leaves changed and values out of events logged without the list, and values out once the object is gone', async () => {
     const client = await company('Acme');
-    const head = await crm.data.eventLog.head();
+    const head = await crm.data.objects.eventLog.head();
     await crm.store.write({
       events: [
         { type: 'update', objectId: client, classes: ['crm.company', 'crm.organisation'], at: 'then' },
@@ -270,7 +270,7 @@ describe('changed fields of events', () => {
     });
     await crm.data.patch(SYSTEM, 'companies', client, { phone: '2' });
     await crm.data.remove(SYSTEM, 'companies', client);
-    const { events } = await crm.data.eventsAfter(SYSTEM, head, 100, { values: true });
+    const { events } = await crm.data.objects.events.after(SYSTEM, head, 100, { values: true });
     expect(events.map((event) => event.data)).toEqual([
       expect.not.objectContaining({ changed: expect.anything() }),
       expect.objectContaining({ type: 'update', changed: ['phone'] }),

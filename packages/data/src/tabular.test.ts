@@ -1,6 +1,6 @@
 import type { StoredObject } from '@odp/core';
-import { SYSTEM, crmFixture } from './crm.fixture.js';
-import type { CrmFixture } from './crm.fixture.js';
+import { SYSTEM, crmFixture } from '../test/crm-fixture.js';
+import type { CrmFixture } from '../test/crm-fixture.js';
 import { EXPORT_PAGE_SIZE } from './tabular.js';
 
 let crm: CrmFixture;

@@ -2,7 +2,7 @@
  * The object service's side of spreadsheet export and import (docs/excel.md): the selection of a
  * list read to its end in pages, split into one sheet per BASIC class, and the lookups an import
  * makes to match rows and relation cells to existing objects. Every read goes through the
- * account's access filter, exactly as a list does; writes stay with `DataService.create`/`patch`.
+ * account's access filter, exactly as a list does; writes stay with `ObjectWrites.create`/`patch`.
  */
 import { ValidationError } from '@odp/core';
 import type {

@@ -1,6 +1,7 @@
 /**
  * One import running (see `imports.ts`): reads the rows of the upload (parsed in a process of its own
- * within the import limits, `isolated-rows.ts`), writes each through the tenant's DataService as
+ * within the import limits, `isolated-rows.ts`), writes each through the tenant's object service
+ * (class names and ids; the plural of the request is resolved once, to the import target) as
  * the importing account, and saves its progress.
  */
 import type { Readable } from 'node:stream';
@@ -8,7 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, ValidationError } from '@odp/core';
 import type { Account, FieldDef, ImportLimits, IndexKey } from '@odp/core';
 import { matchKey } from '@odp/data';
-import type { DataService, ImportTarget } from '@odp/data';
+import type { DataResources, ImportTarget, ObjectService } from '@odp/data';
 import { isBlank, readCell, splitLines } from './cells.js';
 import type { CellValue } from './cells.js';
 import { IMPORT_ID } from './import-status.js';
@@ -65,7 +66,7 @@ export class ImportRun {
     private readonly imports: ImportHost,
     private readonly tenantId: string,
     private readonly account: Account,
-    private readonly data: () => Promise<DataService>,
+    private readonly data: () => Promise<DataResources>,
     private readonly task: ImportTask,
     private readonly format: SheetFormat,
     record: ImportRecord,
@@ -77,15 +78,16 @@ export class ImportRun {
   async run(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     let started = 0;
-    let service: DataService | null = null;
+    let service: ObjectService | null = null;
     try {
       const { body } = await this.imports.readUpload(this.tenantId, this.task.file);
       let columns: ResolvedColumns | null = null;
       let target: ImportTarget | null = null;
       for await (const row of isolatedRows(body, this.format, this.imports.limits, this.task.sheet)) {
         if (columns === null || target === null) {
-          service = await this.data();
-          target = service.importTarget(this.account, this.task.typeName);
+          const resources = await this.data();
+          service = resources.objects;
+          target = resources.importTarget(this.account, this.task.typeName);
           columns = resolveColumns(row.cells, this.task, target);
           this.record.ignoredColumns = columns.ignored;
           continue;
@@ -100,7 +102,7 @@ export class ImportRun {
         // The tenant's data service once per ROWS_IN_FLIGHT rows, not per row: opening it checks
         // the tenant's pending reload, rebuild and default-data requests in the registry (a round
         // trip each on a document server), and a model reload is still followed within a batch.
-        if (service === null || started % ROWS_IN_FLIGHT === 0) service = await this.data();
+        if (service === null || started % ROWS_IN_FLIGHT === 0) service = (await this.data()).objects;
         const write = this.writeRow(service, row.number, row.cells, columns, target).then(() =>
           this.progress(),
         );
@@ -148,7 +150,7 @@ export class ImportRun {
 
   /** One row: its body, then a create or a patch; any failure is the row's error, never the import's. */
   private async writeRow(
-    service: DataService,
+    service: ObjectService,
     number: number,
     cells: readonly CellValue[],
     columns: ResolvedColumns,
@@ -174,15 +176,14 @@ export class ImportRun {
           });
           return;
         }
-        const href = await service.create(this.account, typeName, built.body);
+        const { id } = await service.writes.create(this.account, target.cls.name, built.body);
         this.record.created += 1;
         if (existing.key !== null && this.matches) {
-          const id = href.slice(href.lastIndexOf('/') + 1);
           const matches = await this.matches;
           matches.set(existing.key, [...(matches.get(existing.key) ?? []), id]);
         }
       } else {
-        await service.patch(this.account, typeName, existing.id, built.body);
+        await service.writes.patch(this.account, existing.id, built.body, target.cls.name);
         this.record.updated += 1;
       }
     } catch (error) {
@@ -196,14 +197,14 @@ export class ImportRun {
    * an object the row creates); AppError when several match.
    */
   private async findExisting(
-    service: DataService,
+    service: ObjectService,
     target: ImportTarget,
     match: string | null,
   ): Promise<{ id: string | null; key: IndexKey | null }> {
     if (match === null) return { id: null, key: null };
     if (this.task.matchBy === 'id')
       return { id: IMPORT_ID.test(match) ? match.toLowerCase() : null, key: null };
-    const field = service.matchField(target, this.task.matchBy);
+    const field = service.tabular.assertMatchField(target.cls, this.task.matchBy);
     const key = matchKey(field, match);
     const ids = key === null ? [] : ((await this.matchesOf(service, target, field)).get(key) ?? []);
     if (ids.length > 1)
@@ -216,11 +217,11 @@ export class ImportRun {
    * creates are added as they are written, so a later row with the same value patches them.
    */
   private matchesOf(
-    service: DataService,
+    service: ObjectService,
     target: ImportTarget,
     field: FieldDef,
   ): Promise<Map<IndexKey, string[]>> {
-    this.matches ??= service.idsByValue(this.account, target, field);
+    this.matches ??= service.tabular.idsByValue(this.account, target.cls, field);
     return this.matches;
   }
 
@@ -298,7 +299,7 @@ export class ImportRun {
   private namesOf(className: string): Promise<Map<string, string[]>> {
     let names = this.names.get(className);
     if (names === undefined) {
-      names = this.data().then((service) => service.idsByName(this.account, className));
+      names = this.data().then((resources) => resources.objects.tabular.idsByName(this.account, className));
       this.names.set(className, names);
     }
     return names;

@@ -1,6 +1,6 @@
 /**
  * Spreadsheet imports (`POST /data/{tenant}/import`, docs/excel.md): checked when requested, then
- * run in the background of the api process, row by row through the tenant's DataService (each row
+ * run in the background of the api process, row by row through the tenant's object service (each row
  * its own create or patch: validation, access control, events and jobs exactly as a normal write;
  * a failing row is recorded and the next one goes on). Progress is a JSON record in the blob store
  * (`imports/<tenant>/<id>`), saved at least every second, so every api instance can answer
@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { NotFoundError, RateLimitedError, ValidationError } from '@odp/core';
 import type { Account, BlobStore, ImportLimits } from '@odp/core';
-import type { DataService } from '@odp/data';
+import type { DataResources } from '@odp/data';
 import type { FileService } from '@odp/files';
 import { ImportRun } from './import-run.js';
 import type { ImportHost } from './import-run.js';
@@ -80,7 +80,7 @@ export class SpreadsheetImports implements ImportHost {
   async start(
     tenantId: string,
     account: Account,
-    data: () => Promise<DataService>,
+    data: () => Promise<DataResources>,
     body: unknown,
   ): Promise<ImportStatus> {
     const task = parseTask(body);
@@ -117,14 +117,15 @@ export class SpreadsheetImports implements ImportHost {
   private async begin(
     tenantId: string,
     account: Account,
-    data: () => Promise<DataService>,
+    data: () => Promise<DataResources>,
     task: ImportTask,
     release: () => void,
   ): Promise<ImportStatus> {
     const service = await data();
     const target = service.importTarget(account, task.typeName);
     checkTask(task, target);
-    if (task.mode !== 'create' && task.matchBy !== 'id') service.matchField(target, task.matchBy);
+    if (task.mode !== 'create' && task.matchBy !== 'id')
+      service.objects.tabular.assertMatchField(target.cls, task.matchBy);
     const { file, body: bytes } = await this.options.files.readUpload(tenantId, task.file, 'file');
     const format = formatOf(file);
     if (!plausibleStart(format, await firstBytes(bytes, 512))) {
@@ -187,6 +188,24 @@ export class SpreadsheetImports implements ImportHost {
   /** Waits for the imports running in this process to finish. */
   async settled(): Promise<void> {
     await Promise.all([...this.running.values()].map((run) => run.done));
+  }
+
+  /**
+   * The tenant's data is being deleted: its imports running in this process stop after their
+   * current row, and once they have ended (their last record written) every import record of the
+   * tenant is deleted. Resolves how many records were deleted.
+   */
+  async deleteTenant(tenantId: string): Promise<number> {
+    const prefix = `${tenantId}/`;
+    const ending = [...this.running].filter(([key]) => key.startsWith(prefix)).map(([, run]) => run);
+    for (const run of ending) run.stop = true;
+    await Promise.all(ending.map((run) => run.done));
+    let deleted = 0;
+    for await (const blob of this.options.blobs.list(recordKey(tenantId, ''))) {
+      await this.options.blobs.delete(blob.key);
+      deleted += 1;
+    }
+    return deleted;
   }
 
   /** Shutdown: every running import stops after its current row and is recorded `interrupted`. */

@@ -1,4 +1,4 @@
-import { buildModel } from '@odp/core/contract';
+import { buildModel } from '@odp/testkit';
 import type { FormulaClasses, FormulaLink, FormulaRecord } from './index.js';
 import { checkFormula, evaluate, FormulaSyntaxError, parseFormula } from './index.js';
 

@@ -1,7 +1,7 @@
 import { GatewayError } from './gateway.js';
 import { MailGateway, mailMessage } from './mail.js';
-import { startSmtpReceiver } from './testing/index.js';
-import type { SmtpReceiver } from './testing/index.js';
+import { startSmtpReceiver } from '../test/index.js';
+import type { SmtpReceiver } from '../test/index.js';
 
 describe('mail message', () => {
   it('sends plain text with its escaped HTML form and a call-to-action line and button', () => {

@@ -3,8 +3,8 @@ import type { Resolver } from './address-policy.js';
 import { GatewayError } from './gateway.js';
 import { nextAttemptAt } from './retry.js';
 import { WebhookGateway, webhookRequest, webhookSignature } from './webhook.js';
-import { startHttpsReceiver } from './testing/index.js';
-import type { HttpsReceiver } from './testing/index.js';
+import { startHttpsReceiver } from '../test/index.js';
+import type { HttpsReceiver } from '../test/index.js';
 
 const SECRET = 'tenant-webhook-secret';
 const NOW = new Date('2030-05-01T12:00:00.000Z');

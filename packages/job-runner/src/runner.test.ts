@@ -12,7 +12,7 @@ import {
 import type { ServiceCallRecord, ServiceLimit } from '@odp/gateways';
 import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
-import { openJobQueue, openPlatformStore, SqliteWindowCounters } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqlitePlatformStore, SqliteWindowCounters } from '@odp/store-sqlite';
 import type { PlatformStore, SqliteJobQueue } from '@odp/store-sqlite';
 import { gatewayHandler } from './gateway-handler.js';
 import { JobRunner } from './runner.js';
@@ -38,13 +38,13 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'odp-runner-'));
-  queue = openJobQueue(join(dir, 'jobs.sqlite'));
+  queue = openSqliteJobQueue(join(dir, 'jobs.sqlite'));
   clock = T0;
   lines = [];
   exhausted = [];
   mail = null;
   counters = new SqliteWindowCounters(join(dir, 'counters.sqlite'));
-  registry = openPlatformStore(join(dir, 'platform.sqlite'));
+  registry = openSqlitePlatformStore(join(dir, 'platform.sqlite'));
   limits = {};
   usageRecords = [];
   receiver.requests.splice(0);

@@ -1,4 +1,4 @@
-import { buildModel } from '@odp/core/contract';
+import { buildModel } from '@odp/testkit';
 import type { MigrationIssue } from './index.js';
 import { validateMigration } from './index.js';
 

@@ -4,11 +4,11 @@
  *
  * - `recalculate` (`POST /admin/{tenant}/{typeName}/recalculate`): re-runs the formulas of every
  *   object of the class as a save does, and those of the objects whose formulas read what changed
- *   (DataService.recalculateObjects). Stored values change; each changed object gets an update event.
+ *   (AdminJobs.recalculateObjects). Stored values change; each changed object gets an update event.
  * - `sync` (`POST /admin/{tenant}/{typeName}/sync`): re-derives what the platform derives from every
  *   object of the class - class membership with the current model's ancestors, value index,
  *   full-text entry (in the store, and in Elasticsearch when configured), ACL rows - without
- *   changing its data (DataService.syncObjects). The per-class counterpart of the tenant rebuild.
+ *   changing its data (AdminJobs.syncObjects). The per-class counterpart of the tenant rebuild.
  *
  * Both walk the class in id order, BATCH_SIZE objects per atomic write, and yield to the event loop
  * between batches, so requests are served while they run. Objects of the class created meanwhile
@@ -42,13 +42,13 @@ export function startClassJob(
     kind,
     async (progress) => {
       await nextTurn();
-      const service = current().data;
-      progress(0, undefined, await service.countOf(cls));
+      const jobs = current().data.objects.jobs;
+      progress(0, undefined, await jobs.countOf(cls));
       let processed = 0;
-      for await (const ids of service.idsOf(cls, CLASS_JOB_BATCH_SIZE)) {
-        const data = current().data;
-        if (kind === 'recalculate') await data.recalculateObjects(ids);
-        else await data.syncObjects(ids);
+      for await (const ids of jobs.idsOf(cls, CLASS_JOB_BATCH_SIZE)) {
+        const batch = current().data.objects.jobs;
+        if (kind === 'recalculate') await batch.recalculateObjects(ids);
+        else await batch.syncObjects(ids);
         processed += ids.length;
         progress(processed);
         await nextTurn();

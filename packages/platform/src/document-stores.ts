@@ -18,7 +18,7 @@ import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@
 import { ConfigError, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type * as StoreMongodb from '@odp/store-mongodb';
-import { openPlatformStore, openTenantStore } from '@odp/store-sqlite';
+import { openSqlitePlatformStore, openSqliteTenantStore } from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
 export type DocumentStore = TenantStore & { readonly search: SearchIndex };
@@ -48,7 +48,7 @@ export const DOCUMENTS_FILE = 'documents.sqlite';
 export async function openDocumentStores(config: Config): Promise<DocumentStores> {
   if (config.store.kind === 'sqlite') {
     return {
-      open: async (_tenant, dataDir) => openTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      open: async (_tenant, dataDir) => openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
       drop: async (_tenant, dataDir) => {
         for (const suffix of ['', '-wal', '-shm'])
           await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
@@ -74,7 +74,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
  * ConfigError naming `ODP_MONGODB_URL` (never its credentials).
  */
 export async function openPlatformRegistry(config: Config): Promise<PlatformRegistry> {
-  if (config.store.kind === 'sqlite') return openPlatformStore(platformDatabasePath(config));
+  if (config.store.kind === 'sqlite') return openSqlitePlatformStore(platformDatabasePath(config));
   const { url } = config.store;
   return openOnMongo(({ openMongoPlatformRegistry }) => openMongoPlatformRegistry({ url }));
 }

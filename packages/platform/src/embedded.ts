@@ -7,7 +7,7 @@
  *   const platform = await openEmbeddedPlatform({ dataDir: '/var/lib/my-app/odp' });
  *   const { tenant } = await createTenant(platform, { name: 'Acme', modelDir: './model' });
  *   const objects = await objectService(platform, systemAccount(tenant.id));
- *   const href = await objects.create(systemAccount(tenant.id), 'companies', { legalName: 'Acme' });
+ *   const { id } = await objects.create(systemAccount(tenant.id), 'companies', { legalName: 'Acme' });
  *   await platform.close();
  */
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { generateApiKey } from '@odp/auth';
 import { loadConfig } from '@odp/config';
 import type { Config } from '@odp/config';
 import type { Account, TenantRecord } from '@odp/core';
-import type { DataService } from '@odp/data';
+import type { DataResources } from '@odp/data';
 import type { Logger } from './log.js';
 import { openPlatform } from './platform.js';
 import type { Platform } from './platform.js';
@@ -89,12 +89,13 @@ export function systemAccount(tenantId: string): Account {
 }
 
 /**
- * The object service of `account`'s tenant under its current model (the service the data routes
- * use): pass the same account to each call. NotFoundError for an unknown tenant.
+ * The object service of `account`'s tenant under its current model, on class plurals as the data
+ * routes (`DataResources`: `create`, `getOne`, `list`, `patch`, `remove`...): pass the same account
+ * to each call. NotFoundError for an unknown tenant.
  */
 export async function objectService(
   platform: Pick<Platform, 'runtimes'>,
   account: Account,
-): Promise<DataService> {
+): Promise<DataResources> {
   return (await platform.runtimes.get(account.tenantId)).data();
 }

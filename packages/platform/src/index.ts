@@ -17,3 +17,5 @@ export type { TenantDeletion, TenantDeletionResult } from './tenant-deletion.js'
 export { ensureDemoTenant } from './demo-tenant.js';
 export type { DemoTenant } from './demo-tenant.js';
 export { STREAM_RETRY_AFTER_SECONDS, TenantEventStreams } from './event-streams.js';
+export { FairShare } from './fair-share.js';
+export type { FairShareLimits, RequestKind } from './fair-share.js';

@@ -23,7 +23,7 @@ import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
-import { openJobQueue, openReplicationBuffer } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { PlatformServices } from './services.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
@@ -34,6 +34,7 @@ import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
+import { FairShare } from './fair-share.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
@@ -114,7 +115,7 @@ export async function openPlatform(
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
-    buffer: openReplicationBuffer(replicationDatabasePath(config)),
+    buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
     warehouse: new DuckDbWarehouse(warehouseDir(config)),
   };
   const runtimes = createTenantRuntimes({
@@ -154,7 +155,19 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
-    deletion: tenantDeletion({ config, registry, runtimes, stores, search, files, jobs, coordination }),
+    fairShare: new FairShare(config.fairShare),
+    deletion: tenantDeletion({
+      config,
+      registry,
+      runtimes,
+      stores,
+      search,
+      files,
+      imports,
+      jobs,
+      replication,
+      coordination,
+    }),
     readiness: [
       { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
       { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },
@@ -200,7 +213,7 @@ function startUploadSweep(
 ): NodeJS.Timeout {
   const holds = async (tenantId: string, objectId: string, fileId: string): Promise<boolean> => {
     try {
-      return await (await runtimes.get(tenantId)).data().holdsFile(objectId, fileId);
+      return await (await runtimes.get(tenantId)).data().objects.reads.holdsFile(objectId, fileId);
     } catch (error) {
       return !(error instanceof NotFoundError);
     }
@@ -224,13 +237,29 @@ function startUploadSweep(
 }
 
 /**
- * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), or Redis
- * (any number of machines; ConfigError naming ODP_REDIS_URL when it does not answer).
+ * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), agenda on
+ * MongoDB or Redis (any number of machines; ConfigError naming ODP_MONGODB_URL or ODP_REDIS_URL
+ * when it does not answer).
  */
 async function openJobs(config: Config): Promise<JobQueue> {
   const { jobs } = config;
-  if (jobs.kind === 'sqlite') return openJobQueue(jobsDatabasePath(config));
+  if (jobs.kind === 'sqlite') return openSqliteJobQueue(jobsDatabasePath(config));
+  if (jobs.kind === 'agenda') return openAgendaQueue(jobs.url, jobs.database);
   return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
+}
+
+/**
+ * The agenda job queue (`ODP_JOBS=agenda`), its package imported only then; a MongoDB that does not
+ * answer is a ConfigError naming `ODP_MONGODB_URL` (never its credentials).
+ */
+async function openAgendaQueue(url: string, database: string): Promise<JobQueue> {
+  const { openAgendaJobQueue } = await import('@odp/jobs-agenda');
+  try {
+    return await openAgendaJobQueue(url, { database });
+  } catch (error) {
+    const kind = error instanceof Error ? error.name : 'error';
+    throw new ConfigError('ODP_MONGODB_URL', `the agenda job queue could not open its database (${kind})`);
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import type { JobQueue, PlatformRegistry } from '@odp/core';
 import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import type { ServiceUsage } from '@odp/gateways';
+import type { FairShare } from './fair-share.js';
 import type { Logger } from './log.js';
 import type { TenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -51,4 +52,10 @@ export interface PlatformServices {
   readonly usage: ServiceUsage;
   /** Deletes a tenant's data from every configured backend, and the tenant (`DELETE /admin/{tenant}`). */
   readonly deletion: TenantDeletion;
+  /**
+   * The tenants' fair share of this process (fair-share.ts): every tenant request is admitted by
+   * it at the edge; work that is not a request of its own (a page of an event stream's replay)
+   * takes its turn with `fairShare.turn(tenantId, work)`.
+   */
+  readonly fairShare: FairShare;
 }

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { openRedisCoordination } from '@odp/redis';
 import { createInProcessCoordination, isApiKeyUsable, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
-import { describeWithEngine } from '@odp/core/contract';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { describeWithEngine } from '@odp/testkit';
+import { openSqlitePlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 
 /** The registry with every call passed through, counting the key lookups that reach it. */
@@ -43,7 +43,7 @@ function describeSharedRegistry(name: string, open: () => Promise<Coordination>)
 
     beforeEach(async () => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'odp-shared-registry-'));
-      store = openPlatformStore(path.join(dir, 'platform.sqlite'));
+      store = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
       coordinations = [await open(), await open()];
       a = sharedRegistry(store, coordinations[0]!.invalidations);
       const underB = counted(store);

@@ -7,7 +7,7 @@
 import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl, accessControlledStore } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
-import { DataService, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
+import { DataResources, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import { ListCursors } from '@odp/query-engine';
 import type { DocumentStore, DocumentStores } from './document-stores.js';
 import type { Logger } from './log.js';
@@ -19,9 +19,9 @@ export interface TenantData {
   /** The tenant's full-text index: the store's own, or an external one fed from its change events. */
   readonly search: TenantSearch;
   readonly accessControl: TenantAccessControl;
-  readonly data: DataService;
+  readonly data: DataResources;
   /** The object service of the `/system/...` routes: the same store, reaching only system classes. */
-  readonly system: DataService;
+  readonly system: DataResources;
   close(): Promise<void>;
 }
 
@@ -115,8 +115,8 @@ async function compose(
     store,
     search,
     accessControl,
-    data: new DataService(deps),
-    system: new DataService({ ...deps, reach: 'system' }),
+    data: new DataResources(deps),
+    system: new DataResources({ ...deps, reach: 'system' }),
     close,
   };
 }

@@ -6,7 +6,9 @@
  *   outbox, the store's own full-text index): the tenant's SQLite file or MongoDB database;
  * - the external search index (Elasticsearch), when configured;
  * - the blobs of its files (held, unclaimed uploads, generated reports), on the file system or S3;
+ * - its spreadsheet imports: those running here stop, then every import record goes;
  * - its background jobs in the job queue;
+ * - its DatastoreReplicator buffer events and its embedded warehouse files;
  * - its data directory;
  * - with `deleteTenant`, its registry record with its API keys and user profiles (cascading).
  *
@@ -14,16 +16,27 @@
  * no data (its default data is not loaded again). While a rebuild, recalculation or sync of the
  * tenant runs on any instance, deletion is refused (ConflictError, 409): it holds the leases of all
  * three kinds while it deletes, so none can start meanwhile either. The tenant's runtime stays
- * closed in this process while its data goes, and every instance is told to close its own: closing
- * a runtime ends the tenant's open event streams there (event-streams.ts), and a spreadsheet import
+ * closed in this process while its data goes, and every instance is told to close its own (this
+ * one while it is still closed, so the runtime opened on the emptied tenant stays): closing a runtime
+ * stops its running jobs at their next batch, answers 503 to a request still holding it, ends the
+ * tenant's open event streams there (event-streams.ts), and a spreadsheet import
  * that began on the closed runtime stops at its next batch (routes/excel.ts). Upload URLs of a
  * deleted tenant store nothing (the FileService asks the registry whether the tenant exists).
  */
 import { rm } from 'node:fs/promises';
 import { ConflictError, NotFoundError } from '@odp/core';
-import type { Coordination, JobQueue, Lease, PlatformRegistry, TenantRecord } from '@odp/core';
+import type {
+  Coordination,
+  JobQueue,
+  Lease,
+  PlatformRegistry,
+  ReplicationBuffer,
+  TenantRecord,
+  Warehouse,
+} from '@odp/core';
 import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
+import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import { CLASS_JOB_KINDS } from './class-jobs.js';
 import type { DocumentStores } from './document-stores.js';
@@ -38,7 +51,9 @@ export interface TenantDeletionDeps {
   readonly stores: DocumentStores;
   readonly search: SearchEngine;
   readonly files: FileService;
+  readonly imports: SpreadsheetImports;
   readonly jobs: JobQueue;
+  readonly replication: { readonly buffer: ReplicationBuffer; readonly warehouse: Warehouse };
   readonly coordination: Coordination;
 }
 
@@ -81,8 +96,12 @@ export function tenantDeletion(deps: TenantDeletionDeps): TenantDeletion {
     const dataDir = tenantDataDir(deps.config, tenant.id);
     await deps.stores.drop(tenant, dataDir);
     await deps.search.dropTenant(tenant.id);
+    // Imports first: a running one stops and writes its last record before the records go.
+    await deps.imports.deleteTenant(tenant.id);
     const files = await deps.files.deleteTenantFiles(tenant.id);
     const jobs = await deps.jobs.deleteTenant(tenant.id);
+    await deps.replication.buffer.deleteTenant(tenant.id);
+    await deps.replication.warehouse.deleteTenant(tenant.id);
     await rm(dataDir, { recursive: true, force: true });
     return { files, jobs };
   };
@@ -95,9 +114,12 @@ export function tenantDeletion(deps: TenantDeletionDeps): TenantDeletion {
         const counts = await deps.runtimes.closedWhile(tenant.id, async () => {
           // The registry first: from here on the tenant's keys and profiles open nothing.
           if (deleteTenant) await deps.registry.deleteTenant(tenant.id);
-          return dropData(tenant);
+          const dropped = await dropData(tenant);
+          // Still closed here: this process hears its own announcement now, while it has no
+          // runtime of the tenant, so the runtime requests open next (on the emptied tenant) stays.
+          await deps.coordination.invalidations.publish({ kind: 'tenant', tenantId: tenant.id });
+          return dropped;
         });
-        await deps.coordination.invalidations.publish({ kind: 'tenant', tenantId: tenant.id });
         return {
           id: tenant.id,
           name: tenant.name,

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { ConflictError, createInProcessCoordination, NotFoundError } from '@odp/core';
 import type { Coordination } from '@odp/core';
 import { loadConfig, platformDatabasePath } from '@odp/config';
-import { openPlatformStore } from '@odp/store-sqlite';
+import { openSqlitePlatformStore } from '@odp/store-sqlite';
 import type { PlatformStore } from '@odp/store-sqlite';
 import { openDocumentStores } from './document-stores.js';
 import { createLogger } from './log.js';
@@ -24,7 +24,7 @@ describe('TenantRuntimes', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-runtime-'));
     const config = loadConfig({ ODP_DATA_DIR: dir });
-    registry = openPlatformStore(platformDatabasePath(config));
+    registry = openSqlitePlatformStore(platformDatabasePath(config));
     coordination = createInProcessCoordination();
     const log = createLogger(new PassThrough());
     const context = {
@@ -162,6 +162,22 @@ describe('TenantRuntimes', () => {
       job.finish();
       await there.rebuilds.settled();
     });
+  });
+
+  it('stops a running class job when the runtime closes, before its stores close', async () => {
+    const repository = path.join(dir, 'model');
+    cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });
+    const tenant = await registry.createTenant({ name: 'T', modelSource: repository });
+    const runtime = await runtimes.get(tenant.id);
+    await runtime.data().objects.jobs.loadDefaultData({ kind: 'system', tenantId: tenant.id });
+    const errors: unknown[] = [];
+    expect((await runtime.startClassJob('sync', 'persons', (error) => errors.push(error))).state).toBe(
+      'running',
+    );
+    await runtimes.evict(tenant.id);
+    expect(runtime.classJobs.sync.status()).toMatchObject({ state: 'failed', processed: 0 });
+    expect(String(errors[0])).toContain('being changed');
+    expect(() => runtime.data()).toThrow('being changed');
   });
 
   it('reloads on every instance a model reloaded through one, once on the one that reloaded', async () => {

@@ -20,7 +20,7 @@ import { tenantDataDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import type { FileService } from '@odp/files';
 import { ChangeSignal } from '@odp/data';
-import type { DataService } from '@odp/data';
+import type { DataResources } from '@odp/data';
 import { RebuildTracker } from '@odp/acl';
 import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
 import { TenantModel } from '@odp/model-loader';
@@ -52,9 +52,9 @@ export interface TenantRuntime {
    * The tenant's object service; throws UnavailableError (503, the problem body names the model
    * status) while the tenant has no usable model (model status FAILED).
    */
-  data(): DataService;
+  data(): DataResources;
   /** The object service of the `/system/...` routes (system classes only); 503 as `data()`. */
-  system(): DataService;
+  system(): DataResources;
   /**
    * Record-level access control under the current model (decisions, audit, rebuild); throws
    * UnavailableError (503) while the tenant has no usable model. Compose it with the data service
@@ -185,7 +185,7 @@ export async function openTenantRuntime(
       changes.notify();
       return;
     }
-    const events = composed?.data.eventLog;
+    const events = composed?.data.objects.eventLog;
     if (events === undefined) return;
     events
       .head()
@@ -212,8 +212,14 @@ export async function openTenantRuntime(
   let composed: TenantData | null = model.model
     ? await openTenantData(tenant, model.model, dataDir, announceChange, options)
     : null;
-  /** The composition for the active model; UnavailableError (503) naming the status without one. */
+  /** Set by `close`: the tenant's data may be going (deletion), so nothing may use it any more. */
+  let closed = false;
+  /**
+   * The composition for the active model; UnavailableError (503) naming the status without one,
+   * or once the runtime is closed (a job asks for it every batch, so it stops at the next one).
+   */
   const current = (): TenantData => {
+    if (closed) throw new UnavailableError('The tenant is being changed; try again.');
     model.requireModel();
     if (composed === null) throw new UnavailableError('The tenant model is being applied; try again.');
     return composed;
@@ -324,7 +330,8 @@ export async function openTenantRuntime(
     startExclusive: (start) => exclusive(rebuilds, rebuildLeaseName(tenant.id), start),
     classJobs,
     startClassJob(kind, typeName, onError) {
-      current();
+      // The class first: an unknown class is a 404 even while a job of the kind runs.
+      current().data.jobClass(typeName);
       return exclusive(classJobs[kind], jobLeaseName(kind, tenant.id), () =>
         startClassJob(classJobs[kind], kind, typeName, current, onError),
       );
@@ -350,7 +357,9 @@ export async function openTenantRuntime(
       if (!model.model) return; // pending until a model loads
       loadingDefaultData = request;
       try {
-        const loaded = await runtime.data().loadDefaultData({ kind: 'system', tenantId: tenant.id });
+        const loaded = await runtime
+          .data()
+          .objects.jobs.loadDefaultData({ kind: 'system', tenantId: tenant.id });
         log.info('default data loaded', { tenantId: tenant.id, ...loaded });
       } catch (error) {
         log.error('default data load failed', { tenantId: tenant.id, error: String(error) });
@@ -367,8 +376,11 @@ export async function openTenantRuntime(
     changes,
     eventStreams,
     close: async () => {
+      closed = true;
       eventStreams.endAll();
       await stopChanges();
+      // Running jobs stop at their next batch; their stores close only once they have.
+      await Promise.all([rebuilds, ...Object.values(classJobs)].map((tracker) => tracker.settled()));
       await composed?.close();
     },
   };
@@ -406,9 +418,8 @@ export async function writeSystemRecord(
   body: Record<string, unknown>,
 ): Promise<boolean> {
   const runtime = await runtimes.get(tenantId);
-  const plural = runtime.model.model?.classes.get(className)?.plural;
-  if (plural === undefined) return false;
-  await runtime.system().create({ kind: 'system', tenantId }, plural, body);
+  if (runtime.model.model?.classes.has(className) !== true) return false;
+  await runtime.system().objects.writes.create({ kind: 'system', tenantId }, className, body);
   return true;
 }
 

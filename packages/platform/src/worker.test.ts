@@ -45,7 +45,7 @@ beforeEach(async () => {
   tenantId = tenant.id;
   system = { kind: 'system', tenantId };
   const data = (await platform.runtimes.get(tenantId)).data();
-  await data.loadDefaultData(system);
+  await data.objects.jobs.loadDefaultData(system);
   await (await platform.runtimes.get(tenantId)).system().create(system, 'systemSettings', {
     name: 'accountantWebhookUrl',
     value: `${receiver.origin}/hook`,
@@ -117,8 +117,8 @@ it('retries on the schedule by the clock, then writes the consumer_gateway_retry
 it('relays jobs left in a tenant outbox by a crash between the commit and the relay', async () => {
   const runtime = await platform.runtimes.get(tenantId);
   // A write whose relay did not happen: the job sits in the outbox of the tenant database.
-  const { openTenantStore } = await import('@odp/store-sqlite');
-  const store = openTenantStore({ file: path.join(runtime.dataDir, 'documents.sqlite') });
+  const { openSqliteTenantStore } = await import('@odp/store-sqlite');
+  const store = openSqliteTenantStore({ file: path.join(runtime.dataDir, 'documents.sqlite') });
   await store.applyModel(runtime.model.model!);
   await store.write({
     jobs: [

@@ -88,7 +88,7 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     await replication.buffer.prune(retainedFrom);
     for (const tenant of await registry.listTenants()) {
       try {
-        const relayed = await (await runtimes.get(tenant.id)).data().relayJobs();
+        const relayed = await (await runtimes.get(tenant.id)).data().objects.jobs.relayJobs();
         if (relayed > 0) log.info('outbox relayed', { tenantId: tenant.id, jobs: relayed });
       } catch (error) {
         // A tenant without a usable model has no data service; its outbox waits for the next sweep.

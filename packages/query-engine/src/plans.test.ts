@@ -1,6 +1,6 @@
 import { ValidationError } from '@odp/core';
 import type { Filter } from '@odp/core';
-import { fixtureModel } from './fixture-model.js';
+import { fixtureModel } from '../test/fixture-model.js';
 import { MAX_PAGE, MAX_PAGE_SIZE, parseAggregateQuery, parseDistinctQuery, parseListQuery } from './plans.js';
 
 const model = fixtureModel();

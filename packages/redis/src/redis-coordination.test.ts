@@ -1,5 +1,5 @@
 import type { Coordination } from '@odp/core';
-import { describeCoordinationContract, describeWithEngine, freePort } from '@odp/core/contract';
+import { describeCoordinationContract, describeWithEngine, freePort } from '@odp/testkit';
 import { RedisUnreachableError } from './connection.js';
 import { openRedisCoordination } from './redis-coordination.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeWindowCountersContract, describeWithEngine } from '@odp/core/contract';
+import { describeWindowCountersContract, describeWithEngine } from '@odp/testkit';
 import { openRedisWindowCounters } from './redis-counters.js';
 
 describeWithEngine('Redis window counters', 'ODP_TEST_REDIS_URL', (url) => {

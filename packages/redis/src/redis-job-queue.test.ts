@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { describeJobQueueContract, describeWithEngine } from '@odp/core/contract';
+import { describeJobQueueContract, describeWithEngine } from '@odp/testkit';
 import { openRedisJobQueue } from './redis-job-queue.js';
 
 describeWithEngine('Redis job queue', 'ODP_TEST_REDIS_URL', (url) => {

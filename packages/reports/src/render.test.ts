@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Model, ReportDef } from '@odp/core';
 import { TenantModel } from '@odp/model-loader';
 import { htmlBlocks, renderReportJob, reportJob, reportLanguage, reportTemplatePath } from './index.js';
-import { pdfText } from './testing/pdf-text.js';
+import { pdfText } from '../test/pdf-text.js';
 
 const CRM = path.resolve(__dirname, '../../../examples/models/crm');
 

@@ -8,7 +8,8 @@ import { createHmac } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import type { AccessFilter, Model, SearchIndex, SearchPage, SearchQuery, TenantStore } from '@odp/core';
 import { SearchIndexer } from './indexer.js';
-import { ElasticsearchSearchIndex, deleteTenantIndexes } from './search-elasticsearch.js';
+import { ElasticsearchSearchIndex } from './search-elasticsearch.js';
+import { deleteTenantIndexes } from './tenant-indexes.js';
 
 export interface TenantElasticsearch {
   /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import type { AccessFilter, NewChangeEvent, StoredObject } from '@odp/core';
-import { contractModel, describeWithEngine, storedObject, uuid } from '@odp/core/contract';
-import { openTenantStore } from '@odp/store-sqlite';
+import { contractModel, describeWithEngine, storedObject, uuid } from '@odp/testkit';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SearchIndexer } from './indexer.js';
 import { ElasticsearchSearchIndex } from './search-elasticsearch.js';
@@ -37,7 +37,7 @@ describeWithEngine('search-elasticsearch indexer', 'ODP_TEST_ELASTICSEARCH_URL',
     new SearchIndexer({ store, index, model: () => contractModel, batchSize: 3 });
 
   beforeEach(async () => {
-    store = openTenantStore({ file: join(dir, `${randomUUID()}.db`) });
+    store = openSqliteTenantStore({ file: join(dir, `${randomUUID()}.db`) });
     await store.applyModel(contractModel);
     alias = `odp-test-${randomUUID()}`;
   });

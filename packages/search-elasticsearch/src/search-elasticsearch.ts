@@ -38,6 +38,8 @@ import type {
   SearchQuery,
   TenantStore,
 } from '@odp/core';
+import { accessClauses, foldSearchText } from './engine-query.js';
+import { deleteTenantIndexes } from './tenant-indexes.js';
 
 /** Prefixes up to this length are indexed (one term lookup); longer ones expand on the main field. */
 export const PREFIX_MAX_CHARS = 12;
@@ -114,23 +116,6 @@ interface Cursor {
 interface Hit {
   readonly id: string;
   readonly sort: estypes.SortResults;
-}
-
-/**
- * Folds case and accents the way the port promises: lower case, compatibility forms (ligatures,
- * full-width letters) decomposed, combining diacritical marks removed. Marks outside the
- * diacritical blocks (vowel signs of Indic scripts, for instance) are kept: they are letters of
- * the word, not accents. Everything but letters, digits and marks becomes a space, so words are
- * the runs `searchTerms` finds in a query: the standard tokenizer alone would keep
- * `globex.example` or `o'brien` as one word, and `example` would not be a prefix of a word there.
- */
-export function foldSearchText(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/gu, '')
-    .normalize('NFC')
-    .replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ');
 }
 
 export class ElasticsearchSearchIndex implements SearchIndex {
@@ -501,34 +486,4 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     if (cursor.q !== fingerprint) throw invalidSearchCursor();
     return cursor;
   }
-}
-
-/**
- * The access filter as query clauses: under `acl`, an entry is visible when none of its classes is
- * protected or it carries one of the caller's acIds.
- */
-function accessClauses(access: AccessFilter): estypes.QueryDslQueryContainer[] {
-  if (access.kind === 'all') return [];
-  return [
-    {
-      bool: {
-        should: [
-          { bool: { must_not: [{ terms: { classes: [...access.protectedClasses] } }] } },
-          { terms: { aclIds: [...access.acIds] } },
-        ],
-        minimum_should_match: 1,
-      },
-    },
-  ];
-}
-
-/** Deletes the concrete indexes of the tenant alias `alias` that `which` selects (all by default). */
-export async function deleteTenantIndexes(
-  client: Client,
-  alias: string,
-  which: (name: string) => boolean = () => true,
-): Promise<void> {
-  const found = await client.indices.get({ index: `${alias}-*`, allow_no_indices: true });
-  const names = Object.keys(found).filter(which);
-  if (names.length > 0) await client.indices.delete({ index: names }, { ignore: [404] });
 }

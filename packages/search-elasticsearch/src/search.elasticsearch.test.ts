@@ -11,10 +11,11 @@ import {
   describeWithEngine,
   storedObject,
   uuid,
-} from '@odp/core/contract';
-import { openTenantStore } from '@odp/store-sqlite';
+} from '@odp/testkit';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
-import { ElasticsearchSearchIndex, foldSearchText } from './search-elasticsearch.js';
+import { foldSearchText } from './engine-query.js';
+import { ElasticsearchSearchIndex } from './search-elasticsearch.js';
 
 const ALL: AccessFilter = { kind: 'all' };
 const COMPANIES = ['ct.company'];
@@ -49,7 +50,7 @@ describeWithEngine('search-elasticsearch', 'ODP_TEST_ELASTICSEARCH_URL', (url) =
 
   /** An SQLite store for the documents, paired with a fresh tenant index on the real node. */
   function open(): { store: SqliteTenantStore; search: ElasticsearchSearchIndex } {
-    const store = openTenantStore({ file: join(dir, `${randomUUID()}.db`) });
+    const store = openSqliteTenantStore({ file: join(dir, `${randomUUID()}.db`) });
     const search = new ElasticsearchSearchIndex({
       client,
       alias: `odp-test-${randomUUID()}`,

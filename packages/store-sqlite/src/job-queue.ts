@@ -9,8 +9,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Job, JobListFilter, JobQueue, JobStatus, NewJob } from '@odp/core';
-import { openSharedDatabase } from './platform-migrations.js';
-import type { Migration } from './platform-migrations.js';
+import { openSharedDatabase } from './migrations.js';
+import type { Migration } from './migrations.js';
 
 /** The jobs database's schema steps; a released step is never edited, the next one is appended. */
 export const JOB_MIGRATIONS: readonly Migration[] = [
@@ -198,6 +198,6 @@ export class SqliteJobQueue implements JobQueue {
   }
 }
 
-export function openJobQueue(file: string): SqliteJobQueue {
+export function openSqliteJobQueue(file: string): SqliteJobQueue {
   return new SqliteJobQueue(file);
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReplicationEvent } from '@odp/core';
-import { openReplicationBuffer } from './replication-buffer.js';
+import { openSqliteReplicationBuffer } from './replication-buffer.js';
 import type { SqliteReplicationBuffer } from './replication-buffer.js';
 
 const TENANT = 'd0d0d0d0-0000-4000-8000-000000000001';
@@ -10,7 +10,7 @@ let dir: string;
 let buffer: SqliteReplicationBuffer;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'odp-replication-'));
-  buffer = openReplicationBuffer(join(dir, 'replication.sqlite'));
+  buffer = openSqliteReplicationBuffer(join(dir, 'replication.sqlite'));
 });
 afterEach(async () => {
   await buffer.close();
@@ -42,4 +42,20 @@ it('keeps events per destination, oldest first, once per id even after their flu
   expect(await buffer.prune(new Date('2030-01-01T00:59:59.000Z'))).toBe(0);
   expect(await buffer.prune(new Date('2030-01-01T01:00:01.000Z'))).toBe(1);
   expect(await buffer.append(event('a', '2030-01-01T00:00:01.000Z'))).toBe(true);
+});
+
+it('forgets every event of a deleted tenant, flushed or not, and no other tenant’s', async () => {
+  const other = {
+    ...event('x', '2030-01-01T00:00:01.000Z'),
+    tenantId: 'd0d0d0d0-0000-4000-8000-000000000002',
+  };
+  await buffer.append(event('a', '2030-01-01T00:00:01.000Z'));
+  await buffer.append(event('b', '2030-01-01T00:00:02.000Z'));
+  await buffer.append(other);
+  await buffer.markFlushed(['a'], new Date('2030-01-01T01:00:00.000Z'));
+  expect(await buffer.deleteTenant(TENANT)).toBe(2);
+  expect(await buffer.pending(TENANT, 'p/d/t', 10)).toEqual([]);
+  // Its ids are forgotten too: the tenant starts again with an empty buffer.
+  expect(await buffer.append(event('a', '2030-01-01T00:00:01.000Z'))).toBe(true);
+  expect((await buffer.pending(other.tenantId, 'p/d/t', 10)).map((e) => e.id)).toEqual(['x']);
 });

@@ -9,8 +9,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { ReplicationBuffer, ReplicationEvent } from '@odp/core';
-import { openSharedDatabase } from './platform-migrations.js';
-import type { Migration } from './platform-migrations.js';
+import { openSharedDatabase } from './migrations.js';
+import type { Migration } from './migrations.js';
 
 /** The buffer database's schema steps; a released step is never edited, the next one is appended. */
 export const REPLICATION_MIGRATIONS: readonly Migration[] = [
@@ -100,11 +100,15 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
     return this.db.prepare(`DELETE FROM events WHERE flushed_at < ?`).run(before.getTime()).changes;
   }
 
+  async deleteTenant(tenantId: string): Promise<number> {
+    return this.db.prepare(`DELETE FROM events WHERE tenant_id = ?`).run(tenantId).changes;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }
 
-export function openReplicationBuffer(file: string): SqliteReplicationBuffer {
+export function openSqliteReplicationBuffer(file: string): SqliteReplicationBuffer {
   return new SqliteReplicationBuffer(file);
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeWindowCountersContract } from '@odp/core/contract';
+import { describeWindowCountersContract } from '@odp/testkit';
 import { SqliteWindowCounters } from './window-counters.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odp-counters-'));

@@ -6,8 +6,8 @@
  */
 import Database from 'better-sqlite3';
 import type { WindowCounters } from '@odp/core';
-import { applyMigrations } from './platform-migrations.js';
-import type { Migration } from './platform-migrations.js';
+import { applyMigrations } from './migrations.js';
+import type { Migration } from './migrations.js';
 
 /** The counters database's schema steps; a released step is never edited, the next one is appended. */
 export const COUNTER_MIGRATIONS: readonly Migration[] = [

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDbWarehouse, projectFile } from './duckdb-warehouse.js';
-import { readWarehouseTable } from './testing/index.js';
+import { readWarehouseTable } from '../test/index.js';
 
 const target = {
   tenantId: '0fef5e35-3ccf-4555-a667-acba891f9286',
@@ -136,6 +136,17 @@ it('keeps the same project of two tenants in two files', async () => {
   await warehouse.write(other, batch('2'));
   expect((await readWarehouseTable(dir, target)).rows).toEqual([{ id: 'a', n: '1' }]);
   expect((await readWarehouseTable(dir, other)).rows).toEqual([{ id: 'a', n: '2' }]);
+});
+
+it('deletes a tenant’s project files and keeps another tenant’s', async () => {
+  const other = { ...target, tenantId: '5d1f0c2e-8a47-4b6e-9c3d-2f1e0a9b8c7d' };
+  const batch = { columns: { n: 'INT64' as const }, rows: [{ id: 'a', values: { n: '1' } }], deletes: [] };
+  await warehouse.write(target, batch);
+  await warehouse.write(other, batch);
+  await warehouse.deleteTenant(target.tenantId);
+  expect(existsSync(path.join(dir, target.tenantId))).toBe(false);
+  expect((await readWarehouseTable(dir, other)).rows).toEqual([{ id: 'a', n: '1' }]);
+  await expect(warehouse.deleteTenant('../escape')).rejects.toThrow('is not a directory name');
 });
 
 it('fails while its file cannot be opened, and writes once it can', async () => {

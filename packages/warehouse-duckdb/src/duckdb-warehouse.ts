@@ -9,7 +9,7 @@
  * DuckDB's native library is loaded on the first write, not when the platform starts (an api
  * process never flushes).
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Warehouse, WarehouseBatch, WarehouseColumnType, WarehouseTarget } from '@odp/core';
@@ -96,6 +96,13 @@ export class DuckDbWarehouse implements Warehouse {
       if (error instanceof WarehouseTargetError) return error.message;
       throw error;
     }
+  }
+
+  /** Deletes the tenant's directory with every project file in it. */
+  async deleteTenant(tenantId: string): Promise<void> {
+    if (!PROJECT.test(tenantId))
+      throw new WarehouseTargetError(`the tenant id '${tenantId}' is not a directory name`);
+    await rm(path.join(this.dir, tenantId), { recursive: true, force: true });
   }
 
   async close(): Promise<void> {

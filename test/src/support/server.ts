@@ -13,7 +13,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { freePort } from '@odp/core/contract';
+import { freePort } from '@odp/testkit';
 import { runCli } from '@odp/admin-cli';
 import { connectMongo, databaseOf, PLATFORM_DATABASE } from '@odp/store-mongodb';
 import type { ChildProcess } from 'node:child_process';
@@ -21,7 +21,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** A port nothing listens on (`@odp/core/contract`), re-exported for the suites. */
+/** A port nothing listens on (`@odp/testkit`), re-exported for the suites. */
 export { freePort };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');

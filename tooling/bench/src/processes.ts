@@ -6,11 +6,11 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '@odp/core/contract';
+import { freePort } from '@odp/testkit';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 
-/** A port nothing listens on (`@odp/core/contract`), re-exported for the benchmark's modules. */
+/** A port nothing listens on (`@odp/testkit`), re-exported for the benchmark's modules. */
 export { freePort };
 
 export interface Child {

@@ -13,7 +13,7 @@ import type { StoredObject, TenantStore } from '@odp/core';
 import { generateApiKey } from '@odp/auth';
 import { TenantAccessControl } from '@odp/acl';
 import { loadModelRepository } from '@odp/model-loader';
-import { openPlatformStore, openTenantStore } from '@odp/store-sqlite';
+import { openSqlitePlatformStore, openSqliteTenantStore } from '@odp/store-sqlite';
 
 const STATUSES = ['draft', 'sent', 'paid', 'cancelled'] as const;
 const COMPANY_TYPES = ['bv', 'nv', 'vof', 'eenmanszaak'] as const;
@@ -34,7 +34,7 @@ export interface SeedStore {
 export type OpenSeedStore = (tenantId: string, tenantDir: string) => Promise<SeedStore>;
 
 const embeddedStore: OpenSeedStore = async (_tenantId, tenantDir) => {
-  const store = openTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
+  const store = openSqliteTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
   return {
     store,
     put: async (objects) => store.bulkWrite(objects),
@@ -107,7 +107,7 @@ export async function seedPlatform(options: {
   if (!loaded.model) throw new Error('The example model was refused; see its model status.');
   const model = loaded.model;
 
-  const registry = openPlatformStore(platformDatabasePath({ dataDir: options.dataDir }));
+  const registry = openSqlitePlatformStore(platformDatabasePath({ dataDir: options.dataDir }));
   const tenant = await registry.createTenant({ name: 'Benchmark CRM', modelSource: options.modelDir });
   const system = generateApiKey();
   await registry.createApiKey({

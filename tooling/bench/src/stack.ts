@@ -10,7 +10,7 @@ import type { NewChangeEvent, SearchIndex, StoredObject, TenantStore } from '@od
 import { DOCUMENTS_FILE } from '@odp/platform';
 import { connectMongo, openMongoTenantStore, tenantDatabaseName } from '@odp/store-mongodb';
 import type { MongoTenantStore } from '@odp/store-mongodb';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { OpenSeedStore } from './seed.js';
 
 export type StackName = 'embedded' | 'scale-out';
@@ -56,7 +56,7 @@ export async function openStack(name: string): Promise<Stack> {
       description: 'embedded: SQLite documents and full-text index, files on disk, no Redis',
       env: {},
       openEngineStore: async (_tenantId, tenantDir) => {
-        const store = openTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
+        const store = openSqliteTenantStore({ file: path.join(tenantDir, DOCUMENTS_FILE) });
         return { store, search: store.search, close: () => store.close() };
       },
       forget: async () => undefined,

@@ -74,3 +74,30 @@ export async function call(method, path, { body, session = currentSession(), pre
 export async function get(path) {
   return (await call('GET', path)).body;
 }
+
+/**
+ * Saves the answer of an authenticated GET as a file (an export): the key goes in the header, so
+ * the bytes are fetched here and handed to the browser as a blob, never through a URL with a key.
+ */
+export async function download(path, fileName) {
+  const session = currentSession();
+  const response = await fetch(path, { headers: { 'X-API-Key': session?.key ?? '' }, cache: 'no-store' });
+  if (!response.ok) {
+    const text = await response.text();
+    let problem = { detail: text };
+    try {
+      problem = JSON.parse(text);
+    } catch {
+      // not a problem document: its text is the detail
+    }
+    throw new ApiError(response.status, problem);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

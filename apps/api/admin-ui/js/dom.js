@@ -42,18 +42,6 @@ export function alertBox(message) {
   return h('div', { class: 'alert', role: 'alert' }, message);
 }
 
-/** A value of a data object as text: history fields show their current value, objects their JSON. */
-export function displayValue(value) {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map(displayValue).join(', ');
-  if (typeof value === 'object') {
-    if ('current' in value && 'history' in value) return displayValue(value.current);
-    if ('fileName' in value && 'href' in value) return `${value.fileName} (${value.size} bytes)`;
-    return JSON.stringify(value);
-  }
-  return String(value);
-}
-
 let pendingNotice = null;
 
 /** A message for the next view to show once (e.g. "Deleted" after a delete moved to the list). */

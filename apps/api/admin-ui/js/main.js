@@ -1,13 +1,16 @@
 /**
  * The admin page's router: the location hash names the view (`#/classes`, `#/list/<path>?<query>`,
- * `#/object/<class>/<id>`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`,
+ * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`,
  * `#/sign-in`), so views are bookmarkable and the browser's back button works. A list view's query is
  * the API's own list query (filters, `sort`, `page`, `size`), so the API's paging links map 1:1.
  */
 import { ApiError, clearSession, currentSession } from './api.js';
 import { alertBox, show } from './dom.js';
 import { signInView } from './views/sign-in.js';
-import { classesView, listView } from './views/list.js';
+import { classesView } from './views/classes.js';
+import { listView } from './views/list.js';
+import { searchView, wireGlobalSearch } from './views/search.js';
+import { accessView } from './views/access.js';
 import { objectView } from './views/object.js';
 import { formView } from './views/form.js';
 import { auditView, modelView } from './views/admin.js';
@@ -27,6 +30,8 @@ function route() {
 
 const VIEWS = {
   classes: () => classesView(),
+  search: (_segments, query) => searchView(query),
+  access: () => accessView(),
   list: (segments, query) => listView(segments, query),
   object: ([typeName, id]) => objectView(typeName, id),
   new: ([typeName]) => formView(typeName, null),
@@ -73,5 +78,6 @@ document.getElementById('sign-out').addEventListener('click', () => {
   location.hash = '#/sign-in';
   render();
 });
+wireGlobalSearch();
 window.addEventListener('hashchange', render);
 render();

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import type { Account } from '@odp/core';
-import { ChangeSignal, DataService, unrestrictedPolicy } from '@odp/data';
+import { ChangeSignal, DataResources, unrestrictedPolicy } from '@odp/data';
 import { loadModelRepository } from '@odp/model-loader';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 import { TenantEventStreams } from '@odp/platform';
 import { eventStream } from './data-events.js';
 
@@ -15,9 +15,9 @@ describe('eventStream', () => {
   const tenantId = '7d1b0b0e-0000-4000-8000-0000000000aa';
   const system: Account = { kind: 'system', tenantId };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-events-'));
-  const store = openTenantStore({ file: path.join(dir, 'documents.sqlite') });
+  const store = openSqliteTenantStore({ file: path.join(dir, 'documents.sqlite') });
   const changes = new ChangeSignal();
-  let data: DataService;
+  let data: DataResources;
   let server: ReturnType<express.Express['listen']>;
   let base: string;
 
@@ -25,7 +25,7 @@ describe('eventStream', () => {
     const { model } = await loadModelRepository(path.resolve(__dirname, '../../../../examples/models/crm'));
     if (!model) throw new Error('model refused');
     await store.applyModel(model);
-    data = new DataService({
+    data = new DataResources({
       tenantId,
       model,
       store,
@@ -38,9 +38,10 @@ describe('eventStream', () => {
       (req, res) =>
         void eventStream(req, res, {
           account: system,
-          data,
+          objects: data.objects,
           changes,
           streams: new TenantEventStreams(8),
+          turn: (work) => work(),
           heartbeatMs: 100,
         }),
     );
@@ -86,7 +87,7 @@ describe('eventStream', () => {
   });
 
   it('sends an event logged without changed field names (before they were kept) without changed or values', async () => {
-    const id = (await data.create(system, 'companies', { legalName: 'Older' })).slice(-36);
+    const id = (await data.create(system, 'companies', { legalName: 'Older' })).id;
     const abort = new AbortController();
     const res = await fetch(`${base}/events?values=true`, { signal: abort.signal });
     const body = res.body?.getReader();

@@ -19,7 +19,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { Account, EventCursor, EventLog } from '@odp/core';
-import type { ChangeSignal, DataService, EventPage, StreamEvent } from '@odp/data';
+import type { ChangeSignal, EventPage, ObjectService, StreamEvent } from '@odp/data';
 import type { TenantEventStreams } from '@odp/platform';
 import { booleanParam } from './boolean-param.js';
 
@@ -29,10 +29,15 @@ export const PAGE_EVENTS = 200;
 
 export interface EventStreamContext {
   readonly account: Account;
-  readonly data: DataService;
+  readonly objects: ObjectService;
   readonly changes: ChangeSignal;
   /** The tenant's open streams in this process: admits this one, or refuses it (429). */
   readonly streams: TenantEventStreams;
+  /**
+   * Takes the tenant's turn in the process's fair share for one page of the replay, charged to the
+   * tenant like a request (`FairShare.turn` bound to the tenant).
+   */
+  readonly turn: <T>(work: () => Promise<T>) => Promise<T>;
   /** Heartbeat interval; {@link HEARTBEAT_MS} when absent. */
   readonly heartbeatMs?: number;
 }
@@ -63,9 +68,9 @@ function drained(res: Response): Promise<void> {
 }
 
 export async function eventStream(req: Request, res: Response, context: EventStreamContext): Promise<void> {
-  const { account, data, changes } = context;
+  const { account, objects, changes } = context;
   const options = { values: booleanParam(req.query['values'], 'values') };
-  let cursor = lastEventId(req, data.eventLog) ?? (await data.eventLog.head());
+  let cursor = lastEventId(req, objects.eventLog) ?? (await objects.eventLog.head());
   let closed = false;
   let pumping: Promise<void> | null = null;
   let again = false;
@@ -81,7 +86,8 @@ export async function eventStream(req: Request, res: Response, context: EventStr
   res.write('retry: 3000\n: connected\n\n');
 
   /** One page of events after the cursor: the unit a fair-share turn of the tenant would wrap. */
-  const readPage = (): Promise<EventPage> => data.eventsAfter(account, cursor, PAGE_EVENTS, options);
+  const readPage = (): Promise<EventPage> =>
+    context.turn(() => objects.events.after(account, cursor, PAGE_EVENTS, options));
   const pump = async (): Promise<void> => {
     for (;;) {
       const { events, next } = await readPage();

@@ -1,14 +1,15 @@
 /**
  * The object data routes of `/data/{tenant}/...` (interface spec: List, Related list, Distinct,
  * Field values, Aggregations, Create, Create related, Get one, Get own, Patch, Delete, Merge,
- * loadDefaultData, eventStream). The handlers only translate HTTP to the tenant's DataService.
+ * loadDefaultData, eventStream). The handlers only translate HTTP to the tenant's
+ * DataResources (the resource layer over its object service).
  * Paths that belong to other route modules (search, upload, download, excel, import, capabilities,
  * reports) are passed on untouched.
  */
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { NotFoundError } from '@odp/core';
 import type { Account } from '@odp/core';
-import type { DataService, ListPath } from '@odp/data';
+import type { DataResources, ListPath, WrittenResource } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 import type { TenantRequest } from '../context.js';
@@ -31,7 +32,7 @@ const FOREIGN_SEGMENTS: ReadonlySet<string> = new Set([
 const FOREIGN_TAILS: ReadonlySet<string> = new Set(['capabilities', 'reports']);
 
 interface DataRequest extends TenantRequest {
-  readonly data: DataService;
+  readonly data: DataResources;
   readonly query: URLSearchParams;
 }
 
@@ -76,36 +77,7 @@ export function dataRoutes(deps: AppDeps): Router {
       await handler(req, res, { ...tenant, data: runtime.data(), query: queryOf(req) });
     };
 
-  /**
-   * A token that opens this tenant's event stream without a credential header, for `EventSource`
-   * (docs/events.md): `{token, expiresAt, href}`, never cached. `?values=true` puts the stream's
-   * option of the same name into `href` (the token itself does not carry it).
-   */
-  router.get('/data/:tenant/eventStream/token', async (req, res) => {
-    const { tenantId, account } = tenantRequest(res);
-    const values = booleanParam(req.query['values'], 'values');
-    await deps.runtimes.get(tenantId);
-    const { token, expiresAt } = deps.streamTokens.issue(account, deps.now());
-    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}${values ? '&values=true' : ''}`;
-    res.setHeader('Cache-Control', 'no-store').json({ token, expiresAt, href });
-  });
-
-  router.get('/data/:tenant/eventStream', async (req, res) => {
-    const tenant = tenantRequest(res);
-    const runtime = await deps.runtimes.get(tenant.tenantId);
-    await eventStream(req, res, {
-      account: tenant.account,
-      data: runtime.data(),
-      changes: runtime.changes,
-      streams: runtime.eventStreams,
-    });
-  });
-
-  router.post('/data/:tenant/loadDefaultData', async (_req, res) => {
-    const tenant = tenantRequest(res);
-    const runtime = await deps.runtimes.get(tenant.tenantId);
-    res.json(await runtime.data().loadDefaultData(tenant.account));
-  });
+  tenantRoutes(router, deps);
 
   const distinct = handle(async (req, res, { account, data, query }) => {
     res.json(await data.distinct(account, listPath(req), query));
@@ -133,13 +105,13 @@ export function dataRoutes(deps: AppDeps): Router {
   router.post(
     '/data/:tenant/:typeName',
     handle(async (req, res, { account, data, query }) => {
-      const href = await data.create(
+      const written = await data.create(
         account,
         param(req, 'typeName'),
         req.body,
         query.get('class') ?? undefined,
       );
-      await answerWrite(req, res, { account, data, href, status: 201, withBody: 201 });
+      await answerWrite(req, res, { account, data, written, status: 201, withBody: 201 });
     }),
   );
   router.get(
@@ -153,8 +125,8 @@ export function dataRoutes(deps: AppDeps): Router {
   router.patch(
     '/data/:tenant/:typeName/:id',
     handle(async (req, res, { account, data }) => {
-      const href = await data.patch(account, param(req, 'typeName'), param(req, 'id'), req.body);
-      await answerWrite(req, res, { account, data, href, status: 204, withBody: 200 });
+      const written = await data.patch(account, param(req, 'typeName'), param(req, 'id'), req.body);
+      await answerWrite(req, res, { account, data, written, status: 204, withBody: 200 });
     }),
   );
   router.delete(
@@ -167,8 +139,8 @@ export function dataRoutes(deps: AppDeps): Router {
   router.post(
     '/data/:tenant/:typeName/:id/merge',
     handle(async (req, res, { account, data }) => {
-      const href = await data.merge(account, param(req, 'typeName'), param(req, 'id'), req.body);
-      await answerWrite(req, res, { account, data, href, status: 204, withBody: 200 });
+      const written = await data.merge(account, param(req, 'typeName'), param(req, 'id'), req.body);
+      await answerWrite(req, res, { account, data, written, status: 204, withBody: 200 });
     }),
   );
 
@@ -181,11 +153,49 @@ export function dataRoutes(deps: AppDeps): Router {
     related,
     handle(async (req, res, { account, data, query }) => {
       const path = listPath(req) as Required<ListPath>;
-      const href = await data.createRelated(account, path, req.body, query.get('class') ?? undefined);
-      await answerWrite(req, res, { account, data, href, status: 201, withBody: 201 });
+      const written = await data.createRelated(account, path, req.body, query.get('class') ?? undefined);
+      await answerWrite(req, res, { account, data, written, status: 201, withBody: 201 });
     }),
   );
   return router;
+}
+
+/**
+ * The routes of the tenant as a whole under `/data/{tenant}`: the event stream, its token, and the
+ * loading of the model's default data.
+ */
+function tenantRoutes(router: Router, deps: AppDeps): void {
+  /**
+   * A token that opens this tenant's event stream without a credential header, for `EventSource`
+   * (docs/events.md): `{token, expiresAt, href}`, never cached. `?values=true` puts the stream's
+   * option of the same name into `href` (the token itself does not carry it).
+   */
+  router.get('/data/:tenant/eventStream/token', async (req, res) => {
+    const { tenantId, account } = tenantRequest(res);
+    const values = booleanParam(req.query['values'], 'values');
+    await deps.runtimes.get(tenantId);
+    const { token, expiresAt } = deps.streamTokens.issue(account, deps.now());
+    const href = `/data/${tenantId}/eventStream?token=${encodeURIComponent(token)}${values ? '&values=true' : ''}`;
+    res.setHeader('Cache-Control', 'no-store').json({ token, expiresAt, href });
+  });
+
+  router.get('/data/:tenant/eventStream', async (req, res) => {
+    const tenant = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenant.tenantId);
+    await eventStream(req, res, {
+      account: tenant.account,
+      objects: runtime.data().objects,
+      changes: runtime.changes,
+      streams: runtime.eventStreams,
+      turn: (work) => deps.fairShare.turn(tenant.tenantId, work),
+    });
+  });
+
+  router.post('/data/:tenant/loadDefaultData', async (_req, res) => {
+    const tenant = tenantRequest(res);
+    const runtime = await deps.runtimes.get(tenant.tenantId);
+    res.json(await runtime.data().objects.jobs.loadDefaultData(tenant.account));
+  });
 }
 
 /** Whether the client asked for the written object in the response (`Prefer: return=representation`, RFC 7240). */
@@ -202,22 +212,27 @@ function prefersRepresentation(req: Request): boolean {
 async function answerWrite(
   req: Request,
   res: Response,
-  write: { account: Account; data: DataService; href: string; status: number; withBody: number },
+  write: {
+    account: Account;
+    data: DataResources;
+    written: WrittenResource;
+    status: number;
+    withBody: number;
+  },
 ): Promise<void> {
-  const { account, data, href, status, withBody } = write;
-  res.location(href);
+  const { account, data, written, status, withBody } = write;
+  res.location(written.href);
   if (!prefersRepresentation(req)) {
     res.status(status).end();
     return;
   }
-  const [, , , plural = '', id = ''] = href.split('/');
-  const result = await data.getOne(account, plural, id).catch((error: unknown) => {
+  const object = await data.objects.reads.read(account, written.id).catch((error: unknown) => {
     if (error instanceof NotFoundError) return null;
     throw error;
   });
-  if (result === null || !('object' in result)) {
+  if (object === null) {
     res.status(status).end();
     return;
   }
-  res.status(withBody).setHeader('Preference-Applied', 'return=representation').json(result.object);
+  res.status(withBody).setHeader('Preference-Applied', 'return=representation').json(object);
 }

@@ -54,9 +54,9 @@ export function fileRoutes(deps: AppDeps): Router {
 
   router.get('/data/:tenant/download/:objectId/:fileId', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
-    const data = (await deps.runtimes.get(tenantId)).data();
+    const objects = (await deps.runtimes.get(tenantId)).data().objects;
     const objectId = param(req, 'objectId').toLowerCase();
-    const file = await data.heldFile(account, objectId, param(req, 'fileId'));
+    const file = await objects.reads.heldFile(account, objectId, param(req, 'fileId'));
     signedUrl(res, files.downloadUrl(tenantId, objectId, file));
   });
 

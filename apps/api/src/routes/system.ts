@@ -93,7 +93,7 @@ export function systemRoutes(deps: AppDeps): Router {
   router.post('/system/:tenant/:typeName', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
     const { system, plurals } = await service(tenantId);
-    const href = await system.create(account, typeName(req), req.body);
+    const { href } = await system.create(account, typeName(req), req.body);
     res
       .status(201)
       .location(relinked(href, tenantId, plurals))
@@ -103,7 +103,7 @@ export function systemRoutes(deps: AppDeps): Router {
   router.patch('/system/:tenant/:typeName/:id', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
     const { system, plurals } = await service(tenantId);
-    const href = await system.patch(account, typeName(req), String(req.params['id']), req.body);
+    const { href } = await system.patch(account, typeName(req), String(req.params['id']), req.body);
     res
       .status(204)
       .location(relinked(href, tenantId, plurals))

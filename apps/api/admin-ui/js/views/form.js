@@ -1,13 +1,14 @@
 import { ApiError, call, get, tenantPath } from '../api.js';
 import { alertBox, h, notice, show, viewOf } from '../dom.js';
+import { classLabel, fieldLabel, objectName } from '../format.js';
+import { fileInput } from './file-input.js';
+import { relationPicker } from './relation-picker.js';
 
 const NUMERIC = new Set(['INTEGER', 'DECIMAL', 'CURRENCY', 'PERCENTAGE']);
 const JSON_TYPES = new Set(['JSON', 'ARRAY']);
 const LONG_TEXT = new Set(['TEXTBLOCK', 'LONGTEXT']);
-/** FILE and IMAGE values come from an upload (docs/files.md), which this page does not offer. */
-const NOT_EDITABLE = new Set(['FILE', 'IMAGE']);
-/** How many candidate objects a relation's choice offers per linkable class. */
-const CHOICES = 100;
+/** FILE and IMAGE values come from an upload (docs/files.md): file-input.js. */
+const FILE_TYPES = new Set(['FILE', 'IMAGE']);
 
 function currentValue(value) {
   return value !== null && typeof value === 'object' && 'current' in value && 'history' in value
@@ -114,37 +115,6 @@ class FieldProblem extends Error {
   }
 }
 
-/** A label for a candidate object: its first text value (the list rows carry no display name). */
-function labelOf(row) {
-  const text = Object.entries(row).find(
-    ([name, value]) => !name.startsWith('_') && typeof value === 'string',
-  );
-  return text ? text[1] : row._links._self.href.split('/').pop();
-}
-
-async function relationChoices(relation, current) {
-  const lists = await Promise.all(
-    relation.linkableClasses.map((plural) =>
-      get(`${tenantPath('data', plural)}?size=${CHOICES}`).catch(() => ({ _embedded: {} })),
-    ),
-  );
-  const choices = new Map(current.map((link) => [link.href, link.name ?? link.href]));
-  for (const row of lists.flatMap((page) => Object.values(page._embedded ?? {}).flat())) {
-    if (!choices.has(row._links._self.href)) choices.set(row._links._self.href, labelOf(row));
-  }
-  return [...choices.entries()].sort((a, b) => a[1].localeCompare(b[1]));
-}
-
-function relationInput(relation, choices, selected) {
-  const id = `field-${relation.name}`;
-  return h(
-    'select',
-    { id, name: relation.name, multiple: relation.multiple, 'aria-describedby': `${id}-error` },
-    relation.multiple ? null : h('option', { value: '' }, ''),
-    choices.map(([href, name]) => h('option', { value: href, selected: selected.includes(href) }, name)),
-  );
-}
-
 /**
  * Create (`object` null) or edit an object with the fields and relations its form metadata offers.
  * The server validates: its problem's `errors` are shown under each field they name.
@@ -154,27 +124,29 @@ export async function formView(typeName, id) {
   const form = await get(
     object?._links._form.href ?? `${tenantPath('metadata', 'form')}?classes=${encodeURIComponent(typeName)}`,
   );
-  const fields = form.fields.filter((f) => !f.readOnly && !f.hidden && !NOT_EDITABLE.has(f.type));
+  const fields = form.fields.filter((f) => !f.readOnly && !f.hidden && !FILE_TYPES.has(f.type));
+  const fileFields = form.fields.filter((f) => !f.readOnly && !f.hidden && FILE_TYPES.has(f.type));
   const relations = form.relations.filter((r) => !r.readOnly && r.direction !== 'reverse');
   const currentLinks = (relation) => {
     const link = object?._links[relation.name];
     if (link === undefined) return [];
     return 'values' in link ? (link.values ?? []) : 'name' in link ? [link] : [];
   };
-  const choices = await Promise.all(relations.map((r) => relationChoices(r, currentLinks(r))));
+  /** File inputs and relation pickers: widgets with their own value (file-input.js, relation-picker.js). */
+  const widgets = new Map();
 
   const summary = h('div', { id: 'form-errors' });
   const rows = [];
   const inputs = new Map();
   const initial = new Map();
-  const row = (name, labelText, required, input, hint) => {
+  const row = (name, labelText, required, input, hint, element = input) => {
     const error = h('div', { class: 'field-error', id: `${input.id}-error`, 'data-error-for': name });
     rows.push(
       h(
         'div',
         { class: 'field', 'data-field': name },
         h('label', { for: input.id }, labelText, required ? ' *' : ''),
-        h('div', {}, input, hint ? h('div', { class: 'muted' }, hint) : null, error),
+        h('div', {}, element, hint ? h('div', { class: 'muted' }, hint) : null, error),
       ),
     );
     inputs.set(name, { input, error });
@@ -185,23 +157,22 @@ export async function formView(typeName, id) {
     initial.set(field.name, field.type === 'SECRET' ? '' : text);
     row(
       field.name,
-      field.label,
+      fieldLabel(field),
       field.required,
       input,
       field.default ? `default: ${JSON.stringify(field.default.value ?? field.default)}` : null,
     );
   }
-  relations.forEach((relation, index) => {
-    const selected = currentLinks(relation).map((link) => link.href);
-    initial.set(relation.name, JSON.stringify(selected));
-    row(
-      relation.name,
-      relation.name,
-      relation.required,
-      relationInput(relation, choices[index], selected),
-      relation.multiple ? 'several: Ctrl-click' : null,
-    );
-  });
+  for (const field of fileFields) {
+    const widget = fileInput(field, object?.[field.name]);
+    widgets.set(field.name, widget);
+    row(field.name, fieldLabel(field), field.required, widget.input, null, widget.element);
+  }
+  for (const relation of relations) {
+    const widget = relationPicker(relation, currentLinks(relation));
+    widgets.set(relation.name, widget);
+    row(relation.name, fieldLabel(relation), relation.required, widget.input, null, widget.element);
+  }
 
   const submit = h('button', { type: 'submit', id: 'save' }, id === null ? 'Create' : 'Save');
   const element = h(
@@ -260,13 +231,13 @@ export async function formView(typeName, id) {
       showErrors([{ field: problem.field, message: problem.message }], 'Fix the marked field.');
       return;
     }
-    for (const relation of relations) {
-      const input = inputs.get(relation.name).input;
-      const selected = [...input.selectedOptions].map((o) => o.value).filter((v) => v !== '');
-      if (object !== null && JSON.stringify(selected) === initial.get(relation.name)) continue;
-      if (relation.multiple) body[relation.name] = selected;
-      else if (selected.length > 0) body[relation.name] = selected[0];
-      else if (object !== null) body[relation.name] = null;
+    if ([...widgets.values()].some((widget) => widget.pending?.())) {
+      summary.replaceChildren(alertBox('Wait until the uploads have finished.'));
+      return;
+    }
+    for (const [name, widget] of widgets) {
+      if (object === null ? widget.value() === null : !widget.changed()) continue;
+      body[name] = widget.value();
     }
     submit.disabled = true;
     try {
@@ -275,7 +246,11 @@ export async function formView(typeName, id) {
           ? await call('POST', tenantPath('data', typeName), { body, prefer: 'return=representation' })
           : await call('PATCH', tenantPath('data', typeName, id), { body, prefer: 'return=representation' });
       const href = result.body?._links._self.href ?? result.location;
-      notice(object === null ? `Created ${typeName}.` : 'Saved.');
+      notice(
+        object === null
+          ? `Created ${objectName(form.fields, result.body ?? body) ?? 'the object'}.`
+          : 'Saved.',
+      );
       location.hash = viewOf(href);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -285,22 +260,10 @@ export async function formView(typeName, id) {
     }
   });
 
-  const skipped = form.fields.filter((f) => NOT_EDITABLE.has(f.type) && !f.readOnly && !f.hidden);
+  const name = object === null ? null : objectName(form.fields, object);
   show(
-    h(
-      'h1',
-      {},
-      id === null ? `New ${typeName}` : `Edit ${typeName} `,
-      id === null ? null : h('span', { class: 'muted' }, id),
-    ),
+    h('h1', {}, id === null ? `New in ${classLabel(typeName).toLowerCase()}` : `Edit ${name ?? id}`),
     summary,
     element,
-    skipped.length === 0
-      ? null
-      : h(
-          'p',
-          { class: 'muted' },
-          `Files (${skipped.map((f) => f.name).join(', ')}) are set through an upload; see the files documentation.`,
-        ),
   );
 }

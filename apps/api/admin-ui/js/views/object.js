@@ -1,20 +1,23 @@
 import { call, get, tenantPath } from '../api.js';
-import { alertBox, displayValue, h, notice, show, takeNotice, viewOf } from '../dom.js';
+import { alertBox, h, notice, show, takeNotice, viewOf } from '../dom.js';
+import { classLabel, fieldLabel, formatTimestamp, objectName } from '../format.js';
+import { fieldContent } from './field-display.js';
 
 /** `_links` members the platform adds; every other member is a relation. */
 const PLATFORM_LINKS = new Set(['_self', '_scripts', '_metadata', '_relatedDataObject', '_form']);
 
 /** A relation's links: one related object (`{href, name}`), or a related list with its current values. */
 function relationItem(name, link) {
+  const label = fieldLabel({ name });
   if (!('values' in link) && 'name' in link) {
     return [
-      h('dt', {}, name),
+      h('dt', {}, label),
       h('dd', {}, h('a', { href: viewOf(link.href), 'data-relation': name }, link.name ?? link.href)),
     ];
   }
   const values = link.values ?? [];
   return [
-    h('dt', {}, name),
+    h('dt', {}, label),
     h(
       'dd',
       {},
@@ -46,6 +49,8 @@ export async function objectView(typeName, id) {
   ]);
   const fields = metadata.fields.filter((field) => object[field.name] !== undefined);
   const relations = Object.entries(object._links).filter(([name]) => !PLATFORM_LINKS.has(name));
+  const name = objectName(metadata.fields, object);
+  document.title = `${name ?? id} · ${classLabel(typeName)} · ODP admin`;
 
   const status = h('div');
   const confirm = h(
@@ -86,7 +91,13 @@ export async function objectView(typeName, id) {
 
   show(
     takeNotice(),
-    h('h1', {}, `${object._class} `, h('span', { class: 'muted', id: 'object-id' }, id)),
+    h(
+      'h1',
+      {},
+      h('span', { id: 'object-name' }, name ?? classLabel(object._class)),
+      ' ',
+      h('span', { class: 'muted kind' }, classLabel(object._class)),
+    ),
     h(
       'div',
       { class: 'toolbar' },
@@ -112,21 +123,22 @@ export async function objectView(typeName, id) {
         },
         'Who can see it',
       ),
-      h('a', { href: `#/list/${encodeURIComponent(typeName)}` }, `All ${typeName}`),
+      h('a', { href: `#/list/${encodeURIComponent(typeName)}` }, `All ${classLabel(typeName).toLowerCase()}`),
     ),
     status,
     h(
       'p',
       { class: 'muted' },
-      `Classes: ${object._classes.join(', ')}. Created ${object._creationDate}, modified ${object._modificationDate}.`,
+      `Classes: ${object._classes.map(classLabel).join(', ')}. Created ${formatTimestamp(object._creationDate)}, modified ${formatTimestamp(object._modificationDate)}. Id `,
+      h('span', { id: 'object-id' }, id),
     ),
     h('h2', {}, 'Fields'),
     h(
       'dl',
       { class: 'props', id: 'fields' },
       fields.map((field) => [
-        h('dt', {}, field.label),
-        h('dd', { 'data-field': field.name }, displayValue(object[field.name])),
+        h('dt', {}, fieldLabel(field)),
+        h('dd', { 'data-field': field.name }, fieldContent(field, id, object[field.name])),
       ]),
     ),
     h('h2', {}, 'Relations'),

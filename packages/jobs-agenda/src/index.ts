@@ -1,0 +1,2 @@
+export { AgendaJobQueue, openAgendaJobQueue } from './agenda-job-queue.js';
+export type { AgendaJobQueueOptions } from './agenda-job-queue.js';

@@ -1,0 +1,141 @@
+/**
+ * The access-control rows of the tenant store: the ACL rows of each object (and `acl_cls`, the
+ * rows by class that drive protected lists), the holdings behind them, and which derived values
+ * were computed from an object a reader may not see.
+ */
+import { derivedSourcesOf } from '@odp/core';
+import type { AccessFilter, AclRow, Holding, WriteBatch } from '@odp/core';
+import type { AppliedModel } from './applied-model.js';
+import type { TenantDatabase } from './database.js';
+import { hiddenAlongAny } from './query/access.js';
+
+export class AccessRows {
+  constructor(
+    private readonly database: TenantDatabase,
+    private readonly model: AppliedModel,
+  ) {}
+
+  async hiddenDerivedFields(
+    ids: readonly string[],
+    access: AccessFilter,
+  ): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
+    const hidden = new Map<string, Set<string>>();
+    if (ids.length === 0 || access.kind === 'all') return hidden;
+    this.model.require();
+    const rows = this.database
+      .statement(
+        'SELECT o.n AS n, o.id AS id, o.classes AS classes FROM objects o WHERE o.id IN (SELECT value FROM json_each(?))',
+      )
+      .all(JSON.stringify(ids)) as { n: number; id: string; classes: string }[];
+    /** Objects of one class combination share their derived fields: one query per field and combination. */
+    const byClasses = new Map<string, { n: number; id: string }[]>();
+    for (const row of rows) {
+      const group = byClasses.get(row.classes) ?? [];
+      group.push(row);
+      byClasses.set(row.classes, group);
+    }
+    for (const [classes, objects] of byClasses) {
+      const idOfKey = new Map(objects.map((object) => [object.n, object.id]));
+      const derived = derivedSourcesOf(this.model.current, JSON.parse(classes) as string[]);
+      for (const [field, paths] of derived) {
+        const condition = hiddenAlongAny(this.database.keys, paths, access)?.('j.value');
+        if (condition === undefined) continue;
+        const keys = this.database
+          .statement(`SELECT j.value FROM json_each(?) j WHERE ${condition.text}`)
+          .pluck()
+          .all(JSON.stringify(objects.map((object) => object.n)), ...condition.params) as number[];
+        for (const key of keys) {
+          const id = idOfKey.get(key);
+          if (id === undefined) continue;
+          const fields = hidden.get(id) ?? new Set<string>();
+          fields.add(field);
+          hidden.set(id, fields);
+        }
+      }
+    }
+    return hidden;
+  }
+
+  async aclRowsOf(id: string): Promise<AclRow[]> {
+    return this.database
+      .statement(
+        `SELECT a.ac AS acId, a.node AS nodeId, a.def AS definition FROM acl a JOIN objects o ON o.n = a.n
+       WHERE o.id = ? ORDER BY a.ac, a.node, a.def`,
+      )
+      .all(id) as AclRow[];
+  }
+
+  async holdingsOf(holderId: string): Promise<Holding[]> {
+    return this.holdingsWhere('holder = ?', holderId);
+  }
+
+  async holdingsOfAcId(acId: string): Promise<Holding[]> {
+    return this.holdingsWhere('ac = ?', acId);
+  }
+
+  async storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }> {
+    const nodeIds = this.database
+      .statement('SELECT DISTINCT node FROM acl ORDER BY node')
+      .pluck()
+      .all() as string[];
+    const stepIds = this.database
+      .statement('SELECT DISTINCT s.value FROM holdings h, json_each(h.steps) s ORDER BY s.value')
+      .pluck()
+      .all() as string[];
+    return { nodeIds, stepIds };
+  }
+
+  /** Re-derives the `acl_cls` rows of an object from its ACL rows and classes (after either changed). */
+  refreshAclClasses(n: number): void {
+    this.database.statement('DELETE FROM acl_cls WHERE n = ?').run(n);
+    this.database
+      .statement(
+        'INSERT OR IGNORE INTO acl_cls (ac, c, n) SELECT a.ac, m.c, a.n FROM acl a JOIN cls m ON m.n = a.n WHERE a.n = ?',
+      )
+      .run(n);
+  }
+
+  /** Replaces the ACL rows of each entry's object (an object no longer stored is skipped). */
+  putAclRows(entries: WriteBatch['aclRows']): void {
+    for (const entry of entries ?? []) {
+      const n = this.database.objectKey(entry.objectId);
+      if (n === null) continue;
+      this.database.statement('DELETE FROM acl WHERE n = ?').run(n);
+      const insert = this.database.statement(
+        'INSERT OR IGNORE INTO acl (n, ac, node, def) VALUES (?, ?, ?, ?)',
+      );
+      for (const row of entry.rows) insert.run(n, row.acId, row.nodeId, row.definition);
+      this.refreshAclClasses(n);
+    }
+  }
+
+  /** Replaces the holdings of each entry's anchor and definition. */
+  putHoldings(entries: WriteBatch['holdings']): void {
+    for (const entry of entries ?? []) {
+      this.database
+        .statement('DELETE FROM holdings WHERE anchor = ? AND def = ?')
+        .run(entry.anchorId, entry.definition);
+      const insert = this.database.statement(
+        'INSERT INTO holdings (holder, ac, def, anchor, steps) VALUES (?, ?, ?, ?, ?)',
+      );
+      for (const row of entry.rows) {
+        insert.run(row.holderId, row.acId, row.definition, row.anchorId, JSON.stringify(row.stepIds));
+      }
+    }
+  }
+
+  private holdingsWhere(where: string, value: string): Holding[] {
+    const rows = this.database
+      .statement(
+        `SELECT holder, ac, def, anchor, steps FROM holdings WHERE ${where} ORDER BY anchor, def, holder, rowid`,
+      )
+      .all(value) as { holder: string; ac: string; def: string; anchor: string; steps: string }[];
+    return rows.map((row) => ({
+      holderId: row.holder,
+      acId: row.ac,
+      definition: row.def,
+      anchorId: row.anchor,
+      stepIds: JSON.parse(row.steps) as string[],
+    }));
+  }
+}

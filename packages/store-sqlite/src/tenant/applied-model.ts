@@ -1,0 +1,62 @@
+/**
+ * The model a tenant store derives its rows from (index rows, unique checks, search text), with
+ * its index signature. Queries and writes require one applied first.
+ */
+import type { Model } from '@odp/core';
+import { indexSignature } from './index-keys.js';
+import type { TenantDatabase } from './database.js';
+
+const EMPTY_MODEL: Model = {
+  classes: new Map(),
+  byPlural: new Map(),
+  lists: new Map(),
+  accessControl: [],
+  roles: [],
+  settings: {},
+  defaultData: [],
+  templates: new Map(),
+};
+
+export class AppliedModel {
+  private model: Model = EMPTY_MODEL;
+  private applied = false;
+  /** The index signature of `current`, computed once per model. */
+  private currentSignature = '';
+
+  constructor(
+    private readonly database: TenantDatabase,
+    /** Told of every model taken into use (the counters of `aggregates.ts`). */
+    private readonly onUse: (model: Model) => void,
+  ) {}
+
+  get current(): Model {
+    return this.model;
+  }
+
+  get signature(): string {
+    return this.currentSignature;
+  }
+
+  /** Takes `model` into use (writes and rebuilds derive from it); `applied` once `applyModel` ran. */
+  use(model: Model, applied = false): void {
+    this.model = model;
+    this.currentSignature = indexSignature(model);
+    this.onUse(model);
+    if (applied) this.applied = true;
+  }
+
+  /**
+   * Whether the stored derived data (index rows, counters, search text) was built for the current
+   * model: false while a rebuild runs (in this process or another).
+   */
+  derivedCurrent(): boolean {
+    return (
+      this.database.statement("SELECT v FROM meta WHERE k = 'index_signature'").pluck().get() ===
+      this.currentSignature
+    );
+  }
+
+  require(): void {
+    if (!this.applied) throw new Error('applyModel must be called before queries and writes.');
+  }
+}

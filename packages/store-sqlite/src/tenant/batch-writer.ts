@@ -1,0 +1,185 @@
+/**
+ * The batch writer of the tenant store: applies a `WriteBatch` inside the caller's transaction, in
+ * this order: puts (rows first, then links, so objects of the batch may link to each other),
+ * redirects, deletes, unique checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError
+ * when a link names an object that does not exist after the batch, ConflictError when a `unique`
+ * value would be shared, WriteConflictError when an expected version moved; nothing is applied then
+ * (the transaction rolls back). Each object's class, index, counter and search rows are derived
+ * from the applied model in the same transaction.
+ */
+import { ConflictError, NotFoundError, WriteConflictError, searchTextOf } from '@odp/core';
+import type { StoredObject, WriteBatch } from '@odp/core';
+import type { AccessRows } from './access-rows.js';
+import type { TenantAggregates } from './aggregates.js';
+import type { AppliedModel } from './applied-model.js';
+import type { TenantDatabase } from './database.js';
+import { appendEvents } from './events.js';
+import { indexKeysOf, indexedField, indexedFields, ixKey } from './index-keys.js';
+import type { TenantOutbox } from './outbox.js';
+import { EMPTY_KEY } from './query/sql.js';
+import { putRedirect } from './redirects.js';
+
+export class BatchWriter {
+  constructor(
+    private readonly database: TenantDatabase,
+    private readonly model: AppliedModel,
+    private readonly aggregates: TenantAggregates,
+    private readonly accessRows: AccessRows,
+    private readonly outbox: TenantOutbox,
+  ) {}
+
+  apply(batch: WriteBatch): void {
+    for (const { id, modifiedAt } of batch.expect ?? []) {
+      const current = this.database.statement('SELECT modified FROM objects WHERE id = ?').pluck().get(id) as
+        string | undefined;
+      if ((current ?? null) !== modifiedAt) throw new WriteConflictError(id);
+    }
+    const keysOfPuts = new Map<string, number>();
+    for (const object of batch.put ?? []) keysOfPuts.set(object.id, this.putObject(object));
+    for (const object of batch.put ?? []) this.putLinks(object, keysOfPuts.get(object.id) ?? -1);
+    // Redirects first: an id already redirected to a merged-away object follows it to the survivor
+    // (chains), before deleting that object drops the redirects that led to it.
+    for (const redirect of batch.redirects ?? []) putRedirect(this.database, redirect);
+    for (const id of batch.delete ?? []) this.deleteObject(id);
+    for (const object of batch.put ?? []) this.checkUnique(object, keysOfPuts.get(object.id) ?? -1);
+    this.accessRows.putAclRows(batch.aclRows);
+    this.accessRows.putHoldings(batch.holdings);
+    appendEvents(this.database, batch.events ?? []);
+    this.outbox.enqueue(batch.jobs ?? []);
+  }
+
+  /**
+   * Inserts the object row, or updates it in place (keeping its key, so creation order holds), and
+   * writes its class, index and search rows (replacing the old ones of an update).
+   */
+  private putObject(object: StoredObject): number {
+    const columns = [
+      object.basicClass,
+      JSON.stringify(object.classes),
+      object.name,
+      JSON.stringify(object.values),
+      object.createdAt,
+      object.modifiedAt,
+    ];
+    const existing = this.database.objectKey(object.id);
+    if (existing !== null) {
+      this.database
+        .statement(
+          'UPDATE objects SET basic = ?, classes = ?, name = ?, vals = ?, created = ?, modified = ? WHERE n = ?',
+        )
+        .run(...columns, existing);
+      this.deriveRows(object, existing, true);
+      return existing;
+    }
+    const n = this.database
+      .statement(
+        'INSERT INTO objects (id, basic, classes, name, vals, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING n',
+      )
+      .pluck()
+      .get(object.id, ...columns) as number;
+    this.deriveRows(object, n, false);
+    return n;
+  }
+
+  /** Writes the class membership, value index and search rows of an object (replacing old ones). */
+  deriveRows(object: StoredObject, n: number, replace: boolean): void {
+    if (replace) {
+      this.aggregates.apply(n, -1);
+      this.database.statement('DELETE FROM cls WHERE n = ?').run(n);
+      this.database.statement('DELETE FROM ix WHERE n = ?').run(n);
+      this.database.statement('DELETE FROM search WHERE rowid = ?').run(n);
+    }
+    const insertClass = this.database.statement('INSERT OR IGNORE INTO cls (c, n) VALUES (?, ?)');
+    const insertValue = this.database.statement('INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ?, ?)');
+    const insertEmpty = this.database.statement(
+      `INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ${EMPTY_KEY}, ?)`,
+    );
+    for (const className of new Set(object.classes)) {
+      const c = this.database.intern(`c:${className}`);
+      insertClass.run(c, n);
+      const classDef = this.model.current.classes.get(className);
+      if (classDef === undefined) continue;
+      for (const field of indexedFields(classDef)) {
+        const f = this.database.intern(`f:${field.name}`);
+        const keys = indexKeysOf(field, object.values[field.name]);
+        if (keys.length === 0) insertEmpty.run(c, f, n);
+        for (const key of keys) insertValue.run(c, f, ixKey(key), n);
+      }
+    }
+    this.aggregates.apply(n, 1);
+    const text = searchTextOf(this.model.current, object);
+    if (text !== '') this.database.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
+    if (replace) this.accessRows.refreshAclClasses(n);
+  }
+
+  private putLinks(object: StoredObject, n: number): void {
+    this.database.statement('DELETE FROM links WHERE src = ?').run(n);
+    const insert = this.database.statement(
+      'INSERT OR IGNORE INTO links (src, rel, pos, dst) VALUES (?, ?, ?, ?)',
+    );
+    for (const [relationKey, targets] of Object.entries(object.links)) {
+      const rel = this.database.intern(`r:${relationKey}`);
+      targets.forEach((targetId, position) => {
+        const target = this.database.objectKey(targetId);
+        if (target === null) throw new NotFoundError(`The linked object ${targetId} does not exist.`);
+        insert.run(n, rel, position, target);
+      });
+    }
+  }
+
+  /**
+   * Removes the object with everything derived from it: class, index and search rows, its links in
+   * both directions (no link ever dangles), its ACL rows, and redirects that led to it.
+   */
+  private deleteObject(id: string): void {
+    const n = this.database.objectKey(id);
+    if (n === null) return;
+    this.aggregates.apply(n, -1);
+    for (const sql of [
+      'DELETE FROM cls WHERE n = ?',
+      'DELETE FROM ix WHERE n = ?',
+      'DELETE FROM links WHERE src = ?',
+      'DELETE FROM links WHERE dst = ?',
+      'DELETE FROM acl WHERE n = ?',
+      'DELETE FROM acl_cls WHERE n = ?',
+      'DELETE FROM search WHERE rowid = ?',
+      'DELETE FROM objects WHERE n = ?',
+    ]) {
+      this.database.statement(sql).run(n);
+    }
+    this.database.statement('DELETE FROM redirects WHERE dst = ?').run(id);
+  }
+
+  /** A `unique` field's values must not be held by another object of the declaring class (subclasses included). */
+  private checkUnique(object: StoredObject, n: number): void {
+    if (this.database.objectKey(object.id) === null) return;
+    const clash = this.database
+      .statement('SELECT 1 FROM ix WHERE c = ? AND f = ? AND v = ? AND n <> ? LIMIT 1')
+      .pluck();
+    const checked = new Set<string>();
+    for (const className of object.classes) {
+      for (const field of this.model.current.classes.get(className)?.fields.values() ?? []) {
+        if (
+          !field.unique ||
+          checked.has(field.name) ||
+          indexedField(this.model.current, className, field.name) === undefined
+        ) {
+          continue;
+        }
+        checked.add(field.name);
+        const c = this.database.lookupKey(`c:${field.declaredOn}`);
+        const f = this.database.lookupKey(`f:${field.name}`);
+        for (const key of indexKeysOf(field, object.values[field.name])) {
+          if (clash.get(c, f, ixKey(key), n) !== undefined) {
+            throw new ConflictError(
+              `Another object already has this value of the unique field ${field.name}.`,
+              {
+                field: field.name,
+              },
+            );
+          }
+        }
+      }
+    }
+  }
+}

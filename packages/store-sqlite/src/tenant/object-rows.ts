@@ -1,0 +1,92 @@
+/**
+ * Reading object rows back as `StoredObject`s: by id under an access filter, by key in a given
+ * order, in id order (scans), each with its forward links read in one query.
+ */
+import type { AccessFilter, StoredObject } from '@odp/core';
+import type { TenantDatabase } from './database.js';
+import { compileAccess } from './query/access.js';
+import type { Sql } from './query/sql.js';
+
+export interface ObjectRow {
+  n: number;
+  id: string;
+  basic: string;
+  classes: string;
+  name: string | null;
+  vals: string;
+  created: string;
+  modified: string;
+}
+
+export const OBJECT_COLUMNS = 'o.n, o.id, o.basic, o.classes, o.name, o.vals, o.created, o.modified';
+
+export class ObjectRows {
+  constructor(private readonly database: TenantDatabase) {}
+
+  /** The query of the objects matching `where` that `access` lets the reader see. */
+  fetchQuery(where: string, params: readonly unknown[], access: AccessFilter): Sql {
+    const visible = compileAccess(this.database.keys, access)?.('o.n');
+    return {
+      text: `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE ${where}${visible === undefined ? '' : ` AND ${visible.text}`}`,
+      params: [...params, ...(visible?.params ?? [])],
+    };
+  }
+
+  fetchWhere(where: string, params: readonly unknown[], access: AccessFilter): StoredObject[] {
+    const query = this.fetchQuery(where, params, access);
+    return this.hydrate(this.database.statement(query.text).all(...query.params) as ObjectRow[]);
+  }
+
+  /** Object rows of `keys`, in the order of `keys`. */
+  byKey(keys: readonly number[]): ObjectRow[] {
+    if (keys.length === 0) return [];
+    const rows = this.database
+      .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(keys)) as ObjectRow[];
+    const byKey = new Map(rows.map((row) => [row.n, row]));
+    return keys.map((key) => byKey.get(key)).filter((row): row is ObjectRow => row !== undefined);
+  }
+
+  /** Up to `limit` objects in id order after `afterId`, whatever their access. */
+  scan(afterId: string | null, limit: number): StoredObject[] {
+    const rows = this.database
+      .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.id > ? ORDER BY o.id LIMIT ?`)
+      .all(afterId ?? '', limit) as ObjectRow[];
+    return this.hydrate(rows);
+  }
+
+  /** StoredObjects of rows, with their forward links read in one query. */
+  hydrate(rows: readonly ObjectRow[]): StoredObject[] {
+    if (rows.length === 0) return [];
+    const linkRows = this.database
+      .statement(
+        `SELECT l.src AS src, substr(k.name, 3) AS rel, t.id AS dst FROM links l
+       JOIN dict k ON k.k = l.rel JOIN objects t ON t.n = l.dst
+       WHERE l.src IN (SELECT value FROM json_each(?)) ORDER BY l.src, l.rel, l.pos`,
+      )
+      .all(JSON.stringify(rows.map((row) => row.n))) as { src: number; rel: string; dst: string }[];
+    const links = new Map<number, Record<string, string[]>>();
+    for (const link of linkRows) {
+      const ofObject = links.get(link.src) ?? {};
+      (ofObject[link.rel] ??= []).push(link.dst);
+      links.set(link.src, ofObject);
+    }
+    return rows.map((row) => toStoredObject(row, links.get(row.n) ?? {}));
+  }
+}
+
+export function toStoredObject(
+  row: ObjectRow,
+  links: Readonly<Record<string, readonly string[]>>,
+): StoredObject {
+  return {
+    id: row.id,
+    basicClass: row.basic,
+    classes: JSON.parse(row.classes) as string[],
+    name: row.name,
+    values: JSON.parse(row.vals) as Record<string, unknown>,
+    links,
+    createdAt: row.created,
+    modifiedAt: row.modified,
+  };
+}

@@ -1,0 +1,246 @@
+/**
+ * The embedded full-text index: an FTS5 table in the tenant's own database (rowid = the object's
+ * key), written by the tenant store inside the same transaction as the object, so a search never
+ * returns an object a get would miss and never misses one just written.
+ *
+ * Tokenizer `unicode61 remove_diacritics 2` (case- and accent-insensitive), prefix indexes for 2
+ * and 3 characters. Each query term becomes a quoted prefix term (`"term"*`), terms AND-combined;
+ * terms come from `searchTerms`, so no FTS syntax ever reaches the engine.
+ *
+ * Ranking: when the query matches at most `rankLimit` entries and none of its terms matches more
+ * than `PHRASE_LIMIT_FACTOR` times as many, pages follow bm25 (best first), ties by creation order.
+ * Otherwise the work of bm25 would not be bounded: broader queries (a letter or two typed) would
+ * rank nearly the whole tenant on every keystroke, and FTS5's bm25 reads every entry of each term
+ * to count the documents holding it (a rare term AND a common one matches few objects but reads
+ * all of the common term's entries), so they list matches newest first instead, which reads
+ * `size + 1` matches. Both checks count at most limit + 1 entries. The mode is fixed by the first
+ * page and carried in the cursor. Paging is stable while others write: a bm25 paging's ranked key list
+ * is frozen at its first page (table `search_pages`, expiring after `cursorTtlMs`; an expired
+ * cursor is a ValidationError), since positions in a live ranking shift with deletes and bm25
+ * scores move with corpus statistics; a newest-first paging is a keyset below a snapshot bound
+ * (object keys are never reused). Cursors are HMAC-signed: a forged, damaged or foreign cursor is
+ * a ValidationError.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms } from '@odp/core';
+import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
+import { compileAccess } from './query/access.js';
+import type { KeyLookup, Sql } from './query/sql.js';
+
+export interface SqliteSearchIndexContext {
+  readonly db: Database.Database;
+  readonly keys: KeyLookup;
+  /** Key of the cursor signatures. */
+  readonly secret: Buffer;
+  readonly rankLimit: number;
+  /** How long the frozen ranking behind a bm25 cursor is kept. */
+  readonly cursorTtlMs: number;
+  /** Prepared-statement cache of the owning store. */
+  readonly statement: (sql: string) => Database.Statement;
+  /** Re-derives every object's index entries (and the store's other derived rows) for a model. */
+  readonly rebuild: (model: Model) => Promise<number>;
+}
+
+type Cursor = RankCursor | RecentCursor;
+
+interface RankCursor {
+  /** Query fingerprint: a cursor only continues the query it came from. */
+  readonly q: string;
+  readonly mode: 'rank';
+  /** The `search_pages` row holding the ranking frozen at the first page. */
+  readonly page: string;
+  /** Position in the frozen ranking where the next page starts. */
+  readonly at: number;
+}
+
+interface RecentCursor {
+  readonly q: string;
+  readonly mode: 'recent';
+  /** Newest object key when the first page was served; later objects are not part of this paging. */
+  readonly max: number;
+  /** The last key returned. */
+  readonly at: number;
+}
+
+const MAX_PAGE_SIZE = 1000;
+/** A term matching more than this many times `rankLimit` entries makes bm25's work unbounded. */
+const PHRASE_LIMIT_FACTOR = 10;
+
+export class SqliteSearchIndex implements SearchIndex {
+  readonly maintainedByStore = true;
+
+  constructor(private readonly context: SqliteSearchIndexContext) {}
+
+  /** Replaces the entries of stored objects with the given text; ids not stored are ignored. */
+  async index(documents: readonly SearchDocument[]): Promise<void> {
+    this.context.db
+      .transaction(() => {
+        for (const document of documents) {
+          const n = this.context.keys.objectKey(document.id);
+          if (n === null) continue;
+          this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
+          this.context.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, document.text);
+        }
+      })
+      .immediate();
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    this.context.db
+      .transaction(() => {
+        for (const id of ids) {
+          const n = this.context.keys.objectKey(id);
+          if (n !== null) this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
+        }
+      })
+      .immediate();
+  }
+
+  async rebuild(model: Model): Promise<number> {
+    return this.context.rebuild(model);
+  }
+
+  async search(query: SearchQuery, access: AccessFilter): Promise<SearchPage> {
+    const terms = searchTerms(query.text);
+    const classKeys = query.classes
+      .map((name) => this.context.keys.key(`c:${name}`))
+      .filter((key): key is number => key !== null)
+      .sort((a, b) => a - b);
+    const phrases = terms.map((term) => `"${term}"*`);
+    const match = phrases.join(' ');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([match, classKeys]))
+      .digest('base64url')
+      .slice(0, 16);
+    const cursor = query.cursor === undefined ? undefined : this.decodeCursor(query.cursor, fingerprint);
+    if (terms.length === 0 || classKeys.length === 0) return { ids: [], next: null };
+    const size = Math.max(1, Math.min(Math.trunc(query.size), MAX_PAGE_SIZE));
+    if (cursor?.mode === 'rank') return this.frozenPage(cursor, classKeys, access, size);
+    const scope = this.scope('search.rowid', classKeys, access);
+    const state = cursor ?? this.firstPageMode(match, phrases, fingerprint);
+    if (state.mode === 'rank') {
+      const ranked = this.context
+        .statement(
+          `SELECT search.rowid FROM search WHERE search MATCH ? AND ${scope.text} ORDER BY rank, search.rowid`,
+        )
+        .pluck()
+        .all(match, ...scope.params) as number[];
+      const ids = this.idsOf(ranked.slice(0, size));
+      if (ranked.length <= size) return { ids, next: null };
+      const page = this.freeze(ranked);
+      return { ids, next: this.encodeCursor({ q: fingerprint, mode: 'rank', page, at: size }) };
+    }
+    const keys = this.context
+      .statement(
+        `SELECT search.rowid FROM search WHERE search MATCH ? AND search.rowid <= ? AND search.rowid < ?
+         AND ${scope.text} ORDER BY search.rowid DESC LIMIT ?`,
+      )
+      .pluck()
+      .all(match, state.max, state.at, ...scope.params, size + 1) as number[];
+    const page = keys.slice(0, size);
+    const ids = this.idsOf(page);
+    if (keys.length <= size) return { ids, next: null };
+    return { ids, next: this.encodeCursor({ ...state, at: page.at(-1) ?? 0 }) };
+  }
+
+  /** Class scope and access filter on the object key expression `n`. */
+  private scope(n: string, classKeys: readonly number[], access: AccessFilter): Sql {
+    const visible = compileAccess(this.context.keys, access)?.(n);
+    return {
+      text:
+        `EXISTS (SELECT 1 FROM cls k WHERE k.n = ${n} AND k.c IN (SELECT value FROM json_each(?)))` +
+        (visible === undefined ? '' : ` AND ${visible.text}`),
+      params: [JSON.stringify(classKeys), ...(visible?.params ?? [])],
+    };
+  }
+
+  /**
+   * A later page of a bm25 paging: the frozen ranking from the cursor's position on, keeping the
+   * objects that still exist and are visible now (a deleted one is skipped, shifting nothing).
+   */
+  private frozenPage(
+    cursor: RankCursor,
+    classKeys: readonly number[],
+    access: AccessFilter,
+    size: number,
+  ): SearchPage {
+    const frozen = this.context
+      .statement('SELECT keys FROM search_pages WHERE id = ? AND expires > ?')
+      .pluck()
+      .get(cursor.page, Date.now()) as string | undefined;
+    if (frozen === undefined) {
+      throw new ValidationError('The search cursor has expired; search again.', [
+        { field: 'cursor', message: 'expired' },
+      ]);
+    }
+    const scope = this.scope('j.value', classKeys, access);
+    const rows = this.context
+      .statement(
+        `SELECT j.key AS at, j.value AS n FROM json_each(?) j
+         WHERE j.key >= ? AND EXISTS (SELECT 1 FROM objects o WHERE o.n = j.value) AND ${scope.text}
+         ORDER BY j.key LIMIT ?`,
+      )
+      .all(frozen, cursor.at, ...scope.params, size + 1) as { at: number; n: number }[];
+    const page = rows.slice(0, size);
+    const ids = this.idsOf(page.map((row) => row.n));
+    if (rows.length <= size) return { ids, next: null };
+    return { ids, next: this.encodeCursor({ ...cursor, at: (page.at(-1)?.at ?? 0) + 1 }) };
+  }
+
+  /** Stores a ranking for the later pages of its paging (dropping expired ones); returns its id. */
+  private freeze(ranked: readonly number[]): string {
+    const id = randomBytes(12).toString('base64url');
+    const now = Date.now();
+    this.context.statement('DELETE FROM search_pages WHERE expires <= ?').run(now);
+    this.context
+      .statement('INSERT INTO search_pages (id, expires, keys) VALUES (?, ?, ?)')
+      .run(id, now + this.context.cursorTtlMs, JSON.stringify(ranked));
+    return id;
+  }
+
+  /** The ranking mode of a first page; a newest-first paging is bounded by the newest key now. */
+  private firstPageMode(
+    match: string,
+    phrases: readonly string[],
+    fingerprint: string,
+  ): { mode: 'rank' } | RecentCursor {
+    const within = (expression: string, limit: number) =>
+      (this.context
+        .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
+        .pluck()
+        .get(expression, limit + 1) as number) <= limit;
+    const rankLimit = this.context.rankLimit;
+    if (
+      within(match, rankLimit) &&
+      (phrases.length === 1 || phrases.every((phrase) => within(phrase, rankLimit * PHRASE_LIMIT_FACTOR)))
+    ) {
+      return { mode: 'rank' };
+    }
+    const max = (this.context.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
+    return { q: fingerprint, mode: 'recent', max, at: max + 1 };
+  }
+
+  private idsOf(keys: readonly number[]): string[] {
+    if (keys.length === 0) return [];
+    const rows = this.context
+      .statement('SELECT n, id FROM objects WHERE n IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(keys)) as { n: number; id: string }[];
+    const byKey = new Map(rows.map((row) => [row.n, row.id]));
+    return keys.map((key) => byKey.get(key)).filter((id): id is string => id !== undefined);
+  }
+
+  private encodeCursor(cursor: Cursor): string {
+    return seal(cursor, this.context.secret);
+  }
+
+  private decodeCursor(text: string, fingerprint: string): Cursor {
+    const cursor = unseal(text, this.context.secret) as Cursor | null;
+    if (cursor === null) throw invalidSearchCursor();
+    // A bm25 cursor of the schema before frozen rankings has no page: it cannot be continued.
+    if (cursor.q !== fingerprint || (cursor.mode === 'rank' && typeof cursor.page !== 'string')) {
+      throw invalidSearchCursor();
+    }
+    return cursor;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * `EXPLAIN QUERY PLAN` details of a tenant store's queries, for tests proving index use. Reaches
+ * the store's planner through the inspection seam (src/tenant/inspection.ts), not its API.
+ */
+import type { AccessFilter, ListPlan } from '@odp/core';
+import { storePartsOf } from '../src/tenant/inspection.js';
+import type { Sql } from '../src/tenant/query/sql.js';
+import type { SqliteTenantStore } from '../src/tenant/store.js';
+
+function explain(store: SqliteTenantStore, query: Sql): string[] {
+  const { database } = storePartsOf(store);
+  return (
+    database.db.prepare(`EXPLAIN QUERY PLAN ${query.text}`).all(...query.params) as { detail: string }[]
+  ).map((row) => row.detail);
+}
+
+/** The plan of a list plan's page query. */
+export function explainList(store: SqliteTenantStore, plan: ListPlan, access: AccessFilter): string[] {
+  const query = storePartsOf(store).planner.listQueries(plan, access)?.page;
+  return query === undefined ? [] : explain(store, query);
+}
+
+/** The plan of a list plan's bounded walk in order (null when it has none). */
+export function explainListWalk(
+  store: SqliteTenantStore,
+  plan: ListPlan,
+  access: AccessFilter,
+): string[] | null {
+  const walk = storePartsOf(store).planner.listQueries(plan, access)?.walk;
+  return walk === undefined ? null : explain(store, walk);
+}
+
+/** The plan of `get`. */
+export function explainGet(store: SqliteTenantStore, id: string, access: AccessFilter): string[] {
+  return explain(store, storePartsOf(store).rows.fetchQuery('o.id = ?', [id], access));
+}

@@ -1,0 +1,278 @@
+/**
+ * The admin page's features as a person sees them (docs/admin-ui.md), in headless Chromium against
+ * the demo tenant: the global search, a list with LIST labels, facets and the export, an object
+ * named by its name, a document created with an uploaded file, the relation typeahead, and keys and
+ * profiles; then a viewer and a member signed in with keys made on the page, each seeing the write
+ * controls their capabilities give; the layout at 390 px; axe-core finds no serious or critical
+ * violation. Screenshots go to the test output (`test-output/admin-ui/`); with `UPDATE_DOCS_IMAGES=1`
+ * the main views are also written to `docs/images/` for the docs page.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { DEMO, startDataServer } from './data-api.js';
+import type { DataApi } from './data-api.js';
+import { chromiumBinary, isVisible, launchChromium } from './support/browser.js';
+import { REPO_ROOT } from './support/server.js';
+
+const chromium = chromiumBinary();
+if (chromium === null) {
+  process.stderr.write(
+    'skipped: admin page features: no Chromium found (run tooling/browser/install.sh or set ODP_TEST_CHROMIUM)\n',
+  );
+}
+const describeWithBrowser = chromium === null ? describe.skip : describe;
+const OUTPUT_DIR = path.join(
+  process.env['ODP_TEST_OUTPUT_DIR'] ?? path.join(REPO_ROOT, 'test-output'),
+  'admin-ui',
+);
+const DOCS_IMAGES = process.env['UPDATE_DOCS_IMAGES'] === '1' ? path.join(REPO_ROOT, 'docs', 'images') : null;
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+describeWithBrowser('the admin page, as admin, viewer and member', () => {
+  let api: DataApi;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  let viewerKey = '';
+  let memberKey = '';
+
+  const until = (predicate: string) => page.waitForFunction(predicate, { timeout: 10_000 });
+  const settled = () => until(`document.body.dataset.rendered === location.hash`);
+  const goto = async (hash: string) => {
+    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+    await settled();
+  };
+  const text = (selector: string) =>
+    page.$eval(selector, (e) => (e as unknown as { innerText: string }).innerText);
+  const texts = (selector: string) =>
+    page.$$eval(selector, (list) => list.map((e) => (e as unknown as { innerText: string }).innerText));
+  const screenshot = async (name: string, docs = false) => {
+    const shot = await page.screenshot({ fullPage: true });
+    writeFileSync(path.join(OUTPUT_DIR, `${name}.png`), shot);
+    if (docs && DOCS_IMAGES !== null) writeFileSync(path.join(DOCS_IMAGES, `admin-ui-${name}.png`), shot);
+  };
+  /** axe-core over the current view: violations of impact serious or critical, as "id: target". */
+  const axeViolations = async () => {
+    await page.evaluate(AXE_SOURCE);
+    const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+    return found;
+  };
+  const signIn = async (key: string) => {
+    await page.goto(`${api.server.baseUrl}/admin-ui/#/sign-in?tenant=${api.tenant}`);
+    await page.waitForSelector('form.sign-in');
+    await page.type('#api-key', key);
+    await page.click('#sign-in');
+    await page.waitForSelector('#classes');
+  };
+
+  beforeAll(async () => {
+    rmSync(OUTPUT_DIR, { recursive: true, force: true });
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    api = await startDataServer();
+    browser = await launchChromium(chromium ?? '');
+    page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+    page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400)
+        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await api?.server.stop();
+  });
+
+  it('searches everything from the header', async () => {
+    await signIn(api.systemKey);
+    expect(await axeViolations()).toEqual([]);
+    await page.type('#global-search-q', 'acme');
+    await page.keyboard.press('Enter');
+    await until(`location.hash === '#/search?q=acme'`);
+    await settled();
+    expect(await texts('[data-hit="companies"]')).toContain('Acme BV');
+    expect(await texts('[data-hit="persons"]')).toContain('Ann de Vries');
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('search', true);
+  });
+
+  it('lists with LIST labels, facets as filter chips, a search box and an export', async () => {
+    await goto('#/list/companies');
+    expect(await texts('#rows th')).toEqual(expect.arrayContaining(['Legal name', 'Legal form']));
+    expect(await texts('#rows tbody td')).toContain('Private limited company');
+    expect(await texts('#rows tbody td')).not.toContain('bv');
+    expect(await text('[data-facet="companyType"]')).toContain('Public company');
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('list', true);
+
+    await page.click('[data-facet-value="nv"]');
+    await until(`location.hash.includes('companyType=nv')`);
+    await settled();
+    expect(await text('[data-filter="companyType"]')).toContain('Legal form is Public company');
+    expect(await texts('#rows tbody tr td:first-child')).toEqual(['Globex NV']);
+    const exported = page.waitForResponse((r) => r.url().includes('/excel/companies'));
+    await page.click('#export');
+    const answer = await exported;
+    expect(answer.status()).toBe(200);
+    expect(answer.url()).toContain('companyType=nv');
+
+    await goto('#/list/companies');
+    await page.type('#list-search', 'glob');
+    await page.keyboard.press('Enter');
+    await until(`location.hash === '#/list/companies?q=glob'`);
+    await settled();
+    expect(await texts('#rows tbody tr td:first-child')).toEqual(['Globex NV']);
+  });
+
+  it('chooses columns: relation names as links', async () => {
+    await goto('#/list/companies');
+    await page.click('#column-chooser summary');
+    await page.click('input[data-column="employees"]');
+    await until(`[...document.querySelectorAll('#rows th')].some((th) => th.innerText === 'Employees')`);
+    expect(await texts('#rows tbody td a')).toContain('Ann de Vries');
+    await page.click('#column-chooser summary');
+    await page.click('input[data-column="employees"]');
+    await until(`![...document.querySelectorAll('#rows th')].some((th) => th.innerText === 'Employees')`);
+  });
+
+  it('shows an object under its name, dates formatted', async () => {
+    await goto(`#/object/companies/${DEMO.acme}`);
+    expect(await text('h1')).toContain('Acme BV');
+    expect(await page.title()).toContain('Acme BV');
+    expect(await text('[data-field="foundedOn"]')).toMatch(/2004/);
+    expect(await text('[data-field="foundedOn"]')).not.toBe('2004-03-01');
+    expect(await text('[data-field="companyType"]')).toBe('Private limited company');
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('object', true);
+  });
+
+  it('creates a document with an uploaded file, then offers its download', async () => {
+    const file = path.join(os.tmpdir(), `odp-admin-ui-${process.pid}.txt`);
+    writeFileSync(file, 'The contract, signed.\n');
+    await goto('#/new/documents');
+    const chooser = await page.$('#field-file');
+    await chooser?.uploadFile(file);
+    await until(`document.querySelector('[data-uploaded="file"]')?.innerText === '${path.basename(file)}'`);
+    await page.type('#field-title', 'Signed contract');
+    await screenshot('upload', true);
+    await page.click('#save');
+    await until(`location.hash.startsWith('#/object/documents/')`);
+    await settled();
+    expect(await text('h1')).toContain('Signed contract');
+    expect(await text('[data-file-name="file"]')).toBe(path.basename(file));
+    expect(await isVisible(page, '[data-download="file"]')).toBe(true);
+    const download = page.waitForResponse((r) => r.url().includes('/download/'));
+    await page.click('[data-download="file"]');
+    expect((await download).status()).toBe(200);
+    rmSync(file, { force: true });
+  });
+
+  it('links a relation through the typeahead, by keyboard', async () => {
+    await goto(`#/edit/companies/${DEMO.globex}`);
+    await page.focus('#field-employees');
+    await page.keyboard.type('Carl');
+    await until(`document.querySelector('#field-employees-options [data-option="Carla Smit"]') !== null`);
+    expect(await isVisible(page, '#field-employees-options')).toBe(true);
+    await screenshot('relation-picker', true);
+    await page.keyboard.press('Enter');
+    await until(`document.querySelector('[data-linked="employees"]').innerText.includes('Carla Smit')`);
+    await page.click('#save');
+    await until(`location.hash === '#/object/companies/${DEMO.globex}'`);
+    await settled();
+    expect(await texts('a[data-relation="employees"]')).toContain('Carla Smit');
+  });
+
+  it('creates profiles and keys shown once, revokes a key', async () => {
+    await goto('#/access');
+    for (const [email, role, person] of [
+      ['vera@example.test', 'viewer', DEMO.ann],
+      ['max@example.test', 'member', DEMO.bob],
+    ] as const) {
+      await page.type('#profile-email', email);
+      await page.select('#profile-role', role);
+      await page.type('#profile-object', person);
+      await page.click('#profile-form button[type="submit"]');
+      await until(`document.querySelector('[data-profile="${email}"]') !== null`);
+      const option = await page.$$eval(
+        '#key-profile option',
+        (options, wanted) =>
+          options
+            .find((o) => (o as unknown as { innerText: string }).innerText.startsWith(wanted))
+            ?.getAttribute('value'),
+        email,
+      );
+      await page.select('#key-profile', option ?? '');
+      await page.click('#key-form button[type="submit"]');
+      await until(`document.querySelector('#new-key-value') !== null`);
+      const key = await text('#new-key-value');
+      expect(key).toMatch(/^odp_/);
+      if (role === 'viewer') viewerKey = key;
+      else memberKey = key;
+    }
+    expect(await axeViolations()).toEqual([]);
+    // The picture shows where a new key appears, not a key: its value is masked before the shot.
+    await page.evaluate(`document.querySelector('#new-key-value').textContent = 'odp_' + '•'.repeat(43)`);
+    await screenshot('access', true);
+    await goto('#/classes');
+    await goto('#/access');
+    expect(await page.$('#new-key-value')).toBeNull(); // shown once
+
+    await page.type('#profile-email', 'temp@example.test');
+    await page.click('#profile-form button[type="submit"]');
+    await until(`document.querySelector('[data-profile="temp@example.test"]') !== null`);
+    // A key for the temporary profile, the newest key: the one revoked below.
+    const tempOption = await page.$$eval('#key-profile option', (options) =>
+      options
+        .find((o) => (o as unknown as { innerText: string }).innerText.startsWith('temp@'))
+        ?.getAttribute('value'),
+    );
+    await page.select('#key-profile', tempOption ?? '');
+    await page.click('#key-form button[type="submit"]');
+    await until(`document.querySelector('#new-key-value') !== null`);
+    await page.click('[data-toggle="temp@example.test"]');
+    await until(`document.querySelector('[data-state="temp@example.test"]')?.innerText === 'suspended'`);
+    const keyRows = await page.$$eval('[data-revoke]', (buttons) =>
+      buttons.map((b) => b.getAttribute('data-revoke')),
+    );
+    const toRevoke = keyRows[keyRows.length - 1] ?? '';
+    await page.click(`[data-revoke="${toRevoke}"]`);
+    await until(`document.querySelector('[data-key-state="${toRevoke}"]')?.innerText === 'revoked'`);
+    expect(problems).toEqual([]);
+  });
+
+  it('a viewer sees no write controls', async () => {
+    await page.click('#sign-out');
+    await signIn(viewerKey);
+    await goto('#/list/companies');
+    expect(await isVisible(page, '#create')).toBe(false);
+    await goto(`#/object/companies/${DEMO.acme}`);
+    expect(await text('h1')).toContain('Acme BV');
+    expect(await isVisible(page, '#edit')).toBe(false);
+    await goto('#/access');
+    expect(await text('.alert')).toContain('403');
+    await screenshot('viewer-object');
+  });
+
+  it('a member sees what the capabilities give, and the page fits 390 px', async () => {
+    await page.click('#sign-out');
+    await signIn(memberKey);
+    const capabilities = (await (
+      await api.call('GET', `/companies/${DEMO.acme}/capabilities`, { key: memberKey })
+    ).json()) as { mayModify: boolean };
+    await goto(`#/object/companies/${DEMO.acme}`);
+    expect(await isVisible(page, '#edit')).toBe(capabilities.mayModify);
+    await page.setViewport({ width: 390, height: 844 });
+    for (const hash of ['#/list/companies', `#/object/companies/${DEMO.acme}`]) {
+      await goto(hash);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    }
+    expect(await isVisible(page, '#global-search-q')).toBe(true);
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('narrow-list', true);
+  });
+});
