@@ -61,17 +61,18 @@ export interface CreatedTenant {
 }
 
 /**
- * Creates a tenant whose model is read from `modelDir` (docs/model-format.md), and a system API key
- * for it. The model loads when the tenant is first used; a model that does not load leaves the
- * tenant's object service unavailable (UnavailableError naming the model status).
+ * Creates a tenant whose model is read from `modelDir` (docs/model-format.md; without one, the
+ * tenant has only the built-in classes), and a system API key for it. The model loads when the
+ * tenant is first used; a model that does not load leaves the tenant's object service unavailable
+ * (UnavailableError naming the model status).
  */
 export async function createTenant(
   platform: Pick<Platform, 'registry'>,
-  input: { readonly name: string; readonly modelDir: string },
+  input: { readonly name: string; readonly modelDir?: string },
 ): Promise<CreatedTenant> {
   const tenant = await platform.registry.createTenant({
     name: input.name,
-    modelSource: path.resolve(input.modelDir),
+    modelSource: input.modelDir === undefined ? null : path.resolve(input.modelDir),
   });
   const { key, hash } = generateApiKey();
   await platform.registry.createApiKey({
