@@ -23,7 +23,7 @@ import { evaluate, parseFormula } from '@odp/formulas';
 import { loadModelRepository } from '@odp/model-loader';
 import { createTenant, objectService, openEmbeddedPlatform, systemAccount } from '@odp/platform';
 import { parseListQuery } from '@odp/query-engine';
-import { openTenantStore } from '@odp/store-sqlite';
+import { openSqliteTenantStore } from '@odp/store-sqlite';
 
 const modelDir = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '../../models/crm'));
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'odp-embedding-'));
@@ -51,7 +51,7 @@ async function buildingBlocks(): Promise<void> {
   assert.equal(plan.filters.length, 1);
   step(`query-engine: ${plan.filters.length} filter on ${plan.className}`);
 
-  const store = openTenantStore({ file: path.join(scratch, 'acl.sqlite') });
+  const store = openSqliteTenantStore({ file: path.join(scratch, 'acl.sqlite') });
   try {
     const acl = new TenantAccessControl(model, 'example-tenant', store);
     const filter = await acl.policy.accessFilter({
