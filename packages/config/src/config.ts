@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import {
   DEFAULT_IMPORT_LIMITS,
+  DEFAULT_ISOLATED_TASKS,
   DEFAULT_TENANT_IMPORTS,
   EXTERNAL_SERVICES,
   IMPORT_LIMIT_VARIABLES,
@@ -47,6 +48,11 @@ export interface Config {
   /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
   readonly imports: ImportsConfig;
   /**
+   * Isolated tasks (an import's parse, a report's rendering) one api process runs at once, each a
+   * child process with a heap of its own (`ODP_ISOLATED_TASKS`); more wait their turn.
+   */
+  readonly isolatedTasks: number;
+  /**
    * How many change event streams of one tenant one api process keeps open at once
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
    */
@@ -55,6 +61,8 @@ export interface Config {
   readonly fairShare: FairShareConfig;
   /** What one JSON request body may hold, beyond its size and nesting. */
   readonly jsonLimits: JsonLimitsConfig;
+  /** What one batch request may hold (`POST /data/{tenant}/batch`). */
+  readonly batch: BatchConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -136,6 +144,14 @@ export interface FairShareConfig {
   readonly tenantWorkMs: number;
   /** Requests of one tenant running at once while other tenants are active. */
   readonly tenantConcurrency: number;
+}
+
+/** The bounds of one batch request: larger ones answer 413 before any operation runs. */
+export interface BatchConfig {
+  /** Operations one batch may hold (`ODP_BATCH_MAX_OPERATIONS`, 100). */
+  readonly maxOperations: number;
+  /** Bytes of one batch's operations as compact JSON (`ODP_BATCH_MAX_BYTES`, 1 MiB). */
+  readonly maxBytes: number;
 }
 
 export interface JsonLimitsConfig {
@@ -254,6 +270,7 @@ export const CONFIG_VARIABLES = [
   'ODP_REPORT_TIMEOUT_MS',
   'ODP_TENANT_REPORTS',
   'ODP_TENANT_IMPORTS',
+  'ODP_ISOLATED_TASKS',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_TENANT_EVENT_STREAMS',
   'ODP_TENANT_REQUESTS',
@@ -261,6 +278,8 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_CONCURRENCY',
   'ODP_JSON_MAX_MEMBERS',
   'ODP_JSON_MAX_VALUES',
+  'ODP_BATCH_MAX_OPERATIONS',
+  'ODP_BATCH_MAX_BYTES',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -416,6 +435,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
     imports: parseImports(read),
+    isolatedTasks: parseInteger('ODP_ISOLATED_TASKS', read('ODP_ISOLATED_TASKS'), DEFAULT_ISOLATED_TASKS, {
+      max: 256,
+    }),
     tenantEventStreams: parseInteger(
       'ODP_TENANT_EVENT_STREAMS',
       read('ODP_TENANT_EVENT_STREAMS'),
@@ -438,6 +460,15 @@ export function loadConfig(env: Env = process.env): Config {
       }),
       maxValues: parseInteger('ODP_JSON_MAX_VALUES', read('ODP_JSON_MAX_VALUES'), 200_000, {
         max: 10_000_000,
+      }),
+    },
+    batch: {
+      maxOperations: parseInteger('ODP_BATCH_MAX_OPERATIONS', read('ODP_BATCH_MAX_OPERATIONS'), 100, {
+        max: 10_000,
+      }),
+      maxBytes: parseInteger('ODP_BATCH_MAX_BYTES', read('ODP_BATCH_MAX_BYTES'), 1024 * 1024, {
+        max: 10 * 1024 * 1024,
+        unit: 'bytes',
       }),
     },
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),

@@ -19,7 +19,9 @@ export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
 export { EXTERNAL_SERVICES } from './external-services.js';
 export {
+  DEFAULT_ISOLATED_TASKS,
   IsolatedTaskError,
+  limitIsolatedTasks,
   runIsolated,
   serveIsolatedStream,
   serveIsolatedTask,

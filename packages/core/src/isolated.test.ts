@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { IsolatedTaskError, runIsolated, streamIsolated, taskModule } from './isolated.js';
+import {
+  DEFAULT_ISOLATED_TASKS,
+  IsolatedTaskError,
+  limitIsolatedTasks,
+  runIsolated,
+  streamIsolated,
+  taskModule,
+} from './isolated.js';
 
 const TASKS = path.join(__dirname, '..', 'test', 'isolated-tasks');
 const DOUBLE = pathToFileURL(path.join(TASKS, 'double.ts'));
@@ -91,5 +98,22 @@ describe('taskModule', () => {
     expect(taskModule('file:///app/dist/imports.js', 'import-task').href).toBe(
       'file:///app/dist/import-task.js',
     );
+  });
+});
+
+describe('limitIsolatedTasks', () => {
+  afterEach(() => limitIsolatedTasks(DEFAULT_ISOLATED_TASKS));
+
+  it('runs at most the limit of tasks at once; the others wait their turn, not their time limit', async () => {
+    limitIsolatedTasks(1);
+    const slow = runIsolated(DOUBLE, { n: 1, behave: 'spin' }, { memoryMb: 32, timeoutMs: 1500 });
+    // Waiting behind the spinning task takes longer than this task's own 1.2 s limit.
+    const queued = runIsolated<number>(DOUBLE, { n: 4 }, { memoryMb: 32, timeoutMs: 1200 });
+    expect((await failure(slow)).failure).toBe('time');
+    await expect(queued).resolves.toBe(8);
+  });
+
+  it('refuses a limit that is not a positive integer', () => {
+    expect(() => limitIsolatedTasks(0)).toThrow(RangeError);
   });
 });

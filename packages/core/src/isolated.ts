@@ -185,6 +185,61 @@ class TaskProcess {
   }
 }
 
+/**
+ * The isolated tasks of this process: at most `limit` task processes at once (each has a heap of
+ * its own, so their number bounds the machine's memory that tenants' work can take); a task beyond
+ * waits for a slot, first come first served, before its time limit starts. Per-tenant caps (imports,
+ * reports) keep one tenant from holding every slot.
+ */
+class TaskSlots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private limit: number) {}
+
+  setLimit(limit: number): void {
+    this.limit = limit;
+    this.grant();
+  }
+
+  /** Resolves with the release of a slot once one is free. */
+  async take(): Promise<() => void> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running -= 1;
+      this.grant();
+    };
+  }
+
+  private grant(): void {
+    while (this.running < this.limit) {
+      const next = this.waiting.shift();
+      if (next === undefined) return;
+      this.running += 1;
+      next();
+    }
+  }
+}
+
+/** Task processes one api process runs at once by default (`ODP_ISOLATED_TASKS`). */
+export const DEFAULT_ISOLATED_TASKS = 4;
+
+const taskSlots = new TaskSlots(DEFAULT_ISOLATED_TASKS);
+
+/**
+ * Sets how many isolated tasks this process runs at once (`ODP_ISOLATED_TASKS`, read by the
+ * platform at start); tasks beyond wait their turn. The limit is the process's, as the processes are.
+ */
+export function limitIsolatedTasks(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError('The isolated task limit is a positive integer.');
+  taskSlots.setLimit(limit);
+}
+
 function openTask(entry: URL, input: unknown, limits: IsolationLimits): TaskProcess {
   const task = new TaskProcess(startProcess(entry, limits), limits);
   task.post({ kind: 'input', input });
@@ -204,6 +259,7 @@ export async function runIsolated<Result>(
   input: unknown,
   limits: IsolationLimits,
 ): Promise<Result> {
+  const release = await taskSlots.take();
   const task = openTask(entry, input, limits);
   try {
     const message = await task.next();
@@ -212,6 +268,7 @@ export async function runIsolated<Result>(
     return message.value as Result;
   } finally {
     await task.stop();
+    release();
   }
 }
 
@@ -226,6 +283,7 @@ export async function* streamIsolated<Value>(
   input: unknown,
   limits: IsolationLimits,
 ): AsyncGenerator<Value, void, undefined> {
+  const release = await taskSlots.take();
   const task = openTask(entry, input, limits);
   try {
     for (;;) {
@@ -239,6 +297,7 @@ export async function* streamIsolated<Value>(
   } finally {
     task.post({ kind: 'stop' });
     await task.stop();
+    release();
   }
 }
 

@@ -19,7 +19,7 @@ import type {
   Warehouse,
   WindowCounters,
 } from '@odp/core';
-import { createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
+import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedRegistry } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
@@ -86,6 +86,7 @@ export async function openPlatform(
   options: { readonly log?: Logger } = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
+  limitIsolatedTasks(config.isolatedTasks);
   const store = await openPlatformRegistry(config);
   await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
     await store.close();
