@@ -176,16 +176,25 @@ export class OdpClient<S extends Schema<S> = Untyped> {
     return descriptor;
   }
 
-  /** The three upload steps in one: upload the bytes and store them in `field` of the object. */
+  /**
+   * The three upload steps in one: upload the bytes and store them in `field` of the object. For a
+   * multiple field give `{ append: true }`: the field keeps its files (their `href`s) and gains this one.
+   */
   async attach<K extends Key<S>>(
     typeName: K,
     id: string,
     field: string,
-    data: FileData,
-    fileName: string,
+    file: { readonly data: FileData; readonly fileName: string },
+    options: { readonly append?: boolean } = {},
   ): Promise<Written<S[K]['read']>> {
-    const descriptor = await this.upload(data, fileName);
-    return this.patch(typeName, id, { [field]: descriptor } as S[K]['patch']);
+    const descriptor = await this.upload(file.data, file.fileName);
+    let value: unknown = descriptor;
+    if (options.append === true) {
+      const held = ((await this.get(typeName, id)) as unknown as Readonly<Record<string, unknown>>)[field];
+      const hrefs = Array.isArray(held) ? held.map((entry: { href: string }) => entry.href) : [];
+      value = [...hrefs, descriptor];
+    }
+    return this.patch(typeName, id, { [field]: value } as S[K]['patch']);
   }
 
   /** A signed URL (2 minutes) of a file; `href` is the file value's `href` (its download route). */
