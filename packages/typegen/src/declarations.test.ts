@@ -4,7 +4,7 @@
  * does not have fails `tsc`: the real compiler, run on small programs in a temporary directory.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -43,11 +43,16 @@ const WRONG: Record<string, string> = {
   'a misspelt field read': `odp.get('invoices', 'id').then((invoice) => invoice.amuont);`,
 };
 
+/** The example application's declarations, as generated from the example model (tenant `demo`). */
+const EXAMPLE_TYPES = path.join(REPO, 'examples/client-app/src/odp-types.d.ts');
+
 let dir: string;
+let generated: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'odp-typegen-'));
   const model = (await TenantModel.open(path.join(REPO, 'examples/models/crm'))).requireModel();
-  writeFileSync(path.join(dir, 'odp-types.d.ts'), tenantTypes(model, { tenantId: 'demo' }));
+  generated = tenantTypes(model, { tenantId: 'demo' });
+  writeFileSync(path.join(dir, 'odp-types.d.ts'), generated);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -84,6 +89,11 @@ async function compile(name: string, program: string): Promise<{ code: number; o
 }
 
 describe('generated declarations with @odp/client', () => {
+  it('the example application holds the current declarations of the example model', () => {
+    // When this fails, the model or the generator changed: regenerate the file with this text.
+    expect(readFileSync(EXAMPLE_TYPES, 'utf8')).toBe(generated);
+  });
+
   it('a program using every kind of call compiles', async () => {
     const { code, output } = await compile('good', GOOD);
     expect(output).toBe('');

@@ -194,7 +194,7 @@ function schemaDeclaration(
       .map((end) => `${propertyKey(end.name)}: ${JSON.stringify(plurals.get(end.otherClass))}`);
     return (
       `  readonly ${propertyKey(cls.plural)}: {\n    read: ${name};\n    create: ${name}Create;\n    patch: ${name}Patch;\n` +
-      `    filter: ${name}Filter;\n    sort: ${name}Sort;\n    related: { ${related.join('; ')} };\n  };`
+      `    filter: ${name}Filter;\n    sort: ${name}Sort;\n    related: ${related.length === 0 ? 'Record<never, never>' : `{ ${related.join('; ')} }`};\n  };`
     );
   });
   return `/** The tenant's classes by plural name: \`createClient<Schema>(...)\` of @odp/client. */\nexport interface Schema {\n${entries.join('\n')}\n}\n`;
