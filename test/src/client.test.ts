@@ -29,6 +29,19 @@ afterAll(async () => {
   await idp?.stop();
 });
 
+/** A system-key client whose requests' headers are pushed to `sent`. */
+function recordingClient(sent: Headers[]): OdpClient {
+  return createClient({
+    baseUrl: api.server.baseUrl,
+    tenant: api.tenant,
+    apiKey: api.systemKey,
+    fetch: (input, init) => {
+      sent.push(new Headers(init?.headers));
+      return fetch(input, init);
+    },
+  });
+}
+
 const idOf = (object: DataObject): string => object._links._self.href.slice(-36);
 const names = (items: readonly DataObject[]): unknown[] => items.map((item) => item['legalName']);
 
@@ -203,15 +216,7 @@ describe('objects', () => {
 
   it('sends If-Match and Idempotency-Key when asked (the write goes through)', async () => {
     const sent: Headers[] = [];
-    const recording = createClient({
-      baseUrl: api.server.baseUrl,
-      tenant: api.tenant,
-      apiKey: api.systemKey,
-      fetch: (input, init) => {
-        sent.push(new Headers(init?.headers));
-        return fetch(input, init);
-      },
-    });
+    const recording = recordingClient(sent);
     const created = await recording.create(
       'companies',
       { legalName: 'Idem Corp' },
@@ -332,15 +337,7 @@ describe('change events', () => {
 
   it('streams through a stream token without a credential header', async () => {
     const sent: Headers[] = [];
-    const browserLike = createClient({
-      baseUrl: api.server.baseUrl,
-      tenant: api.tenant,
-      apiKey: api.systemKey,
-      fetch: (input, init) => {
-        sent.push(new Headers(init?.headers));
-        return fetch(input, init);
-      },
-    });
+    const browserLike = recordingClient(sent);
     const events = await collect(browserLike.events({ viaToken: true }), 1, async () => {
       await odp.create('companies', { legalName: 'Ev Token' });
     });
