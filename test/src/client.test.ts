@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient, OdpProblem } from '@odp/client';
+import { createClient, OdpProblem, versionOf } from '@odp/client';
 import type { ChangeEvent, DataObject, FilterScalar, OdpClient } from '@odp/client';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
@@ -227,6 +227,50 @@ describe('objects', () => {
     const patched = await recording.patch('companies', created.id, { website: 'w' }, { ifMatch: '*' });
     expect(sent[1]?.get('if-match')).toBe('*');
     expect(patched.object?.['website']).toBe('w');
+  });
+});
+
+describe('conditional and batch writes', () => {
+  it('If-Match with the version read applies once; the stale version is a 412 naming the current one', async () => {
+    const { object } = await odp.create('companies', { legalName: 'Cond Corp' });
+    const read = object!;
+    const first = await odp.patch('companies', idOf(read), { website: 'one' }, { ifMatch: versionOf(read) });
+    const stale = await odp
+      .patch('companies', idOf(read), { website: 'two' }, { ifMatch: versionOf(read) })
+      .catch((caught: unknown) => caught);
+    expect(stale).toBeInstanceOf(OdpProblem);
+    expect(stale).toMatchObject({ status: 412, etag: versionOf(first.object!) });
+    expect((await odp.get('companies', idOf(read)))['website']).toBe('one');
+    await expect(odp.delete('companies', idOf(read), { ifMatch: versionOf(read) })).rejects.toMatchObject({
+      status: 412,
+    });
+  });
+
+  it('refresh answers the same object while unchanged (304), and the new one after a write', async () => {
+    const { object } = await odp.create('companies', { legalName: 'Fresh Corp' });
+    expect(await odp.refresh('companies', object!)).toBe(object);
+    await odp.patch('companies', idOf(object!), { employeeCount: 5 });
+    expect((await odp.refresh('companies', object!))['employeeCount']).toBe(5);
+  });
+
+  it('a batch writes every operation, or none with the index of the refused one', async () => {
+    const { id } = await odp.create('companies', { legalName: 'Batch Corp' });
+    const results = await odp.batch((ops) => [
+      ops.create('companies', { legalName: 'Batch Two' }),
+      ops.createRelated('companies', id, 'invoices', { invoiceNumber: 'BT-1', amount: 3 }),
+      ops.patch('companies', id, { employeeCount: 2 }),
+    ]);
+    expect(results.map((result) => result.status)).toEqual([201, 201, 204]);
+    expect((await odp.get('invoices', results[1]!.id!))['invoiceNumber']).toBe('BT-1');
+    const refused = await odp
+      .batch((ops) => [
+        ops.create('companies', { legalName: 'Batch Three' }),
+        ops.create('invoices', { amount: 'lots' }),
+      ])
+      .catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ status: 400, operation: 1 });
+    expect((refused as OdpProblem).fieldError('amount')).toEqual(expect.any(String));
+    expect((await odp.list('companies', { legalName: 'Batch Three' })).items).toEqual([]);
   });
 });
 

@@ -941,7 +941,7 @@ export interface Schema {
     patch: CompanyPatch;
     filter: CompanyFilter;
     sort: CompanySort;
-    related: { employees: "persons"; shareholders: "shareholders"; invoices: "invoices" };
+    related: { employees: { plural: "persons"; create: PersonCreate }; shareholders: { plural: "shareholders"; create: ShareholderCreate }; invoices: { plural: "invoices"; create: Omit<InvoiceCreate, "client"> } };
   };
   readonly documents: {
     read: Document;
@@ -949,7 +949,7 @@ export interface Schema {
     patch: DocumentPatch;
     filter: DocumentFilter;
     sort: DocumentSort;
-    related: { invoices: "invoices" };
+    related: { invoices: { plural: "invoices"; create: InvoiceCreate } };
   };
   readonly invoiceLines: {
     read: InvoiceLine;
@@ -957,7 +957,7 @@ export interface Schema {
     patch: InvoiceLinePatch;
     filter: InvoiceLineFilter;
     sort: InvoiceLineSort;
-    related: { invoice: "invoices" };
+    related: { invoice: { plural: "invoices"; create: InvoiceCreate } };
   };
   readonly invoices: {
     read: Invoice;
@@ -965,7 +965,7 @@ export interface Schema {
     patch: InvoicePatch;
     filter: InvoiceFilter;
     sort: InvoiceSort;
-    related: { client: "companies"; contact: "persons"; documents: "documents"; lines: "invoiceLines" };
+    related: { client: { plural: "companies"; create: CompanyCreate }; contact: { plural: "persons"; create: PersonCreate }; documents: { plural: "documents"; create: Omit<DocumentCreate, "invoices"> }; lines: { plural: "invoiceLines"; create: Omit<InvoiceLineCreate, "invoice"> } };
   };
   readonly notes: {
     read: Note;
@@ -973,7 +973,7 @@ export interface Schema {
     patch: NotePatch;
     filter: NoteFilter;
     sort: NoteSort;
-    related: { persons: "persons" };
+    related: { persons: { plural: "persons"; create: PersonCreate } };
   };
   readonly organisations: {
     read: Organisation;
@@ -989,7 +989,7 @@ export interface Schema {
     patch: PersonPatch;
     filter: PersonFilter;
     sort: PersonSort;
-    related: { employers: "companies"; contactForInvoices: "invoices"; notes: "notes" };
+    related: { employers: { plural: "companies"; create: Omit<CompanyCreate, "employees"> }; contactForInvoices: { plural: "invoices"; create: Omit<InvoiceCreate, "contact"> }; notes: { plural: "notes"; create: Omit<NoteCreate, "persons"> } };
   };
   readonly shareholders: {
     read: Shareholder;
@@ -997,6 +997,6 @@ export interface Schema {
     patch: ShareholderPatch;
     filter: ShareholderFilter;
     sort: ShareholderSort;
-    related: { shareholdings: "companies" };
+    related: { shareholdings: { plural: "companies"; create: Omit<CompanyCreate, "shareholders"> } };
   };
 }

@@ -6,6 +6,8 @@
  *   const odp = createClient<Schema>({ baseUrl, tenant, apiKey });
  *   const paid = await odp.list('invoices', { status: 'paid' }, { sort: 'amount,desc' });
  */
+import { BatchOperations } from './batch.js';
+import type { BatchOperation, BatchResult } from './batch.js';
 import { Collection, fetchPage, written } from './collection.js';
 import type { CreateOptions, Filter, Written } from './collection.js';
 import { changeEvents, streamToken } from './events.js';
@@ -16,6 +18,7 @@ import type {
   ObjectCapabilities,
   Page,
   RelatedClass,
+  RelatedCreate,
   Schema,
   SortOf,
   UploadDescriptor,
@@ -75,7 +78,7 @@ export class OdpClient<S extends Schema<S> = Untyped> {
     typeName: K,
     id: string,
     relation: R,
-  ): Collection<S[RelatedClass<S, K, R>]> {
+  ): Collection<S[RelatedClass<S, K, R>], RelatedCreate<S, K, R>> {
     return new Collection(this.transport, this.transport.dataPath(typeName, id, relation));
   }
 
@@ -107,6 +110,30 @@ export class OdpClient<S extends Schema<S> = Untyped> {
   /** Get one (a merged-away id follows the redirect to the surviving object). */
   get<K extends Key<S>>(typeName: K, id: string): Promise<S[K]['read']> {
     return this.transport.json(this.transport.dataPath(typeName, id));
+  }
+
+  /**
+   * The object as it is now: `object` itself when it has not changed since it was read (the api
+   * answers 304 to its version in `If-None-Match`), else the object read again.
+   */
+  async refresh<K extends Key<S>>(typeName: K, object: S[K]['read']): Promise<S[K]['read']> {
+    const id = object._links._self.href.slice(-36);
+    const response = await this.transport.send('GET', this.transport.dataPath(typeName, id), {
+      headers: { 'If-None-Match': versionOf(object) },
+    });
+    return response.status === 304 ? object : ((await response.json()) as S[K]['read']);
+  }
+
+  /**
+   * Writes all the operations or none (`POST /data/{tenant}/batch`); a refused operation rejects
+   * with its problem, `operation` naming its index. `ops` builds operations typed like the single calls.
+   */
+  async batch(
+    operations: (ops: BatchOperations<S>) => readonly BatchOperation[],
+  ): Promise<readonly BatchResult[]> {
+    const body = { operations: operations(new BatchOperations<S>()) };
+    const response = await this.transport.send('POST', this.transport.dataPath('batch'), { body });
+    return ((await response.json()) as { results: BatchResult[] }).results;
   }
 
   /** The object the caller's profile links to. */
@@ -239,6 +266,11 @@ export class OdpClient<S extends Schema<S> = Untyped> {
   url(href: string): string {
     return this.transport.url(href);
   }
+}
+
+/** The version of an object as read (its `ETag`, built from `_modificationDate`), for `ifMatch`. */
+export function versionOf(object: { readonly _modificationDate: string }): string {
+  return `"${object._modificationDate}"`;
 }
 
 /** A client of one tenant; `S` is the `Schema` that `odp types` generated (optional). */

@@ -39,7 +39,8 @@ export interface AggregationRequest {
   readonly count?: readonly string[];
 }
 
-export class Collection<C extends ClassTypes> {
+/** `C`: the listed class; `Create`: the body of a create here (on a related list, without the relation the path supplies). */
+export class Collection<C extends ClassTypes, Create = C['create']> {
   constructor(
     private readonly transport: Transport,
     /** The list's path, e.g. `/data/t/invoices`. */
@@ -84,7 +85,7 @@ export class Collection<C extends ClassTypes> {
   }
 
   /** Creates an object (under the related object, on a related list) and answers it as read. */
-  async create(body: C['create'], options: CreateOptions = {}): Promise<Written<C['read']>> {
+  async create(body: Create, options: CreateOptions = {}): Promise<Written<C['read']>> {
     const path = this.path + queryString({ class: options.class });
     const response = await this.transport.send('POST', path, {
       ...options,

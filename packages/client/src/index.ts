@@ -1,4 +1,6 @@
-export { createClient, OdpClient } from './client.js';
+export { BatchOperations } from './batch.js';
+export type { BatchOperation, BatchResult } from './batch.js';
+export { createClient, OdpClient, versionOf } from './client.js';
 export type { FileData, ImportStatus, ImportTask, SearchOptions } from './client.js';
 export { Collection } from './collection.js';
 export type { AggregationRequest, CreateOptions, Filter, Written } from './collection.js';

@@ -36,6 +36,16 @@ export class OdpProblem extends Error {
     this.body = body;
   }
 
+  /** In a batch: the index (from 0) of the operation that was refused. */
+  get operation(): number | undefined {
+    return typeof this.body['operation'] === 'number' ? this.body['operation'] : undefined;
+  }
+
+  /** On a 412: the object's current version (its `ETag`). */
+  get etag(): string | undefined {
+    return typeof this.body['etag'] === 'string' ? this.body['etag'] : undefined;
+  }
+
   /** The message of one field's error, when the problem names that field. */
   fieldError(field: string): string | undefined {
     return this.errors.find((error) => error.field === field)?.message;

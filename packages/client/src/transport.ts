@@ -101,7 +101,7 @@ export class Transport {
 }
 
 async function ok(response: Response): Promise<Response> {
-  if (response.ok) return response;
+  if (response.ok || response.status === 304) return response;
   throw await problemOf(response);
 }
 

@@ -15,7 +15,7 @@ const REPO = path.resolve(__dirname, '../../..');
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
 
 const GOOD = `
-import { createClient } from '@odp/client';
+import { createClient, versionOf } from '@odp/client';
 import type { Schema } from './odp-types.js';
 
 const odp = createClient<Schema>({ baseUrl: 'http://127.0.0.1:1', tenant: 't', apiKey: 'k' });
@@ -26,7 +26,14 @@ export async function run(): Promise<number> {
   const created = await odp.create('invoices', { invoiceNumber: 'A-1', amount: 10, client: 'x', status: 'sent' });
   await odp.patch('invoices', created.id, { dueDate: null, contact: '' });
   for await (const line of odp.related('invoices', created.id, 'lines').all({ amount_from: 1 })) void line.amount;
-  const company = await odp.get('companies', 'id');
+  await odp.related('companies', 'id', 'invoices').create({ invoiceNumber: 'A-2', amount: 1 });
+  await odp.batch((ops) => [
+    ops.create('companies', { legalName: 'B' }),
+    ops.createRelated('companies', 'id', 'invoices', { invoiceNumber: 'A-3', amount: 2 }),
+    ops.patch('invoices', created.id, { status: 'paid' }, { ifMatch: versionOf(created.object!) }),
+    ops.delete('invoices', created.id),
+  ]);
+  const company = await odp.refresh('companies', await odp.get('companies', 'id'));
   void status;
   return (created.object?.amount ?? 0) + (company._links.invoices?.values?.length ?? 0);
 }
@@ -40,6 +47,9 @@ const WRONG: Record<string, string> = {
   'a computed field in a patch': `odp.patch('invoices', 'id', { total: 3 });`,
   'an unsortable sort key': `odp.list('invoices', {}, { sort: 'internalNote' });`,
   'a class the model does not have': `odp.list('invoice', {});`,
+  'a misspelt field of a create related': `odp.related('companies', 'id', 'invoices').create({ invoiceNumbr: 'A', amount: 1 });`,
+  'a relation the class does not have': `odp.related('companies', 'id', 'lines');`,
+  'a misspelt field in a batch': `odp.batch((ops) => [ops.patch('invoices', 'id', { stauts: 'paid' })]);`,
   'a misspelt field read': `odp.get('invoices', 'id').then((invoice) => invoice.amuont);`,
 };
 

@@ -182,6 +182,16 @@ function sortKeys(fields: readonly FieldDef[], relations: readonly RelationEnd[]
   ];
 }
 
+/**
+ * A relation end as a related list: its plural and the body of a create related through it. On an
+ * inverse side the path supplies the created object's forward relation, so the body leaves it out.
+ */
+function relatedList(end: RelationEnd, names: Names, plurals: ReadonlyMap<string, string>): string {
+  const create = `${names.cls.get(end.otherClass)!}Create`;
+  const body = end.direction === 'inverse' ? `Omit<${create}, ${JSON.stringify(end.relation.name)}>` : create;
+  return `{ plural: ${JSON.stringify(plurals.get(end.otherClass))}; create: ${body} }`;
+}
+
 function schemaDeclaration(
   classes: readonly ClassDef[],
   names: Names,
@@ -191,7 +201,7 @@ function schemaDeclaration(
     const name = names.cls.get(cls.name)!;
     const related = [...cls.relations.values()]
       .filter((end) => plurals.has(end.otherClass))
-      .map((end) => `${propertyKey(end.name)}: ${JSON.stringify(plurals.get(end.otherClass))}`);
+      .map((end) => `${propertyKey(end.name)}: ${relatedList(end, names, plurals)}`);
     return (
       `  readonly ${propertyKey(cls.plural)}: {\n    read: ${name};\n    create: ${name}Create;\n    patch: ${name}Patch;\n` +
       `    filter: ${name}Filter;\n    sort: ${name}Sort;\n    related: ${related.length === 0 ? 'Record<never, never>' : `{ ${related.join('; ')} }`};\n  };`
