@@ -16,7 +16,7 @@ import type { Request, Response } from 'express';
 import { IdempotencyKeyReusedError, ValidationError } from '@odp/core';
 import type { Account, IdempotencyRecord } from '@odp/core';
 import type { DataObject, DataResources, IdempotencyKeyUse } from '@odp/data';
-import type { Logger } from '../log.js';
+import type { Logger } from '@odp/platform';
 import { readableObject } from './write-answers.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
