@@ -151,6 +151,83 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     await screenshot('object', true);
   });
 
+  it('renders reports in a chosen language and runs MANUAL scripts', async () => {
+    await goto(`#/object/invoices/${DEMO.invoice1}`);
+    expect(await texts('#reports .action-name')).toEqual(['invoice', 'invoicePdf']);
+    await page.select('#report-language-invoice', 'nl');
+    await page.click('[data-report="invoice"]');
+    await until(`document.querySelector('[data-report-link="invoice"]') !== null`);
+    expect(await text('[data-report-link="invoice"]')).toMatch(/^Open invoice \(HTML, /);
+    // The signed address needs no key: what the link opens is the rendered invoice.
+    const html = await fetch(
+      await page.$eval('[data-report-link="invoice"]', (a) => a.getAttribute('href') ?? ''),
+    );
+    expect(html.status).toBe(200);
+    expect(await html.text()).toContain('Factuur 2026-0001');
+    await page.click('[data-report="invoicePdf"]');
+    await until(`document.querySelector('[data-report-link="invoicePdf"]') !== null`);
+    const pdf = await fetch(
+      await page.$eval('[data-report-link="invoicePdf"]', (a) => a.getAttribute('href') ?? ''),
+    );
+    expect(pdf.headers.get('content-type')).toContain('application/pdf');
+
+    // The sent invoice meets the script's condition: a job is queued; the draft one does not.
+    await page.click('[data-script="notifyAccountant"]');
+    await until(`document.querySelector('[data-script-result="notifyAccountant"]').innerText !== ''`);
+    expect(await text('[data-script-result="notifyAccountant"]')).toMatch(/^Queued as job \S+\.$/);
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('object-actions', true);
+    await goto(`#/object/invoices/${DEMO.invoice2}`);
+    await page.click('[data-script="notifyAccountant"]');
+    await until(`document.querySelector('[data-script-result="notifyAccountant"]').innerText !== ''`);
+    expect(await text('[data-script-result="notifyAccountant"]')).toMatch(/^Not run: /);
+  });
+
+  it('merges a duplicate into an object, picked by typeahead and confirmed', async () => {
+    const winner = await api.create('persons', {
+      firstName: 'Dirk',
+      lastName: 'Dubbel',
+      email: 'dirk@example.test',
+    });
+    const loser = await api.create('persons', { firstName: 'Dirk', lastName: 'Dubbelganger' });
+    await api.call('PATCH', `/companies/${DEMO.globex}`, {
+      body: { employees: [api.href('persons', DEMO.carla), api.href('persons', loser)] },
+    });
+    await goto(`#/object/persons/${winner}`);
+    expect(await isVisible(page, '#confirm-merge')).toBe(false);
+    await page.focus('#field-merge');
+    await page.keyboard.type('Dubbelg');
+    await until(`document.querySelector('#field-merge-options [data-option="Dirk Dubbelganger"]') !== null`);
+    await page.keyboard.press('Enter');
+    await page.click('#merge');
+    expect(await isVisible(page, '#confirm-merge')).toBe(true);
+    await page.click('#confirm-merge');
+    await until(`document.querySelector('.notice')?.innerText.startsWith('Merged')`);
+    await settled();
+    // The duplicate is gone (its address leads to the survivor) and its link moved here.
+    expect((await api.call('GET', `/persons/${loser}`)).status).toBe(307);
+    expect(await texts('a[data-relation="employers"]')).toContain('Globex NV');
+  });
+
+  it('shows who can see an object under its name', async () => {
+    await goto(`#/audit/companies/${DEMO.acme}`);
+    expect(await text('#audit-object')).toBe('Acme BV');
+    const report = (await (
+      await fetch(`${api.server.baseUrl}/audit/${api.tenant}/companies/${DEMO.acme}/access`, {
+        headers: { 'X-API-Key': api.systemKey },
+      })
+    ).json()) as { grants: { definition: string; objectAllows: string[] }[] };
+    expect(await texts('#audit-grants tbody tr td:first-child')).toEqual(
+      report.grants.map((g) => g.definition),
+    );
+    const first = report.grants[0];
+    expect(await text(`[data-allows="${first?.definition}"]`)).toBe(
+      first?.objectAllows.join(', ').toLowerCase(),
+    );
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('audit', true);
+  });
+
   it('creates a document with an uploaded file, then offers its download', async () => {
     const file = path.join(os.tmpdir(), `odp-admin-ui-${process.pid}.txt`);
     writeFileSync(file, 'The contract, signed.\n');
@@ -253,9 +330,13 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     await goto(`#/object/companies/${DEMO.acme}`);
     expect(await text('h1')).toContain('Acme BV');
     expect(await isVisible(page, '#edit')).toBe(false);
+    await goto(`#/object/invoices/${DEMO.invoice1}`);
+    expect(await isVisible(page, '[data-report="invoice"]')).toBe(true);
+    expect(await page.$('[data-script]')).toBeNull();
+    expect(await page.$('#merge')).toBeNull();
+    await screenshot('viewer-object');
     await goto('#/access');
     expect(await text('.alert')).toContain('403');
-    await screenshot('viewer-object');
   });
 
   it('a member sees what the capabilities give, and the page fits 390 px', async () => {
@@ -266,6 +347,11 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     ).json()) as { mayModify: boolean };
     await goto(`#/object/companies/${DEMO.acme}`);
     expect(await isVisible(page, '#edit')).toBe(capabilities.mayModify);
+    const invoice = (await (
+      await api.call('GET', `/invoices/${DEMO.invoice1}/capabilities`, { key: memberKey })
+    ).json()) as { mayModify: boolean };
+    await goto(`#/object/invoices/${DEMO.invoice1}`);
+    expect((await page.$('[data-script="notifyAccountant"]')) !== null).toBe(invoice.mayModify);
     await page.setViewport({ width: 390, height: 844 });
     for (const hash of ['#/list/companies', `#/object/companies/${DEMO.acme}`]) {
       await goto(hash);

@@ -13,7 +13,8 @@ import { searchView, wireGlobalSearch } from './views/search.js';
 import { accessView } from './views/access.js';
 import { objectView } from './views/object.js';
 import { formView } from './views/form.js';
-import { auditView, modelView } from './views/admin.js';
+import { modelView } from './views/admin.js';
+import { auditView } from './views/audit.js';
 
 /** The parsed hash: `{path: ['list', 'companies'], query: URLSearchParams}`. */
 function route() {

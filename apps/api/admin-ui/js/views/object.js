@@ -2,6 +2,7 @@ import { call, get, tenantPath } from '../api.js';
 import { alertBox, h, notice, show, takeNotice, viewOf } from '../dom.js';
 import { classLabel, fieldLabel, formatTimestamp, objectName } from '../format.js';
 import { fieldContent } from './field-display.js';
+import { objectActions } from './object-actions.js';
 
 /** `_links` members the platform adds; every other member is a relation. */
 const PLATFORM_LINKS = new Set(['_self', '_scripts', '_metadata', '_relatedDataObject', '_form']);
@@ -50,6 +51,7 @@ export async function objectView(typeName, id) {
   const fields = metadata.fields.filter((field) => object[field.name] !== undefined);
   const relations = Object.entries(object._links).filter(([name]) => !PLATFORM_LINKS.has(name));
   const name = objectName(metadata.fields, object);
+  const actions = await objectActions({ typeName, id, object, metadata, capabilities });
   document.title = `${name ?? id} · ${classLabel(typeName)} · ODP admin`;
 
   const status = h('div');
@@ -149,5 +151,6 @@ export async function objectView(typeName, id) {
           { class: 'props', id: 'relations' },
           relations.map(([name, link]) => relationItem(name, link)),
         ),
+    actions,
   );
 }
