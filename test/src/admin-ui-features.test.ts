@@ -151,6 +151,32 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     await screenshot('object', true);
   });
 
+  it('follows changes made elsewhere live, in an open object and an open list', async () => {
+    await goto(`#/object/companies/${DEMO.acme}`);
+    await until(`document.querySelector('#live')?.checkVisibility() === true`);
+    expect(await text('#live')).toContain('live');
+    await api.call('PATCH', `/companies/${DEMO.acme}`, { body: { employeeCount: 43 } });
+    await until(`document.querySelector('[data-field="employeeCount"]')?.innerText === '43'`);
+    expect(await text('.notice')).toBe('Updated just now: Employee count.');
+    await goto('#/list/companies');
+    const initech = await api.create('companies', { legalName: 'Initech BV', companyType: 'bv' });
+    await until(
+      `[...document.querySelectorAll('#rows tbody td')].some((td) => td.innerText === 'Initech BV')`,
+    );
+    // Typing in the search box is not redrawn away: the list offers a refresh instead.
+    await page.focus('#list-search');
+    await api.create('companies', { legalName: 'Umbrella NV', companyType: 'nv' });
+    await until(`document.querySelector('#live-refresh') !== null`);
+    await page.click('#live-refresh');
+    await until(
+      `[...document.querySelectorAll('#rows tbody td')].some((td) => td.innerText === 'Umbrella NV')`,
+    );
+    // An open object deleted elsewhere says so.
+    await goto(`#/object/companies/${initech}`);
+    expect((await api.call('DELETE', `/companies/${initech}`)).status).toBe(200);
+    await until(`document.querySelector('.alert')?.innerText === 'This object was deleted just now.'`);
+  });
+
   it('renders reports in a chosen language and runs MANUAL scripts', async () => {
     await goto(`#/object/invoices/${DEMO.invoice1}`);
     expect(await texts('#reports .action-name')).toEqual(['invoice', 'invoicePdf']);
@@ -330,6 +356,10 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     await goto(`#/object/companies/${DEMO.acme}`);
     expect(await text('h1')).toContain('Acme BV');
     expect(await isVisible(page, '#edit')).toBe(false);
+    // A viewer's open object follows changes too.
+    await until(`document.querySelector('#live')?.checkVisibility() === true`);
+    await api.call('PATCH', `/companies/${DEMO.acme}`, { body: { employeeCount: 44 } });
+    await until(`document.querySelector('[data-field="employeeCount"]')?.innerText === '44'`);
     await goto(`#/object/invoices/${DEMO.invoice1}`);
     expect(await isVisible(page, '[data-report="invoice"]')).toBe(true);
     expect(await page.$('[data-script]')).toBeNull();

@@ -6,6 +6,7 @@
  */
 import { ApiError, clearSession, currentSession } from './api.js';
 import { alertBox, show } from './dom.js';
+import { connectLive, disconnectLive, resetListeners } from './live.js';
 import { signInView } from './views/sign-in.js';
 import { classesView } from './views/classes.js';
 import { listView } from './views/list.js';
@@ -49,6 +50,7 @@ async function render() {
   const active = () => token === generation;
   // `data-rendered` names the hash whose view is complete (tests and assistive tools wait for it).
   delete document.body.dataset.rendered;
+  resetListeners();
   const session = currentSession();
   const nav = document.getElementById('nav');
   nav.hidden = session === null;
@@ -60,6 +62,7 @@ async function render() {
     document.body.dataset.rendered = location.hash;
     return;
   }
+  connectLive();
   const view = VIEWS[name] ?? VIEWS.classes;
   try {
     await view(segments, query, active);
@@ -76,6 +79,7 @@ async function render() {
 
 document.getElementById('sign-out').addEventListener('click', () => {
   clearSession();
+  disconnectLive();
   location.hash = '#/sign-in';
   render();
 });

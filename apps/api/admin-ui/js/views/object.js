@@ -2,6 +2,7 @@ import { call, get, tenantPath } from '../api.js';
 import { alertBox, h, notice, show, takeNotice, viewOf } from '../dom.js';
 import { classLabel, fieldLabel, formatTimestamp, objectName } from '../format.js';
 import { fieldContent } from './field-display.js';
+import { followObject } from './live-refresh.js';
 import { objectActions } from './object-actions.js';
 
 /** `_links` members the platform adds; every other member is a relation. */
@@ -37,7 +38,7 @@ function relationItem(name, link) {
 /**
  * One object (`GET /data/{tenant}/{class}/{id}`): its fields with the labels of its classes'
  * metadata, its relations as links to follow, and, as its capabilities allow, edit and delete; the
- * audit of who can reach it.
+ * audit of who can reach it; shown again live when it changes elsewhere (live-refresh.js).
  */
 export async function objectView(typeName, id) {
   const object = await get(tenantPath('data', typeName, id));
@@ -55,6 +56,7 @@ export async function objectView(typeName, id) {
   document.title = `${name ?? id} · ${classLabel(typeName)} · ODP admin`;
 
   const status = h('div');
+  followObject(id, status);
   const confirm = h(
     'button',
     {
