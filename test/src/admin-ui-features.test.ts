@@ -7,15 +7,14 @@
  * violation. Screenshots go to the test output (`test-output/admin-ui/`); with `UPDATE_DOCS_IMAGES=1`
  * the main views are also written to `docs/images/` for the docs page.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
-import { chromiumBinary, isVisible, launchChromium } from './support/browser.js';
-import { REPO_ROOT } from './support/server.js';
+import { AdminUiPage } from './support/admin-ui-page.js';
+import { chromiumBinary, isVisible } from './support/browser.js';
 
 const chromium = chromiumBinary();
 if (chromium === null) {
@@ -24,67 +23,29 @@ if (chromium === null) {
   );
 }
 const describeWithBrowser = chromium === null ? describe.skip : describe;
-const OUTPUT_DIR = path.join(
-  process.env['ODP_TEST_OUTPUT_DIR'] ?? path.join(REPO_ROOT, 'test-output'),
-  'admin-ui',
-);
-const DOCS_IMAGES = process.env['UPDATE_DOCS_IMAGES'] === '1' ? path.join(REPO_ROOT, 'docs', 'images') : null;
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithBrowser('the admin page, as admin, viewer and member', () => {
   let api: DataApi;
-  let browser: Browser;
+  let ui: AdminUiPage;
   let page: Page;
-  const problems: string[] = [];
   let viewerKey = '';
   let memberKey = '';
-
-  const until = (predicate: string) => page.waitForFunction(predicate, { timeout: 10_000 });
-  const settled = () => until(`document.body.dataset.rendered === location.hash`);
-  const goto = async (hash: string) => {
-    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-    await settled();
-  };
-  const text = (selector: string) =>
-    page.$eval(selector, (e) => (e as unknown as { innerText: string }).innerText);
-  const texts = (selector: string) =>
-    page.$$eval(selector, (list) => list.map((e) => (e as unknown as { innerText: string }).innerText));
-  const screenshot = async (name: string, docs = false) => {
-    const shot = await page.screenshot({ fullPage: true });
-    writeFileSync(path.join(OUTPUT_DIR, `${name}.png`), shot);
-    if (docs && DOCS_IMAGES !== null) writeFileSync(path.join(DOCS_IMAGES, `admin-ui-${name}.png`), shot);
-  };
-  /** axe-core over the current view: violations of impact serious or critical, as "id: target". */
-  const axeViolations = async () => {
-    await page.evaluate(AXE_SOURCE);
-    const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-    return found;
-  };
-  const signIn = async (key: string) => {
-    await page.goto(`${api.server.baseUrl}/admin-ui/#/sign-in?tenant=${api.tenant}`);
-    await page.waitForSelector('form.sign-in');
-    await page.type('#api-key', key);
-    await page.click('#sign-in');
-    await page.waitForSelector('#classes');
-  };
+  const until = (predicate: string) => ui.until(predicate);
+  const settled = () => ui.settled();
+  const goto = (hash: string) => ui.goto(hash);
+  const text = (selector: string) => ui.text(selector);
+  const texts = (selector: string) => ui.texts(selector);
+  const screenshot = (name: string, docs = false) => ui.screenshot(name, docs);
+  const axeViolations = () => ui.axeViolations();
+  const signIn = (key: string) => ui.signIn(key);
 
   beforeAll(async () => {
-    rmSync(OUTPUT_DIR, { recursive: true, force: true });
-    mkdirSync(OUTPUT_DIR, { recursive: true });
     api = await startDataServer();
-    browser = await launchChromium(chromium ?? '');
-    page = await browser.newPage();
-    await page.setViewport({ width: 1200, height: 900 });
-    page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400)
-        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
+    ui = await AdminUiPage.open(chromium ?? '', api, 'admin-ui');
+    page = ui.page;
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await ui?.close();
     await api?.server.stop();
   });
 
@@ -345,7 +306,7 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     const toRevoke = keyRows[keyRows.length - 1] ?? '';
     await page.click(`[data-revoke="${toRevoke}"]`);
     await until(`document.querySelector('[data-key-state="${toRevoke}"]')?.innerText === 'revoked'`);
-    expect(problems).toEqual([]);
+    expect(ui.problems).toEqual([]);
   });
 
   it('a viewer sees no write controls', async () => {

@@ -1,6 +1,6 @@
 /**
  * The admin page's router: the location hash names the view (`#/classes`, `#/list/<path>?<query>`,
- * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`,
+ * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`, `#/usage`, `#/jobs`,
  * `#/sign-in`), so views are bookmarkable and the browser's back button works. A list view's query is
  * the API's own list query (filters, `sort`, `page`, `size`), so the API's paging links map 1:1.
  */
@@ -16,6 +16,8 @@ import { objectView } from './views/object.js';
 import { formView } from './views/form.js';
 import { modelView } from './views/admin.js';
 import { auditView } from './views/audit.js';
+import { usageView } from './views/usage.js';
+import { jobsView } from './views/jobs.js';
 
 /** The parsed hash: `{path: ['list', 'companies'], query: URLSearchParams}`. */
 function route() {
@@ -40,6 +42,8 @@ const VIEWS = {
   edit: ([typeName, id]) => formView(typeName, id),
   audit: ([typeName, id]) => auditView(typeName, id),
   model: (_segments, _query, active) => modelView(active),
+  usage: (_segments, query) => usageView(query),
+  jobs: (_segments, query) => jobsView(query),
 };
 
 /** Counts renders; a view's `active()` is false once another view replaced it (its polling stops). */

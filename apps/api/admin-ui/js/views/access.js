@@ -7,6 +7,7 @@
 import { call, get, tenantPath } from '../api.js';
 import { alertBox, h, navigate, notice, show, takeNotice } from '../dom.js';
 import { formatTimestamp } from '../format.js';
+import { adminTabs } from './admin-tabs.js';
 
 const ROLES = ['viewer', 'member', 'admin'];
 
@@ -130,6 +131,7 @@ export async function accessView() {
   createdKey = null;
 
   show(
+    adminTabs('#/access'),
     takeNotice(),
     h('h1', {}, 'Keys and profiles'),
     shownKey === null
