@@ -125,13 +125,43 @@ describeWithBrowser('the admin page administration, as admin, member and viewer'
     expect(ui.problems).toEqual([]);
   });
 
-  it('a member and a viewer get the 403 of the administration routes', async () => {
+  it('shows the model read-only: classes, fields with formulas, relations, reports, access control', async () => {
+    await ui.goto('#/schema');
+    expect(await ui.texts('[data-schema-class]')).toEqual(expect.arrayContaining(['Invoices', 'Companies']));
+    expect(await ui.texts('#schema-access [data-definition] h3')).toEqual(
+      expect.arrayContaining(['allInvoices', 'companyTeam', 'everything', 'ownData']),
+    );
+    await ui.page.click('[data-schema-class="invoices"]');
+    await ui.until(`location.hash === '#/schema/invoices'`);
+    await ui.settled();
+    expect(await ui.text('[data-formula="total"]')).toBe('round(amount * (1 + vatRate / 100), 2)');
+    expect(await ui.text('[data-schema-field="status"]')).toContain('Draft');
+    expect(await ui.texts('[data-schema-relation] td:first-child')).toEqual([
+      'client',
+      'contact',
+      'documents',
+      'lines',
+    ]);
+    expect(await ui.texts('#schema-reports li')).toEqual([
+      'invoice: HTML in en, nl',
+      'invoicePdf: PDF in en, nl',
+    ]);
+    expect(await ui.texts('#schema-access h3')).toContain('allInvoices');
+    expect(await ui.axeViolations()).toEqual([]);
+    await ui.screenshot('schema', true);
+  });
+
+  it('a member and a viewer get the 403 of the administration routes, and read the model', async () => {
     for (const role of ['member', 'viewer']) {
       await ui.switchTo(await keyFor(api, role));
       for (const hash of ['#/model', '#/usage', '#/jobs']) {
         await ui.goto(hash);
         expect(await ui.text('.alert')).toMatch(/^403/);
       }
+      // The model itself is readable by every role; its access control needs the admin role.
+      await ui.goto('#/schema/invoices');
+      expect(await ui.text('[data-formula="total"]')).toContain('round(');
+      expect(await ui.text('#schema-access')).toContain('needs the admin role');
       await ui.screenshot(`${role}-administration`);
     }
   });

@@ -1,6 +1,6 @@
 /**
  * The admin page's router: the location hash names the view (`#/classes`, `#/list/<path>?<query>`,
- * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`, `#/usage`, `#/jobs`,
+ * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`, `#/usage`, `#/jobs`, `#/schema[/<class>]`,
  * `#/sign-in`), so views are bookmarkable and the browser's back button works. A list view's query is
  * the API's own list query (filters, `sort`, `page`, `size`), so the API's paging links map 1:1.
  */
@@ -18,6 +18,7 @@ import { modelView } from './views/admin.js';
 import { auditView } from './views/audit.js';
 import { usageView } from './views/usage.js';
 import { jobsView } from './views/jobs.js';
+import { schemaView } from './views/schema.js';
 
 /** The parsed hash: `{path: ['list', 'companies'], query: URLSearchParams}`. */
 function route() {
@@ -44,6 +45,7 @@ const VIEWS = {
   model: (_segments, _query, active) => modelView(active),
   usage: (_segments, query) => usageView(query),
   jobs: (_segments, query) => jobsView(query),
+  schema: (segments) => schemaView(segments),
 };
 
 /** Counts renders; a view's `active()` is false once another view replaced it (its polling stops). */
