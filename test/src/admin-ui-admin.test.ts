@@ -8,7 +8,7 @@
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
 import { AdminUiPage } from './support/admin-ui-page.js';
-import { chromiumBinary } from './support/browser.js';
+import { chromiumBinary, isVisible } from './support/browser.js';
 
 const chromium = chromiumBinary();
 if (chromium === null) {
@@ -151,6 +151,51 @@ describeWithBrowser('the admin page administration, as admin, member and viewer'
     await ui.screenshot('schema', true);
   });
 
+  it('explores the API in Swagger UI under the CSP, calling with the signed-in key', async () => {
+    const refused: string[] = [];
+    ui.page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/.test(message.text())) refused.push(message.text());
+    });
+    // Only the viewer's bundle and stylesheet are served, under the page's CSP.
+    const vendor = `${api.server.baseUrl}/admin-ui/vendor/swagger-ui/`;
+    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      const res = await fetch(vendor + file);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
+    for (const file of ['package.json', 'index.html', '%2e%2e/package.json']) {
+      expect((await fetch(vendor + file)).status).toBe(404);
+    }
+    await ui.goto('#/api');
+    expect(await ui.text('#explorer .title')).toContain('Demo CRM');
+    expect(await ui.texts('#explorer-part option')).toEqual(
+      expect.arrayContaining(['companies', 'metadata']),
+    );
+    const operation = '#operations-default-companiesGet';
+    await ui.page.select('#explorer-part', 'companies');
+    await ui.until(`location.hash === '#/api?part=companies'`);
+    await ui.settled();
+    await ui.page.click(`${operation} .opblock-summary`);
+    await ui.page.waitForSelector(`${operation} .try-out__btn`);
+    await ui.page.click(`${operation} .try-out__btn`);
+    await ui.page.type(`${operation} tr[data-param-name="id"] input`, DEMO.acme);
+    const sent = ui.page.waitForRequest((r) =>
+      r.url().endsWith(`/data/${api.tenant}/companies/${DEMO.acme}`),
+    );
+    await ui.page.click(`${operation} .execute`);
+    expect((await sent).headers()['x-api-key']).toBe(api.systemKey);
+    await ui.until(
+      `document.querySelector('${operation} .live-responses-table tbody .response-col_status')?.innerText.trim() === '200'`,
+    );
+    expect(await ui.text(`${operation} .live-responses-table`)).toContain('Acme BV');
+    // The request's curl line would print the key: it is not shown.
+    expect(await isVisible(ui.page, `${operation} .curl-command`)).toBe(false);
+    expect(refused).toEqual([]);
+    expect(await ui.axeViolations()).toEqual([]);
+    await ui.page.$eval(`${operation} .opblock-summary`, (e) => e.scrollIntoView());
+    await ui.screenshot('api', true, false);
+  });
+
   it('a member and a viewer get the 403 of the administration routes, and read the model', async () => {
     for (const role of ['member', 'viewer']) {
       await ui.switchTo(await keyFor(api, role));
@@ -163,6 +208,8 @@ describeWithBrowser('the admin page administration, as admin, member and viewer'
       expect(await ui.text('[data-formula="total"]')).toContain('round(');
       expect(await ui.text('#schema-access')).toContain('needs the admin role');
       await ui.screenshot(`${role}-administration`);
+      await ui.goto('#/api');
+      expect(await ui.text('#explorer .title')).toContain('Demo CRM');
     }
   });
 });

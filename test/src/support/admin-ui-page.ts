@@ -76,8 +76,9 @@ export class AdminUiPage {
     );
   }
 
-  async screenshot(name: string, docs = false): Promise<void> {
-    const shot = await this.page.screenshot({ fullPage: true });
+  /** The whole page, or with `fullPage` false what the window shows (for very long views). */
+  async screenshot(name: string, docs = false, fullPage = true): Promise<void> {
+    const shot = await this.page.screenshot({ fullPage });
     writeFileSync(path.join(this.outputDir, `${name}.png`), shot);
     if (docs && DOCS_IMAGES !== null) writeFileSync(path.join(DOCS_IMAGES, `admin-ui-${name}.png`), shot);
   }

@@ -1,6 +1,6 @@
 /**
  * The admin page's router: the location hash names the view (`#/classes`, `#/list/<path>?<query>`,
- * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`, `#/usage`, `#/jobs`, `#/schema[/<class>]`,
+ * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`, `#/usage`, `#/jobs`, `#/schema[/<class>]`, `#/api`,
  * `#/sign-in`), so views are bookmarkable and the browser's back button works. A list view's query is
  * the API's own list query (filters, `sort`, `page`, `size`), so the API's paging links map 1:1.
  */
@@ -19,6 +19,7 @@ import { auditView } from './views/audit.js';
 import { usageView } from './views/usage.js';
 import { jobsView } from './views/jobs.js';
 import { schemaView } from './views/schema.js';
+import { explorerView } from './views/explorer.js';
 
 /** The parsed hash: `{path: ['list', 'companies'], query: URLSearchParams}`. */
 function route() {
@@ -46,6 +47,7 @@ const VIEWS = {
   usage: (_segments, query) => usageView(query),
   jobs: (_segments, query) => jobsView(query),
   schema: (segments) => schemaView(segments),
+  api: (_segments, query) => explorerView(query),
 };
 
 /** Counts renders; a view's `active()` is false once another view replaced it (its polling stops). */

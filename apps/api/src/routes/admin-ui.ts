@@ -5,18 +5,29 @@
  *
  * - `GET /` and `GET /admin-ui` redirect to `/admin-ui/`; `GET /admin-ui/` is the page; other files
  *   by name.
+ * - `GET /admin-ui/vendor/swagger-ui/{swagger-ui-bundle.js,swagger-ui.css}`: the API explorer's
+ *   viewer, the built files of the `swagger-ui-dist` package as installed (no copy in the
+ *   repository, no other origin); only these two files.
  * - Content-Security-Policy: scripts, styles and connections from this origin only, no inline
  *   script or style, no framing; `Referrer-Policy: no-referrer`; `Cache-Control: no-cache` so a new
  *   release is picked up on the next load (revalidated by ETag).
  */
 import express from 'express';
 import type { RequestHandler, Router } from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppDeps } from '../app.js';
 import { routeModule } from './router.js';
 
 /** Where the page's files are: a folder of the api app, shipped with it, no build step. */
 export const ADMIN_UI_DIR = fileURLToPath(new URL('../../admin-ui/', import.meta.url));
+
+/** The folder of the installed `swagger-ui-dist` package (the API explorer's viewer). */
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The viewer's files the page loads: its standalone bundle and its stylesheet (both work under the CSP). */
+const SWAGGER_UI_FILES: ReadonlySet<string> = new Set(['/swagger-ui-bundle.js', '/swagger-ui.css']);
 
 /** The page's address, relative to the base URL (printed by `pnpm start`, linked in the README). */
 export const ADMIN_UI_PATH = '/admin-ui/';
@@ -48,6 +59,12 @@ export function adminUiRoutes(_deps: AppDeps): Router {
     if (req.path === '/admin-ui') res.redirect(301, ADMIN_UI_PATH);
     else next();
   });
+  router.use(
+    `${ADMIN_UI_PATH}vendor/swagger-ui`,
+    pageHeaders,
+    (req, _res, next) => (SWAGGER_UI_FILES.has(req.path) ? next() : next('router')),
+    express.static(SWAGGER_UI_DIR, { index: false, redirect: false, dotfiles: 'ignore', fallthrough: false }),
+  );
   router.use(
     ADMIN_UI_PATH,
     pageHeaders,
