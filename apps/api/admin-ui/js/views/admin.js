@@ -6,7 +6,7 @@
  * progress bar with its counts).
  */
 import { call, download, get, tenantPath } from '../api.js';
-import { alertBox, h, show } from '../dom.js';
+import { errorBox, h, show } from '../dom.js';
 import { classLabel, formatTimestamp } from '../format.js';
 import { adminTabs } from './admin-tabs.js';
 
@@ -18,10 +18,6 @@ function statusList(entries) {
     { class: 'props' },
     entries.map(([label, value, id]) => [h('dt', {}, label), h('dd', { id }, value ?? '-')]),
   );
-}
-
-function failure(error) {
-  return alertBox(`${error.status ?? ''} ${error.message}`.trim());
 }
 
 /**
@@ -76,7 +72,7 @@ function jobPanel({ kind, label, active, start, controls = [] }) {
       render(body);
       setTimeout(poll, POLL_MS);
     } catch (error) {
-      message.replaceChildren(failure(error));
+      message.replaceChildren(errorBox(error));
       button.disabled = false;
     }
   });
@@ -143,7 +139,7 @@ export async function modelView(active) {
         try {
           await download(tenantPath('admin', 'modelUpgrade'), 'model-upgrade.zip');
         } catch (error) {
-          downloadMessage.replaceChildren(failure(error));
+          downloadMessage.replaceChildren(errorBox(error));
         }
       },
     },

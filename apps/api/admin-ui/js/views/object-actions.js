@@ -6,7 +6,7 @@
  * decide: a script run and a merge need the right to modify the object, so a viewer sees neither.
  */
 import { call, get, tenantPath } from '../api.js';
-import { alertBox, h, navigate, notice } from '../dom.js';
+import { alertBox, errorBox, h, navigate, notice } from '../dom.js';
 import { classLabel } from '../format.js';
 import { relationPicker } from './relation-picker.js';
 
@@ -18,10 +18,6 @@ function languageName(tag) {
   } catch {
     return tag;
   }
-}
-
-function failure(error) {
-  return alertBox(`${error.status ?? ''} ${error.message}`.trim());
 }
 
 /** One report: a language choice and a button that asks for the document, then links to it. */
@@ -57,7 +53,7 @@ function reportRow(typeName, id, report) {
             h('span', { class: 'muted' }, ' valid for 2 minutes'),
           );
         } catch (error) {
-          result.replaceChildren(failure(error));
+          result.replaceChildren(errorBox(error));
         } finally {
           make.disabled = false;
         }
@@ -94,7 +90,7 @@ function scriptRow(scriptsHref, name) {
               : h('span', { role: 'status' }, `Not run: ${body.reason}`),
           );
         } catch (error) {
-          result.replaceChildren(failure(error));
+          result.replaceChildren(errorBox(error));
         } finally {
           run.disabled = false;
         }
@@ -127,7 +123,7 @@ function mergeForm(typeName, id) {
           notice('Merged: the other object is gone, its links now point here.');
           navigate(`#/object/${encodeURIComponent(typeName)}/${encodeURIComponent(id)}`);
         } catch (error) {
-          status.replaceChildren(failure(error));
+          status.replaceChildren(errorBox(error));
           confirm.disabled = false;
         }
       },

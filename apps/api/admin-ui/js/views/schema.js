@@ -6,30 +6,9 @@
  * `GET /audit/{tenant}/access-control` (admins only: others see that it needs the admin role).
  */
 import { get, tenantPath } from '../api.js';
-import { h, show } from '../dom.js';
+import { dataTable, h, show } from '../dom.js';
 import { classLabel } from '../format.js';
 import { accessControlSection } from './schema-access.js';
-
-function table(id, headings, rows) {
-  return h(
-    'div',
-    { class: 'table-scroll' },
-    h(
-      'table',
-      { id },
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          headings.map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      h('tbody', {}, rows),
-    ),
-  );
-}
 
 function flags(field) {
   return [
@@ -100,7 +79,7 @@ async function classesIndex() {
   show(
     h('h1', {}, 'The model'),
     h('p', { class: 'muted' }, 'The classes of this tenant as its model defines them; read-only.'),
-    table(
+    dataTable(
       'schema-classes',
       ['Class', 'Model name', 'Extends', 'Kind'],
       classes.map((cls) =>
@@ -152,7 +131,7 @@ async function classDetail(plural) {
       h('a', { href: `#/list/${encodeURIComponent(plural)}` }, 'Open the list'),
     ),
     h('h2', {}, 'Fields'),
-    table(
+    dataTable(
       'schema-fields',
       ['Field', 'Type', 'Flags', 'Formula', 'Default', 'Declared on'],
       metadata.fields.map(fieldRow),
@@ -160,7 +139,7 @@ async function classDetail(plural) {
     h('h2', {}, 'Relations'),
     metadata.relations.length === 0
       ? h('p', { class: 'muted' }, 'No relations.')
-      : table(
+      : dataTable(
           'schema-relations',
           ['Relation', 'Direction', 'Target', 'Links', 'Rules'],
           metadata.relations.map(relationRow),
