@@ -17,6 +17,7 @@ import type { RequestHandler, Router } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NotFoundError } from '@odp/core';
 import type { AppDeps } from '../app.js';
 import { routeModule } from './router.js';
 
@@ -27,7 +28,7 @@ export const ADMIN_UI_DIR = fileURLToPath(new URL('../../admin-ui/', import.meta
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** The viewer's files the page loads: its standalone bundle and its stylesheet (both work under the CSP). */
-const SWAGGER_UI_FILES: ReadonlySet<string> = new Set(['/swagger-ui-bundle.js', '/swagger-ui.css']);
+const SWAGGER_UI_FILES: ReadonlySet<string> = new Set(['swagger-ui-bundle.js', 'swagger-ui.css']);
 
 /** The page's address, relative to the base URL (printed by `pnpm start`, linked in the README). */
 export const ADMIN_UI_PATH = '/admin-ui/';
@@ -59,12 +60,13 @@ export function adminUiRoutes(_deps: AppDeps): Router {
     if (req.path === '/admin-ui') res.redirect(301, ADMIN_UI_PATH);
     else next();
   });
-  router.use(
-    `${ADMIN_UI_PATH}vendor/swagger-ui`,
-    pageHeaders,
-    (req, _res, next) => (SWAGGER_UI_FILES.has(req.path) ? next() : next('router')),
-    express.static(SWAGGER_UI_DIR, { index: false, redirect: false, dotfiles: 'ignore', fallthrough: false }),
-  );
+  router.get(`${ADMIN_UI_PATH}vendor/swagger-ui/:file`, pageHeaders, (req, res, next) => {
+    const file = String(req.params['file']);
+    if (!SWAGGER_UI_FILES.has(file)) throw new NotFoundError('The API explorer has no such file.');
+    res.sendFile(file, { root: SWAGGER_UI_DIR, dotfiles: 'deny' }, (error) => {
+      if (error) next(error);
+    });
+  });
   router.use(
     ADMIN_UI_PATH,
     pageHeaders,
