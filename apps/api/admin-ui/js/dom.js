@@ -30,11 +30,14 @@ function append(element, children) {
   }
 }
 
-/** A table of `rows` (tr elements) under column `headings`, scrolling inside its box on a narrow screen. */
+/**
+ * A table of `rows` (tr elements) under column `headings`, scrolling inside its box on a narrow
+ * screen; the box takes the keyboard focus, so arrow keys scroll it where no link inside could.
+ */
 export function dataTable(id, headings, rows) {
   return h(
     'div',
-    { class: 'table-scroll' },
+    { class: 'table-scroll', tabindex: '0' },
     h(
       'table',
       { id },
