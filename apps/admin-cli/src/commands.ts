@@ -15,7 +15,7 @@ import {
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { ModelStatus } from '@odp/model-loader';
-import type { ClassJobKind, Platform } from '@odp/api';
+import type { ClassJobKind, Platform } from '@odp/platform';
 import { progressBar } from './progress.js';
 
 /** What a command runs against: the same configuration and registry as the api. */
@@ -107,7 +107,7 @@ async function withPlatform<T>(context: CommandContext, use: (platform: Platform
   });
   // Loaded on use: the api's module graph (express, engine clients, PDF) would otherwise be paid
   // by every `odp` invocation, `odp key create` included.
-  const { createLogger, openPlatform } = await import('@odp/api');
+  const { createLogger, openPlatform } = await import('@odp/platform');
   const platform = await openPlatform(context.config, NO_EXAMPLES_DIR, { log: createLogger(stderr) });
   try {
     return await use(platform);
@@ -211,7 +211,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
      * the api and workers start with it again (they refuse a key other than the recorded one).
      */
     async run({ config, registry }) {
-      const { acceptSecretKey } = await import('@odp/api');
+      const { acceptSecretKey } = await import('@odp/platform');
       await acceptSecretKey(registry, config.secretKey);
       return {
         json: { accepted: true },

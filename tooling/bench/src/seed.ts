@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DOCUMENTS_FILE } from '@odp/api';
+import { DOCUMENTS_FILE } from '@odp/platform';
 import { tenantDataDir, platformDatabasePath } from '@odp/config';
 import type { StoredObject, TenantStore } from '@odp/core';
 import { generateApiKey } from '@odp/auth';

@@ -11,7 +11,7 @@ describe('platform store durability', () => {
     const file = path.join(dir, 'platform.sqlite');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'durability.child.ts'), file],
+      ['--import', 'tsx', '--conditions=@odp/source', path.join(__dirname, 'durability.child.ts'), file],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

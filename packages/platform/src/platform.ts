@@ -1,7 +1,5 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import http from 'node:http';
-import type { Express } from 'express';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
 import {
   ConfigError,
@@ -27,7 +25,7 @@ import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
-import type { AppDeps } from './app.js';
+import type { PlatformServices } from './services.js';
 import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
@@ -42,7 +40,7 @@ import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
 
 /** The platform-wide services of one process, opened from configuration. */
-export interface Platform extends AppDeps {
+export interface Platform extends PlatformServices {
   readonly registry: PlatformRegistry;
   /** What this process shares with the other instances of the deployment. */
   readonly coordination: Coordination;
@@ -319,70 +317,4 @@ async function openVerifiedSearchEngine(config: Config, log: Platform['log']): P
     throw new ConfigError('ODP_ELASTICSEARCH_URL', error instanceof Error ? error.message : String(error));
   }
   return search;
-}
-
-/**
- * Starts the HTTP server on `config.port` with the configured timeouts: a client that does not send
- * its headers within `headersTimeoutMs`, or its whole request within `requestTimeoutMs`, gets 408
- * and a closed connection; an idle keep-alive connection closes after `keepAliveTimeoutMs`. Node
- * checks the first two on an interval, here a quarter of the header timeout (at most 1 s), so a
- * connection is cut soon after its deadline. A port already in use ends the process like a bad
- * PORT value (exit code 2).
- */
-export function listen(app: Express, config: Pick<Config, 'port' | 'http'>): Promise<http.Server> {
-  const { port, http: timeouts } = config;
-  return new Promise((resolve, reject) => {
-    const server = http.createServer(
-      {
-        headersTimeout: timeouts.headersTimeoutMs,
-        requestTimeout: timeouts.requestTimeoutMs,
-        keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-        connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
-      },
-      app,
-    );
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRINUSE') {
-        reject(error);
-        return;
-      }
-      process.stderr.write(`odp: configuration error: PORT: ${port} is already in use\n`);
-      process.exit(2);
-    });
-    server.listen(port, () => resolve(server));
-  });
-}
-
-/** Connections still open this long after a shutdown signal (streams, slow clients) are cut. */
-const SHUTDOWN_GRACE_MS = 5000;
-
-/**
- * On SIGTERM or SIGINT: stop the running imports (each is recorded `interrupted` after its current
- * row, not left to run while connections drain), stop accepting connections, let running requests
- * finish (up to the grace period), close the platform, exit 0.
- */
-export function shutdownOnSignal(
-  server: http.Server,
-  platform: Platform,
-  /** Stopped before the platform closes (the in-process worker finishes its job in hand). */
-  worker?: { stop(): Promise<void> },
-): void {
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    platform.log.info('shutting down', { signal });
-    const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    cut.unref();
-    const importsStopped = platform.imports.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    await importsStopped;
-    await worker?.stop();
-    await platform.close();
-    platform.log.flush();
-    process.exit(0);
-  };
-  process.on('SIGTERM', (signal) => void stop(signal));
-  process.on('SIGINT', (signal) => void stop(signal));
 }

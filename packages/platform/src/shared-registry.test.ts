@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openRedisCoordination } from '@odp/cache-redis';
+import { openRedisCoordination } from '@odp/redis';
 import { createInProcessCoordination, isApiKeyUsable, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
 import { describeWithEngine } from '@odp/testkit';

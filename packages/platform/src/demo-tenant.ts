@@ -1,5 +1,5 @@
-import { generateApiKey } from '@odp/auth';
 import type { PlatformRegistry } from '@odp/core';
+import { createTenant } from './embedded.js';
 
 const DEMO_TENANT_SETTING = 'demoTenantId';
 
@@ -20,9 +20,7 @@ export async function ensureDemoTenant(registry: PlatformRegistry, modelSource: 
     return { tenantId: (await registry.getTenant(remembered)) === null ? null : remembered, systemKey: null };
   }
   if ((await registry.listTenants()).length > 0) return { tenantId: null, systemKey: null };
-  const tenant = await registry.createTenant({ name: 'Demo CRM', modelSource });
-  const { key, hash } = generateApiKey();
-  await registry.createApiKey({ tenantId: tenant.id, profileId: null, expiresAt: null, keyHash: hash });
+  const { tenant, systemKey } = await createTenant({ registry }, { name: 'Demo CRM', modelDir: modelSource });
   await registry.setSetting(DEMO_TENANT_SETTING, tenant.id);
-  return { tenantId: tenant.id, systemKey: key };
+  return { tenantId: tenant.id, systemKey };
 }

@@ -1,13 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import {
-  ConflictError,
-  defaultDataRequestKey,
-  keepRenewed,
-  modelReloadRequestKey,
-  NotFoundError,
-  rebuildRequestKey,
-  UnavailableError,
-} from '@odp/core';
+import { NotFoundError } from '@odp/core';
 import type {
   Coordination,
   Invalidation,
@@ -21,19 +13,16 @@ import type { Config } from '@odp/config';
 import type { FileService } from '@odp/files';
 import { ChangeSignal } from '@odp/data';
 import type { DataResources } from '@odp/data';
-import { RebuildTracker } from '@odp/acl';
-import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
-import { TenantModel } from '@odp/model-loader';
-import type { ModelStatus } from '@odp/model-loader';
-import type { DocumentStores } from './document-stores.js';
-import type { Logger } from './log.js';
-import type { SearchEngine } from './search-engine.js';
-import { openTenantData, withModel } from './tenant-data.js';
-import type { TenantData } from './tenant-data.js';
-import { startTenantRebuild } from './tenant-rebuild.js';
-import { CLASS_JOB_KINDS, startClassJob } from './class-jobs.js';
-import { TenantEventStreams } from './event-streams.js';
+import type { RebuildStatus, RebuildTracker, TenantAccessControl } from '@odp/acl';
+import type { ModelStatus, TenantModel } from '@odp/model-loader';
+import { AdminRequests, OwnAnnouncements } from './admin-requests.js';
 import type { ClassJobKind } from './class-jobs.js';
+import type { DocumentStores } from './document-stores.js';
+import { TenantEventStreams } from './event-streams.js';
+import type { Logger } from './log.js';
+import { ModelSwitch } from './model-switch.js';
+import type { SearchEngine } from './search-engine.js';
+import { TenantJobs } from './tenant-jobs.js';
 
 /**
  * Everything one tenant's requests need, composed once per tenant and cached: the tenant record,
@@ -142,19 +131,13 @@ export interface RuntimeContext {
   readonly gatewayLimit?: (tenantId: string) => (gateway: string) => Promise<void>;
 }
 
-/** How long a rebuild lease lasts without renewal (an instance that dies frees it after this). */
-export const REBUILD_LEASE_MS = 30_000;
+export { REBUILD_LEASE_MS, jobLeaseName, rebuildLeaseName } from './tenant-jobs.js';
 
-/** The name of a tenant's rebuild lease (see `TenantRuntime.startExclusive`). */
-export function rebuildLeaseName(tenantId: string): string {
-  return jobLeaseName('rebuild', tenantId);
-}
-
-/** The lease of the tenant's jobs of one kind: `rebuild` (both rebuilds), `recalculate` or `sync`. */
-export function jobLeaseName(kind: 'rebuild' | ClassJobKind, tenantId: string): string {
-  return `${kind}:${tenantId}`;
-}
-
+/**
+ * The runtime of one tenant, composed of small units: the model switch (one immutable composition
+ * per model version), the tenant's jobs with their leases, and the admin requests `odp` leaves in
+ * the registry (reload, rebuild, default data), applied when the tenant is next used.
+ */
 export async function openTenantRuntime(
   tenant: TenantRecord,
   context: RuntimeContext,
@@ -175,216 +158,98 @@ export async function openTenantRuntime(
     ...(context.gatewayLimit ? { assertGatewayWithinLimit: context.gatewayLimit(tenant.id) } : {}),
     search: context.search,
   };
-  /**
-   * After each committed write: wakes this tenant's event streams. With a fan-out to other
-   * processes, by announcing the log's new head to every instance (this one included); in one
-   * process, directly (no head to read).
-   */
-  const announceChange = (): void => {
+  /** The switch once open: a write's announcement reads the event log of its current composition. */
+  const opened: { models?: ModelSwitch } = {};
+  const announceChange = changeAnnouncer(tenant.id, coordination, changes, log, () => opened.models);
+  const models = await ModelSwitch.open(
+    tenant,
+    dataDir,
+    context.config.maxModelBytes,
+    announceChange,
+    options,
+  );
+  opened.models = models;
+  const current = () => models.current();
+  const jobs = new TenantJobs(tenant.id, coordination, log, current);
+  const announcements = new OwnAnnouncements();
+  const reloadModel = async (): Promise<ModelStatus> => {
+    const { status, changed } = await models.reload();
+    if (changed) await announcements.publish(coordination, tenant.id, log);
+    return status;
+  };
+  const requests = new AdminRequests(tenant.id, context.registry, log, {
+    reload: reloadModel,
+    rebuild: (onError) => jobs.startRebuild(onError),
+    hasModel: () => Boolean(models.model.model),
+    loadDefaultData: () =>
+      current().data.objects.jobs.loadDefaultData({ kind: 'system', tenantId: tenant.id }),
+  });
+  await requests.init();
+  // Last before the runtime exists, so that a failed open leaves no subscription behind.
+  const stopChanges = await coordination.changes.subscribe(tenant.id, () => changes.notify());
+  return {
+    tenant,
+    dataDir,
+    profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
+    model: models.model,
+    applyRequestedReload: () => requests.applyReload(),
+    reloadModel,
+    async applyAnnouncedReload() {
+      if (announcements.consumeOwn()) return;
+      await models.reload();
+    },
+    startRebuild: (onError) => jobs.startRebuild(onError),
+    startExclusive: (start) => jobs.startExclusive(start),
+    classJobs: jobs.classJobs,
+    startClassJob: (kind, typeName, onError) => jobs.startClassJob(kind, typeName, onError),
+    applyRequestedRebuild: () => requests.applyRebuild(),
+    applyRequestedDefaultData: () => requests.applyDefaultData(),
+    generalSearchClasses: () => models.model.model?.settings.generalSearchClasses ?? [],
+    data: () => current().data,
+    system: () => current().system,
+    accessControl: () => current().accessControl,
+    rebuilds: jobs.rebuilds,
+    changes,
+    eventStreams,
+    close: async () => {
+      models.close();
+      eventStreams.endAll();
+      await stopChanges();
+      // Running jobs stop at their next batch; their stores close only once they have.
+      await jobs.settled();
+      await models.release();
+    },
+  };
+}
+
+/**
+ * After each committed write: wakes this tenant's event streams. With a fan-out to other
+ * processes, by announcing the log's new head to every instance (this one included); in one
+ * process, directly (no head to read).
+ */
+function changeAnnouncer(
+  tenantId: string,
+  coordination: Coordination,
+  changes: ChangeSignal,
+  log: Logger,
+  models: () => ModelSwitch | undefined,
+): () => void {
+  return () => {
     if (!coordination.changes.crossesProcesses) {
       changes.notify();
       return;
     }
-    const events = composed?.data.objects.eventLog;
+    const events = models()?.composition()?.data.objects.eventLog;
     if (events === undefined) return;
     events
       .head()
-      .then((head) => coordination.changes.publish(tenant.id, head))
+      .then((head) => coordination.changes.publish(tenantId, head))
       .catch((error: unknown) => {
         // Streams still poll the log on their heartbeat; the announcement only makes them prompt.
         changes.notify();
-        log.error('change announcement failed', { tenantId: tenant.id, error: String(error) });
+        log.error('change announcement failed', { tenantId, error: String(error) });
       });
   };
-  const model = await TenantModel.open(tenant.modelSource, {
-    maxRepositoryBytes: context.config.maxModelBytes,
-  });
-  const logStatus = (status: ModelStatus) => {
-    if (status.state !== 'LOADED') {
-      context.log.error('tenant model refused', {
-        tenantId: tenant.id,
-        state: status.state,
-        errors: status.errors.length,
-      });
-    }
-  };
-  logStatus(model.status);
-  let composed: TenantData | null = model.model
-    ? await openTenantData(tenant, model.model, dataDir, announceChange, options)
-    : null;
-  /** Set by `close`: the tenant's data may be going (deletion), so nothing may use it any more. */
-  let closed = false;
-  /**
-   * The composition for the active model; UnavailableError (503) naming the status without one,
-   * or once the runtime is closed (a job asks for it every batch, so it stops at the next one).
-   */
-  const current = (): TenantData => {
-    if (closed) throw new UnavailableError('The tenant is being changed; try again.');
-    model.requireModel();
-    if (composed === null) throw new UnavailableError('The tenant model is being applied; try again.');
-    return composed;
-  };
-  let reloads: Promise<unknown> = Promise.resolve();
-  /**
-   * Reload announcements of this runtime not yet delivered back to it: every instance's listeners
-   * hear every announcement, this one's included (once), and this one has already reloaded.
-   */
-  let ownReloadAnnouncements = 0;
-  /** Reloads the model repository, one reload at a time; switches the composition when it changed. */
-  const reload = () => {
-    const run = reloads.then(async () => {
-      const result = await model.reload();
-      logStatus(result.status);
-      const active = model.model;
-      if (result.changed && active) {
-        composed = composed
-          ? await withModel(composed, tenant, active, announceChange, options)
-          : await openTenantData(tenant, active, dataDir, announceChange, options);
-      }
-      return result;
-    });
-    reloads = run.catch(() => undefined);
-    return run;
-  };
-  /** The `odp data load-defaults` request being served (concurrent requests serve it once). */
-  let loadingDefaultData: string | null = null;
-  /**
-   * Runs `start` (which starts a job on `tracker`) holding the lease `leaseName`, renewed while the
-   * job runs and released when it ends: ConflictError while another instance holds it.
-   */
-  const exclusive = async (
-    tracker: RebuildTracker,
-    leaseName: string,
-    start: () => RebuildStatus,
-  ): Promise<RebuildStatus> => {
-    if (tracker.status().state === 'running')
-      throw new ConflictError(`A job (${tracker.status().kind}) is already running.`);
-    const lease = await coordination.locks.acquire(leaseName, REBUILD_LEASE_MS);
-    if (lease === null) throw new ConflictError('A job of this kind is running on another instance.');
-    let status: RebuildStatus;
-    try {
-      status = start();
-    } catch (error) {
-      await lease.release();
-      throw error;
-    }
-    const stopRenewing = keepRenewed(lease, REBUILD_LEASE_MS / 3, (error) =>
-      log.error('job lease lost', { tenantId: tenant.id, leaseName, error: String(error ?? 'taken over') }),
-    );
-    void tracker
-      .settled()
-      .then(async () => {
-        stopRenewing();
-        await lease.release();
-      })
-      .catch((error: unknown) =>
-        log.error('job lease release failed', { tenantId: tenant.id, leaseName, error: String(error) }),
-      );
-    return status;
-  };
-  const classJobs = Object.fromEntries(CLASS_JOB_KINDS.map((kind) => [kind, new RebuildTracker()])) as Record<
-    ClassJobKind,
-    RebuildTracker
-  >;
-  const rebuilds = new RebuildTracker();
-  const reloadRequestKey = modelReloadRequestKey(tenant.id);
-  let seenReloadRequest = await context.registry.getSetting(reloadRequestKey);
-  // Last before the runtime exists, so that a failed open leaves no subscription behind.
-  const stopChanges = await coordination.changes.subscribe(tenant.id, () => changes.notify());
-  const runtime: TenantRuntime = {
-    tenant,
-    dataDir,
-    profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
-    model,
-    async applyRequestedReload() {
-      const request = await context.registry.getSetting(reloadRequestKey);
-      if (request === seenReloadRequest) return;
-      seenReloadRequest = request;
-      await runtime.reloadModel();
-    },
-    async reloadModel() {
-      const { status, changed } = await reload();
-      if (changed) {
-        ownReloadAnnouncements += 1;
-        try {
-          await coordination.invalidations.publish({ kind: 'model', tenantId: tenant.id });
-        } catch (error) {
-          ownReloadAnnouncements -= 1;
-          // Reloaded here; the other instances reload on their next `odp model reload` or push.
-          log.error('model reload announcement failed', { tenantId: tenant.id, error: String(error) });
-        }
-      }
-      return status;
-    },
-    async applyAnnouncedReload() {
-      if (ownReloadAnnouncements > 0) {
-        ownReloadAnnouncements -= 1;
-        return;
-      }
-      await reload();
-    },
-    startRebuild(onError) {
-      current();
-      return runtime.startExclusive(() => startTenantRebuild(runtime.rebuilds, current, onError));
-    },
-    startExclusive: (start) => exclusive(rebuilds, rebuildLeaseName(tenant.id), start),
-    classJobs,
-    startClassJob(kind, typeName, onError) {
-      // The class first: an unknown class is a 404 even while a job of the kind runs.
-      current().data.jobClass(typeName);
-      return exclusive(classJobs[kind], jobLeaseName(kind, tenant.id), () =>
-        startClassJob(classJobs[kind], kind, typeName, current, onError),
-      );
-    },
-    async applyRequestedRebuild() {
-      const request = await context.registry.getSetting(rebuildRequestKey(tenant.id));
-      if (request === null || request === '') return;
-      try {
-        await runtime.startRebuild((error) =>
-          context.log.error('tenant rebuild failed', { tenantId: tenant.id, error: String(error) }),
-        );
-      } catch (error) {
-        // Still pending: the next request tries again once the running rebuild or the model allows.
-        if (error instanceof ConflictError || error instanceof UnavailableError) return;
-        throw error;
-      }
-      await context.registry.setSetting(rebuildRequestKey(tenant.id), '');
-    },
-    async applyRequestedDefaultData() {
-      const key = defaultDataRequestKey(tenant.id);
-      const request = await context.registry.getSetting(key);
-      if (request === null || request === '' || request === loadingDefaultData) return;
-      if (!model.model) return; // pending until a model loads
-      loadingDefaultData = request;
-      try {
-        const loaded = await runtime
-          .data()
-          .objects.jobs.loadDefaultData({ kind: 'system', tenantId: tenant.id });
-        log.info('default data loaded', { tenantId: tenant.id, ...loaded });
-      } catch (error) {
-        log.error('default data load failed', { tenantId: tenant.id, error: String(error) });
-      } finally {
-        await context.registry.setSetting(key, '');
-        loadingDefaultData = null;
-      }
-    },
-    generalSearchClasses: () => model.model?.settings.generalSearchClasses ?? [],
-    data: () => current().data,
-    system: () => current().system,
-    accessControl: () => current().accessControl,
-    rebuilds,
-    changes,
-    eventStreams,
-    close: async () => {
-      closed = true;
-      eventStreams.endAll();
-      await stopChanges();
-      // Running jobs stop at their next batch; their stores close only once they have.
-      await Promise.all([rebuilds, ...Object.values(classJobs)].map((tracker) => tracker.settled()));
-      await composed?.close();
-    },
-  };
-  return runtime;
 }
 
 export interface TenantRuntimes {

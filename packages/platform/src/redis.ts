@@ -1,14 +1,14 @@
 /**
  * Opening anything on the Redis of `ODP_REDIS_URL` (coordination, job queue, rate-limit counters):
- * `@odp/cache-redis` and its client are imported only then, as the configuration selects them
+ * `@odp/redis` and its client are imported only then, as the configuration selects them
  * (most installations run without Redis, and the client takes long to load); a server that does
  * not answer is a ConfigError naming `ODP_REDIS_URL`, so a process refuses to start with one line.
  */
 import { ConfigError } from '@odp/config';
-import type * as CacheRedis from '@odp/cache-redis';
+import type * as RedisAdapters from '@odp/redis';
 
-export async function openOnRedis<T>(open: (adapter: typeof CacheRedis) => Promise<T>): Promise<T> {
-  const adapter = await import('@odp/cache-redis');
+export async function openOnRedis<T>(open: (adapter: typeof RedisAdapters) => Promise<T>): Promise<T> {
+  const adapter = await import('@odp/redis');
   try {
     return await open(adapter);
   } catch (error) {
