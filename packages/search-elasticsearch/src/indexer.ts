@@ -1,6 +1,6 @@
 /**
  * Keeps a tenant's Elasticsearch index in step with its store, from the store's event log
- * (`TenantStore.events`).
+ * (`TenantEvents.events`).
  *
  * Each round reads the events after the cursor saved in the index the alias points at, re-reads
  * every object they name (the object of an event, the loser of a merge) and writes its entry, or
