@@ -5,7 +5,7 @@
  * without a usable model has none of these (its data routes answer 503 naming the model status).
  */
 import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
-import { TenantAccessControl, accessControlledStore } from '@odp/acl';
+import { TenantAccessControl } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
 import { DataResources, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import { ListCursors } from '@odp/query-engine';
@@ -85,8 +85,9 @@ async function compose(
   const deps: DataServiceDeps = {
     tenantId: tenant.id,
     model,
-    store: accessControlledStore(store, accessControl),
+    store,
     access: accessControl.policy,
+    accessRows: accessControl,
     search: search.index,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(secrets ? { secrets } : {}),

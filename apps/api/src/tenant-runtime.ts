@@ -59,7 +59,7 @@ export interface TenantRuntime {
    * Record-level access control under the current model (decisions, audit, rebuild); throws
    * UnavailableError (503) while the tenant has no usable model. Compose it with the data service
    * from the same model and store: `new TenantAccessControl(model, tenantId, store)`, then
-   * `access: acl.policy` and `store: accessControlledStore(store, acl)` in the DataServiceDeps.
+   * `access: acl.policy` and `accessRows: acl` in the DataServiceDeps.
    */
   accessControl(): TenantAccessControl;
   /** The tenant's model and its load status (`GET /admin/{tenant}/modelStatus`). */
