@@ -38,3 +38,5 @@ export { hiddenDerivedFieldsOf } from './store-rules/hidden-derived.js';
 export type { HiddenAlongPaths } from './store-rules/hidden-derived.js';
 export { DerivedRebuildLoop } from './store-rules/derived-rebuild.js';
 export type { DerivedRebuildSteps } from './store-rules/derived-rebuild.js';
+export { parseAllowListEntry } from './network-allow-list.js';
+export type { AllowListEntry } from './network-allow-list.js';
