@@ -2,7 +2,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, isProfileActive, linkedProfile, NotFoundError, storedTenantRole } from '@odp/core';
+import {
+  assertInvitationOpen,
+  assertInviteeMayTake,
+  ConflictError,
+  invitationNotOpen,
+  isProfileActive,
+  linkedProfile,
+  NotFoundError,
+  personHasAnotherProfile,
+  storedTenantRole,
+} from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -255,16 +265,9 @@ class SqlitePlatformStore implements PlatformStore {
             subject: string | null;
           }
         | undefined;
-      if (
-        invitation === undefined ||
-        invitation.accepted_at !== null ||
-        Date.parse(invitation.expires_at) <= now.getTime()
-      ) {
-        throw new NotFoundError('No such invitation, or it has expired or was used.');
-      }
-      if (invitation.subject !== null && (invitation.issuer !== issuer || invitation.subject !== subject)) {
-        throw new ConflictError('The invited profile belongs to another person.');
-      }
+      if (invitation === undefined) throw invitationNotOpen();
+      assertInvitationOpen({ acceptedAt: invitation.accepted_at, expiresAt: invitation.expires_at }, now);
+      assertInviteeMayTake(invitation, issuer, subject);
       try {
         this.run(
           'UPDATE profiles SET issuer = ?, subject = ?, active = 1 WHERE id = ?',
@@ -274,7 +277,7 @@ class SqlitePlatformStore implements PlatformStore {
         );
       } catch (error) {
         if (isUniqueViolation(error)) {
-          throw new ConflictError('This person already has another profile in the tenant.');
+          throw personHasAnotherProfile();
         }
         throw error;
       }
