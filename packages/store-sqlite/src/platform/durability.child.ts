@@ -2,7 +2,7 @@
  * Child process of platform-durability.test.ts: creates one tenant, prints `ACK <id>` once the
  * write is acknowledged, then idles until the parent kills it with SIGKILL.
  */
-import { openSqlitePlatformStore } from './store.js';
+import { openSqlitePlatformStore } from './registry.js';
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('usage: platform-durability.child.ts <database file>');

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSqlitePlatformStore } from './store.js';
+import { openSqlitePlatformStore } from './registry.js';
 
 /** An acknowledged write survives a process killed without any chance to flush or close. */
 describe('platform store durability', () => {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describePlatformRegistryContract } from '@odp/testkit';
 import { applyMigrations, PLATFORM_MIGRATIONS } from '../migrations.js';
-import { openSqlitePlatformStore } from './store.js';
-import type { PlatformStore } from './store.js';
+import { openSqlitePlatformStore } from './registry.js';
+import type { PlatformStore } from './registry.js';
 
 const contractDirs: string[] = [];
 describePlatformRegistryContract('sqlite', async (shared) => {
