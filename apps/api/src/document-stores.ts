@@ -18,7 +18,7 @@ import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@
 import { ConfigError, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type * as StoreMongodb from '@odp/store-mongodb';
-import { openSqlitePlatformStore, openSqliteTenantStore } from '@odp/store-sqlite';
+import { openSqlitePlatformRegistry, openSqliteTenantStore } from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
 export type DocumentStore = TenantStore & { readonly search: SearchIndex };
@@ -74,7 +74,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
  * ConfigError naming `ODP_MONGODB_URL` (never its credentials).
  */
 export async function openPlatformRegistry(config: Config): Promise<PlatformRegistry> {
-  if (config.store.kind === 'sqlite') return openSqlitePlatformStore(platformDatabasePath(config));
+  if (config.store.kind === 'sqlite') return openSqlitePlatformRegistry(platformDatabasePath(config));
   const { url } = config.store;
   return openOnMongo(({ openMongoPlatformRegistry }) => openMongoPlatformRegistry({ url }));
 }

@@ -1,6 +1,6 @@
 /**
  * The platform registry port: tenants, user profiles and API keys, shared by every api instance and
- * the `odp` command. Implemented by `@odp/store-sqlite` (`openSqlitePlatformStore`, the embedded default) and
+ * the `odp` command. Implemented by `@odp/store-sqlite` (`openSqlitePlatformRegistry`, the embedded default) and
  * `@odp/store-mongodb` (`openMongoPlatformRegistry`, with `ODP_STORE=mongodb`); both run the contract
  * suite `describePlatformRegistryContract`.
  * Timestamps are ISO-8601 UTC strings; `activeUntil` is a date `YYYY-MM-DD` (inclusive, UTC).

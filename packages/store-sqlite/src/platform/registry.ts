@@ -37,11 +37,6 @@ import {
 } from './rows.js';
 import type { TenantRow, ProfileRow, InvitationRow, ApiKeyRow } from './rows.js';
 
-export interface PlatformStore extends PlatformRegistry {
-  /** True when this open created the database (a first start on an empty data directory). */
-  readonly created: boolean;
-}
-
 /**
  * Opens (creating and migrating when needed) the platform registry in one SQLite file.
  * Durability: WAL with `synchronous = FULL`; a write is on disk when its promise resolves, so it
@@ -52,10 +47,10 @@ export interface PlatformStore extends PlatformRegistry {
  * process, such as `odp`) has committed, and every write through this connection drops the
  * remembered reads, so a revoked key or a suspended profile is refused on the very next request.
  */
-export function openSqlitePlatformStore(file: string): PlatformStore {
+export function openSqlitePlatformRegistry(file: string): SqlitePlatformRegistry {
   mkdirSync(path.dirname(file), { recursive: true });
   const { db, before } = openSharedDatabase(file, PLATFORM_MIGRATIONS, { foreignKeys: true });
-  return new SqlitePlatformStore(db, before === 0);
+  return new SqlitePlatformRegistry(db, before === 0);
 }
 
 /** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
@@ -63,7 +58,7 @@ const MAX_REMEMBERED_READS = 10_000;
 /** Writes through every registry connection of this process (see `checkedThisTurn`). */
 let writesInThisProcess = 0;
 
-class SqlitePlatformStore implements PlatformStore {
+export class SqlitePlatformRegistry implements PlatformRegistry {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly remembered = new Map<string, unknown>();
   /** `PRAGMA data_version` when `remembered` was last valid. */
@@ -79,6 +74,7 @@ class SqlitePlatformStore implements PlatformStore {
 
   constructor(
     private readonly db: Database.Database,
+    /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
   ) {}
 
