@@ -50,6 +50,7 @@ describe('loadConfig', () => {
       tenantEventStreams: 64,
       fairShare: { tenantRequests: 64, tenantWorkMs: 2000, tenantConcurrency: 4 },
       jsonLimits: { maxMembers: 10_000, maxValues: 200_000 },
+      batch: { maxOperations: 100, maxBytes: 1024 * 1024 },
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
       worker: {
@@ -130,6 +131,8 @@ describe('loadConfig', () => {
       ODP_TENANT_CONCURRENCY: '2',
       ODP_JSON_MAX_MEMBERS: '100',
       ODP_JSON_MAX_VALUES: '1000',
+      ODP_BATCH_MAX_OPERATIONS: '20',
+      ODP_BATCH_MAX_BYTES: '65536',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
@@ -169,6 +172,7 @@ describe('loadConfig', () => {
       tenantEventStreams: 3,
       fairShare: { tenantRequests: 12, tenantWorkMs: 500, tenantConcurrency: 2 },
       jsonLimits: { maxMembers: 100, maxValues: 1000 },
+      batch: { maxOperations: 20, maxBytes: 65536 },
       mailFrom: 'ODP <no-reply@odp.example.com>',
       jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
