@@ -25,7 +25,7 @@ import { RebuildTracker } from '@odp/acl';
 import type { RebuildStatus, TenantAccessControl } from '@odp/acl';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelStatus } from '@odp/model-loader';
-import type { DocumentStores } from './document-stores.js';
+import type { TenantStores } from './document-stores.js';
 import type { Logger } from './log.js';
 import type { SearchEngine } from './search-engine.js';
 import { openTenantData, withModel } from './tenant-data.js';
@@ -134,7 +134,7 @@ export interface RuntimeContext {
   readonly files?: FileService;
   readonly coordination: Coordination;
   /** Where the tenants' document stores are opened (see document-stores.ts). */
-  readonly stores: DocumentStores;
+  readonly stores: TenantStores;
   readonly search: SearchEngine;
   /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
   readonly jobs?: JobQueue;
