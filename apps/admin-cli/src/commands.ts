@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -387,6 +387,34 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       });
       await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
       return { json: { ...status }, text: modelStatusLines(tenant.id, status).join('\n') };
+    },
+  },
+  types: {
+    usage: 'odp types --tenant ID [--out FILE]',
+    options: ['tenant', 'out'],
+    /**
+     * TypeScript declarations of the tenant's classes for `@odp/client` (docs/client.md), from the
+     * model read as `odp model reload` reads it; to stdout, or to `--out`.
+     */
+    async run({ registry, config, cwd }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const [{ TenantModel }, { tenantTypes }] = await Promise.all([
+        import('@odp/model-loader'),
+        import('@odp/typegen'),
+      ]);
+      // A model that does not load is the api's 503 (exit code 1), naming its status.
+      const tenantModel = await TenantModel.open(tenant.modelSource, {
+        maxRepositoryBytes: config.maxModelBytes,
+      });
+      const model = tenantModel.requireModel();
+      const text = tenantTypes(model, { tenantId: tenant.id });
+      const out = values['out'];
+      if (out === undefined) return { json: { tenant: tenant.id, types: text }, text: text.trimEnd() };
+      writeFileSync(path.resolve(cwd, out), text);
+      return {
+        json: { tenant: tenant.id, out: path.resolve(cwd, out) },
+        text: `Wrote ${path.resolve(cwd, out)}`,
+      };
     },
   },
   rebuild: {

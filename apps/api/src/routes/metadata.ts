@@ -6,6 +6,8 @@
  * - `GET /metadata/{tenant}/openapi.json`: the tenant's REST API as an OpenAPI 3.1 document generated
  *   from its model (`@odp/openapi`), once per model version (openapi-document.ts), with an `ETag`
  *   (`If-None-Match` with it answers 304).
+ * - `GET /metadata/{tenant}/types.d.ts`: TypeScript declarations of the model's classes for
+ *   `@odp/client` (`@odp/typegen`, the same text `odp types` writes).
  * - `GET /metadata/{tenant}/dataObject?classes=a,b`: fields and relations of that class combination
  *   with types, lists, and read-only / write-only / hidden flags.
  * - `GET /metadata/{tenant}/relatedDataObject?classes=a,b`: its related lists and their columns.
@@ -28,6 +30,7 @@ import {
 import { migrationDefinitionSchema } from '@odp/migration-schema';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
+import { tenantTypes } from '@odp/typegen';
 import { openApiBytes } from '../openapi-document.js';
 import { routeModule } from './router.js';
 
@@ -59,6 +62,13 @@ export function metadataRoutes(deps: AppDeps): Router {
     const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
     const { bytes, etag } = openApiBytes(runtime.model.requireModel(), runtime.tenant, deps.config.baseUrl);
     res.type('application/vnd.oai.openapi+json; charset=utf-8').setHeader('ETag', etag).send(bytes);
+  });
+
+  router.get('/metadata/:tenant/types.d.ts', async (_req, res) => {
+    const model = await modelOf(res);
+    res
+      .type('application/typescript; charset=utf-8')
+      .send(tenantTypes(model, { tenantId: tenantRequest(res).tenantId }));
   });
 
   router.get('/metadata/:tenant/dataObject', describe(describeDataObject));
