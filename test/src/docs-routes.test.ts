@@ -145,6 +145,7 @@ describe('docs and routes agree', () => {
         token: 'no-such-token',
         uploadToken: 'no-such-token',
         downloadToken: 'no-such-token',
+        file: 'swagger-ui.css',
       };
       const value = values[name];
       if (value === undefined) {

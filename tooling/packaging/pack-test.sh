@@ -36,7 +36,9 @@ cd "$scratch/project"
 cp "$root/examples/embedding/main.ts" "$root/examples/embedding/tsconfig.json" .
 cp -r "$root/examples/models/crm" model
 echo '{ "name": "odp-pack-test", "private": true, "type": "module" }' >package.json
-npm install --no-audit --no-fund --loglevel=error "$scratch"/tarballs/*.tgz \
+# swagger-ui-dist (the admin page's API explorer) depends on @scarf/scarf, whose install script
+# reports the install to its vendor: this project sends nothing anywhere.
+SCARF_ANALYTICS=false npm install --no-audit --no-fund --loglevel=error "$scratch"/tarballs/*.tgz \
   express@^5.1.0 typescript@~5.9.3 @types/node@^20.19.0 @types/express@^5.0.3
 npx --no-install tsc -p tsconfig.json
 node dist/main.js model

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import {
   DEFAULT_IMPORT_LIMITS,
@@ -8,6 +7,7 @@ import {
   DEFAULT_TENANT_IMPORTS,
   EXTERNAL_SERVICES,
   IMPORT_LIMIT_VARIABLES,
+  parseAllowListEntry,
 } from '@odp/core';
 import type { ImportLimits } from '@odp/core';
 
@@ -666,15 +666,7 @@ function parseNetworks(raw: string | null): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   for (const entry of entries) {
-    const [address = '', bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    const valid =
-      extra === undefined &&
-      (family === 0
-        ? bits === undefined && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)
-        : bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
-    if (!valid) {
+    if (parseAllowListEntry(entry) === null) {
       throw new ConfigError('ODP_GATEWAY_ALLOWED_NETWORKS', `"${entry}" is not a host name, address or CIDR`);
     }
   }

@@ -18,14 +18,14 @@ import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@
 import { ConfigError, platformDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type * as StoreMongodb from '@odp/store-mongodb';
-import { openSqlitePlatformStore, openSqliteTenantStore } from '@odp/store-sqlite';
+import { openSqlitePlatformRegistry, openSqliteTenantStore } from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
-export type DocumentStore = TenantStore & { readonly search: SearchIndex };
+export type TenantStoreWithSearch = TenantStore & { readonly search: SearchIndex };
 
-export interface DocumentStores {
+export interface TenantStores {
   /** Opens (creating when needed) the store of a tenant whose data directory is `dataDir`. */
-  open(tenant: TenantRecord, dataDir: string): Promise<DocumentStore>;
+  open(tenant: TenantRecord, dataDir: string): Promise<TenantStoreWithSearch>;
   /**
    * Deletes everything the store holds of the tenant (tenant deletion); the tenant's store must be
    * closed. Opening it again afterwards starts empty.
@@ -45,7 +45,7 @@ export const DOCUMENTS_FILE = 'documents.sqlite';
  * is a ConfigError naming `ODP_MONGODB_URL` and its hosts (never its credentials), so the process
  * refuses to start with one line.
  */
-export async function openDocumentStores(config: Config): Promise<DocumentStores> {
+export async function openTenantStores(config: Config): Promise<TenantStores> {
   if (config.store.kind === 'sqlite') {
     return {
       open: async (_tenant, dataDir) => openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
@@ -74,7 +74,7 @@ export async function openDocumentStores(config: Config): Promise<DocumentStores
  * ConfigError naming `ODP_MONGODB_URL` (never its credentials).
  */
 export async function openPlatformRegistry(config: Config): Promise<PlatformRegistry> {
-  if (config.store.kind === 'sqlite') return openSqlitePlatformStore(platformDatabasePath(config));
+  if (config.store.kind === 'sqlite') return openSqlitePlatformRegistry(platformDatabasePath(config));
   const { url } = config.store;
   return openOnMongo(({ openMongoPlatformRegistry }) => openMongoPlatformRegistry({ url }));
 }

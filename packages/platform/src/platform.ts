@@ -26,7 +26,7 @@ import { FileService } from '@odp/files';
 import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { PlatformServices } from './services.js';
-import { openDocumentStores, openPlatformRegistry } from './document-stores.js';
+import { openTenantStores, openPlatformRegistry } from './document-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
 import { openOnRedis } from './redis.js';
@@ -92,7 +92,7 @@ export async function openPlatform(
     await store.close();
     throw error;
   });
-  const stores = await openDocumentStores(config);
+  const stores = await openTenantStores(config);
   const coordination = await openCoordination(config);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);

@@ -7,7 +7,7 @@
  */
 import type { Config } from '@odp/config';
 import type { Model, SearchIndex } from '@odp/core';
-import type { DocumentStore } from './document-stores.js';
+import type { TenantStoreWithSearch } from './document-stores.js';
 import type { Logger } from './log.js';
 
 /** One tenant's search: the index the services use and what keeps it up to date. */
@@ -21,7 +21,7 @@ export interface TenantSearch {
 }
 
 export interface SearchEngine {
-  tenant(tenantId: string, store: DocumentStore, model: Model): TenantSearch;
+  tenant(tenantId: string, store: TenantStoreWithSearch, model: Model): TenantSearch;
   /**
    * Deletes the tenant's index (tenant deletion); its TenantSearch must be closed. The store's own
    * index goes with the store.

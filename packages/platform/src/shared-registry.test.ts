@@ -11,8 +11,8 @@ import { openRedisCoordination } from '@odp/redis';
 import { createInProcessCoordination, isApiKeyUsable, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
 import { describeWithEngine } from '@odp/testkit';
-import { openSqlitePlatformStore } from '@odp/store-sqlite';
-import type { PlatformStore } from '@odp/store-sqlite';
+import { openSqlitePlatformRegistry } from '@odp/store-sqlite';
+import type { SqlitePlatformRegistry } from '@odp/store-sqlite';
 
 /** The registry with every call passed through, counting the key lookups that reach it. */
 function counted(registry: PlatformRegistry): { registry: PlatformRegistry; keyReads: () => number } {
@@ -35,7 +35,7 @@ function counted(registry: PlatformRegistry): { registry: PlatformRegistry; keyR
 function describeSharedRegistry(name: string, open: () => Promise<Coordination>): void {
   describe(`sharedRegistry over ${name}`, () => {
     let dir: string;
-    let store: PlatformStore;
+    let store: SqlitePlatformRegistry;
     let coordinations: Coordination[];
     let a: PlatformRegistry;
     let b: PlatformRegistry;
@@ -43,7 +43,7 @@ function describeSharedRegistry(name: string, open: () => Promise<Coordination>)
 
     beforeEach(async () => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'odp-shared-registry-'));
-      store = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
+      store = openSqlitePlatformRegistry(path.join(dir, 'platform.sqlite'));
       coordinations = [await open(), await open()];
       a = sharedRegistry(store, coordinations[0]!.invalidations);
       const underB = counted(store);

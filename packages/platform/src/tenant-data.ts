@@ -5,17 +5,17 @@
  * without a usable model has none of these (its data routes answer 503 naming the model status).
  */
 import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
-import { TenantAccessControl, accessControlledStore } from '@odp/acl';
+import { TenantAccessControl } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
 import { DataResources, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import { ListCursors } from '@odp/query-engine';
-import type { DocumentStore, DocumentStores } from './document-stores.js';
+import type { TenantStoreWithSearch, TenantStores } from './document-stores.js';
 import type { Logger } from './log.js';
 import type { SearchEngine, TenantSearch } from './search-engine.js';
 
 export interface TenantData {
   readonly model: Model;
-  readonly store: DocumentStore;
+  readonly store: TenantStoreWithSearch;
   /** The tenant's full-text index: the store's own, or an external one fed from its change events. */
   readonly search: TenantSearch;
   readonly accessControl: TenantAccessControl;
@@ -39,7 +39,7 @@ export interface TenantDataOptions {
   /** Refuses a MANUAL gateway script past its service's rate limit (429). */
   readonly assertGatewayWithinLimit?: (gateway: string) => Promise<void>;
   /** Where tenant stores are opened (the configured adapter). */
-  readonly stores: DocumentStores;
+  readonly stores: TenantStores;
   readonly search: SearchEngine;
 }
 
@@ -73,7 +73,7 @@ export async function withModel(
 async function compose(
   tenant: TenantRecord,
   model: Model,
-  store: DocumentStore,
+  store: TenantStoreWithSearch,
   search: TenantSearch,
   onChange: () => void,
   options: TenantDataOptions,
@@ -85,8 +85,9 @@ async function compose(
   const deps: DataServiceDeps = {
     tenantId: tenant.id,
     model,
-    store: accessControlledStore(store, accessControl),
+    store,
     access: accessControl.policy,
+    accessRows: accessControl,
     search: search.index,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(secrets ? { secrets } : {}),

@@ -39,7 +39,7 @@ import type { Config } from '@odp/config';
 import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import { CLASS_JOB_KINDS } from './class-jobs.js';
-import type { DocumentStores } from './document-stores.js';
+import type { TenantStores } from './document-stores.js';
 import type { SearchEngine } from './search-engine.js';
 import { REBUILD_LEASE_MS, jobLeaseName } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -48,7 +48,7 @@ export interface TenantDeletionDeps {
   readonly config: Config;
   readonly registry: PlatformRegistry;
   readonly runtimes: TenantRuntimes;
-  readonly stores: DocumentStores;
+  readonly stores: TenantStores;
   readonly search: SearchEngine;
   readonly files: FileService;
   readonly imports: SpreadsheetImports;

@@ -5,9 +5,9 @@ import { PassThrough } from 'node:stream';
 import { ConflictError, createInProcessCoordination, NotFoundError } from '@odp/core';
 import type { Coordination } from '@odp/core';
 import { loadConfig, platformDatabasePath } from '@odp/config';
-import { openSqlitePlatformStore } from '@odp/store-sqlite';
-import type { PlatformStore } from '@odp/store-sqlite';
-import { openDocumentStores } from './document-stores.js';
+import { openSqlitePlatformRegistry } from '@odp/store-sqlite';
+import type { SqlitePlatformRegistry } from '@odp/store-sqlite';
+import { openTenantStores } from './document-stores.js';
 import { createLogger } from './log.js';
 import { openSearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
@@ -15,7 +15,7 @@ import type { TenantRuntime, TenantRuntimes } from './tenant-runtime.js';
 
 describe('TenantRuntimes', () => {
   let dir: string;
-  let registry: PlatformStore;
+  let registry: SqlitePlatformRegistry;
   let runtimes: TenantRuntimes;
   let coordination: Coordination;
   /** The runtimes of a second instance over the same registry and coordination. */
@@ -24,7 +24,7 @@ describe('TenantRuntimes', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-runtime-'));
     const config = loadConfig({ ODP_DATA_DIR: dir });
-    registry = openSqlitePlatformStore(platformDatabasePath(config));
+    registry = openSqlitePlatformRegistry(platformDatabasePath(config));
     coordination = createInProcessCoordination();
     const log = createLogger(new PassThrough());
     const context = {
@@ -32,7 +32,7 @@ describe('TenantRuntimes', () => {
       registry,
       log,
       coordination,
-      stores: await openDocumentStores(config),
+      stores: await openTenantStores(config),
       search: await openSearchEngine(config, log),
     };
     runtimes = createTenantRuntimes(context);

@@ -17,7 +17,7 @@ import type { RebuildStatus, RebuildTracker, TenantAccessControl } from '@odp/ac
 import type { ModelStatus, TenantModel } from '@odp/model-loader';
 import { AdminRequests, OwnAnnouncements } from './admin-requests.js';
 import type { ClassJobKind } from './class-jobs.js';
-import type { DocumentStores } from './document-stores.js';
+import type { TenantStores } from './document-stores.js';
 import { TenantEventStreams } from './event-streams.js';
 import type { Logger } from './log.js';
 import { ModelSwitch } from './model-switch.js';
@@ -48,7 +48,7 @@ export interface TenantRuntime {
    * Record-level access control under the current model (decisions, audit, rebuild); throws
    * UnavailableError (503) while the tenant has no usable model. Compose it with the data service
    * from the same model and store: `new TenantAccessControl(model, tenantId, store)`, then
-   * `access: acl.policy` and `store: accessControlledStore(store, acl)` in the DataServiceDeps.
+   * `access: acl.policy` and `accessRows: acl` in the DataServiceDeps.
    */
   accessControl(): TenantAccessControl;
   /** The tenant's model and its load status (`GET /admin/{tenant}/modelStatus`). */
@@ -123,7 +123,7 @@ export interface RuntimeContext {
   readonly files?: FileService;
   readonly coordination: Coordination;
   /** Where the tenants' document stores are opened (see document-stores.ts). */
-  readonly stores: DocumentStores;
+  readonly stores: TenantStores;
   readonly search: SearchEngine;
   /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */
   readonly jobs?: JobQueue;

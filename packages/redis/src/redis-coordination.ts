@@ -142,7 +142,22 @@ export async function openRedisCoordination(
     },
   };
 
-  const locks: LockService = {
+  const locks = redisLocks(commands);
+
+  return {
+    changes,
+    invalidations,
+    locks,
+    async close() {
+      listeners.clear();
+      await Promise.allSettled([subscriber.quit(), commands.quit()]);
+    },
+  };
+}
+
+/** Leases on Redis: `SET NX PX` takes one, scripts renew and release it only for its holder. */
+function redisLocks(commands: Redis): LockService {
+  return {
     async acquire(name, ttlMs) {
       const key = LOCK_PREFIX + name;
       const token = randomUUID();
@@ -158,16 +173,6 @@ export async function openRedisCoordination(
         },
       };
       return lease;
-    },
-  };
-
-  return {
-    changes,
-    invalidations,
-    locks,
-    async close() {
-      listeners.clear();
-      await Promise.allSettled([subscriber.quit(), commands.quit()]);
     },
   };
 }

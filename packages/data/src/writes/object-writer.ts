@@ -318,7 +318,7 @@ export class ObjectWriter {
     // Straight to the store, not through a unit of work, which would move `modifiedAt` forward:
     // the version stays the same because the data does, and the expectation still refuses the
     // batch (to be retried) when a writer changed one of the objects since it was read.
-    await this.ctx.deps.store.write({
+    await this.ctx.write({
       expect: objects.map((object) => ({ id: object.id, modifiedAt: object.modifiedAt })),
       put: written,
     });

@@ -2,7 +2,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, isProfileActive, linkedProfile, NotFoundError, storedTenantRole } from '@odp/core';
+import {
+  assertInvitationOpen,
+  assertInviteeMayTake,
+  ConflictError,
+  invitationNotOpen,
+  isProfileActive,
+  linkedProfile,
+  NotFoundError,
+  personHasAnotherProfile,
+  storedTenantRole,
+} from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -27,11 +37,6 @@ import {
 } from './rows.js';
 import type { TenantRow, ProfileRow, InvitationRow, ApiKeyRow } from './rows.js';
 
-export interface PlatformStore extends PlatformRegistry {
-  /** True when this open created the database (a first start on an empty data directory). */
-  readonly created: boolean;
-}
-
 /**
  * Opens (creating and migrating when needed) the platform registry in one SQLite file.
  * Durability: WAL with `synchronous = FULL`; a write is on disk when its promise resolves, so it
@@ -42,10 +47,10 @@ export interface PlatformStore extends PlatformRegistry {
  * process, such as `odp`) has committed, and every write through this connection drops the
  * remembered reads, so a revoked key or a suspended profile is refused on the very next request.
  */
-export function openSqlitePlatformStore(file: string): PlatformStore {
+export function openSqlitePlatformRegistry(file: string): SqlitePlatformRegistry {
   mkdirSync(path.dirname(file), { recursive: true });
   const { db, before } = openSharedDatabase(file, PLATFORM_MIGRATIONS, { foreignKeys: true });
-  return new SqlitePlatformStore(db, before === 0);
+  return new SqlitePlatformRegistry(db, before === 0);
 }
 
 /** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
@@ -53,7 +58,7 @@ const MAX_REMEMBERED_READS = 10_000;
 /** Writes through every registry connection of this process (see `checkedThisTurn`). */
 let writesInThisProcess = 0;
 
-class SqlitePlatformStore implements PlatformStore {
+export class SqlitePlatformRegistry implements PlatformRegistry {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly remembered = new Map<string, unknown>();
   /** `PRAGMA data_version` when `remembered` was last valid. */
@@ -69,6 +74,7 @@ class SqlitePlatformStore implements PlatformStore {
 
   constructor(
     private readonly db: Database.Database,
+    /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
   ) {}
 
@@ -255,16 +261,9 @@ class SqlitePlatformStore implements PlatformStore {
             subject: string | null;
           }
         | undefined;
-      if (
-        invitation === undefined ||
-        invitation.accepted_at !== null ||
-        Date.parse(invitation.expires_at) <= now.getTime()
-      ) {
-        throw new NotFoundError('No such invitation, or it has expired or was used.');
-      }
-      if (invitation.subject !== null && (invitation.issuer !== issuer || invitation.subject !== subject)) {
-        throw new ConflictError('The invited profile belongs to another person.');
-      }
+      if (invitation === undefined) throw invitationNotOpen();
+      assertInvitationOpen({ acceptedAt: invitation.accepted_at, expiresAt: invitation.expires_at }, now);
+      assertInviteeMayTake(invitation, issuer, subject);
       try {
         this.run(
           'UPDATE profiles SET issuer = ?, subject = ?, active = 1 WHERE id = ?',
@@ -274,7 +273,7 @@ class SqlitePlatformStore implements PlatformStore {
         );
       } catch (error) {
         if (isUniqueViolation(error)) {
-          throw new ConflictError('This person already has another profile in the tenant.');
+          throw personHasAnotherProfile();
         }
         throw error;
       }

@@ -4,15 +4,15 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describePlatformRegistryContract } from '@odp/testkit';
 import { applyMigrations, PLATFORM_MIGRATIONS } from '../migrations.js';
-import { openSqlitePlatformStore } from './store.js';
-import type { PlatformStore } from './store.js';
+import { openSqlitePlatformRegistry } from './registry.js';
+import type { SqlitePlatformRegistry } from './registry.js';
 
 const contractDirs: string[] = [];
 describePlatformRegistryContract('sqlite', async (shared) => {
   if (shared === undefined || contractDirs.length === 0) {
     contractDirs.push(mkdtempSync(path.join(os.tmpdir(), 'odp-platform-contract-')));
   }
-  return openSqlitePlatformStore(path.join(contractDirs[contractDirs.length - 1]!, 'platform.sqlite'));
+  return openSqlitePlatformRegistry(path.join(contractDirs[contractDirs.length - 1]!, 'platform.sqlite'));
 });
 afterAll(() => {
   for (const dir of contractDirs) rmSync(dir, { recursive: true, force: true });
@@ -20,11 +20,11 @@ afterAll(() => {
 
 describe('platform store (sqlite)', () => {
   let dir: string;
-  let store: PlatformStore;
+  let store: SqlitePlatformRegistry;
 
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-platform-'));
-    store = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
+    store = openSqlitePlatformRegistry(path.join(dir, 'platform.sqlite'));
   });
   afterEach(async () => {
     await store.close();
@@ -34,7 +34,7 @@ describe('platform store (sqlite)', () => {
   it('reports a new database as created, and an existing one not', async () => {
     expect(store.created).toBe(true);
     await store.close();
-    store = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
+    store = openSqlitePlatformRegistry(path.join(dir, 'platform.sqlite'));
     expect(store.created).toBe(false);
   });
 });
