@@ -47,22 +47,6 @@ export interface IdempotencyRecords {
   purgeExpired(now: string): Promise<number>;
 }
 
-/** A record as an adapter stores it: the response as JSON text, no object id as null or absent. */
-export interface StoredIdempotencyRecord extends Omit<IdempotencyRecord, 'response' | 'objectId'> {
-  readonly response: string;
-  readonly objectId?: string | null;
-}
-
-/** The record an adapter read (see {@link StoredIdempotencyRecord}). */
-export function idempotencyRecordOf(stored: StoredIdempotencyRecord): IdempotencyRecord {
-  const { objectId, response, ...rest } = stored;
-  return {
-    ...rest,
-    response: JSON.parse(response) as IdempotentResponse,
-    ...(objectId === null || objectId === undefined ? {} : { objectId }),
-  };
-}
-
 /** The part of the tenant store that holds its idempotency records. */
 export interface TenantIdempotency {
   readonly idempotency: IdempotencyRecords;

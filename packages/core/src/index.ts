@@ -38,6 +38,8 @@ export type { UniqueValue } from './store-rules/unique-fields.js';
 export { hiddenDerivedFieldsOf } from './store-rules/hidden-derived.js';
 export type { HiddenAlongPaths } from './store-rules/hidden-derived.js';
 export { DerivedRebuildLoop } from './store-rules/derived-rebuild.js';
+export { idempotencyRecordOf } from './store-rules/idempotency-records.js';
+export type { StoredIdempotencyRecord } from './store-rules/idempotency-records.js';
 export type { DerivedRebuildSteps } from './store-rules/derived-rebuild.js';
 export { parseAllowListEntry } from './network-allow-list.js';
 export type { AllowListEntry } from './network-allow-list.js';

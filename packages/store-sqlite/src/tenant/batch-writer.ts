@@ -1,10 +1,11 @@
 /**
  * The batch writer of the tenant store: applies a `WriteBatch` inside the caller's transaction, in
- * this order: its idempotency record (IdempotencyKeyTakenError when its key is held), puts (rows first, then links, so objects of the batch may link to each other),
- * redirects, deletes, unique checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError
- * when a link names an object that does not exist after the batch, ConflictError when a `unique`
- * value would be shared, WriteConflictError when an expected version moved; nothing is applied then
- * (the transaction rolls back). Each object's class, index, counter and search rows are derived
+ * this order: its idempotency record (IdempotencyKeyTakenError when its key is held), puts (rows
+ * first, then links, so objects of the batch may link to each other), redirects, deletes, unique
+ * checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError when a link names an object
+ * that does not exist after the batch, ConflictError when a `unique` value would be shared,
+ * WriteConflictError when an expected version moved; nothing is applied then (the transaction
+ * rolls back). Each object's class, index, counter and search rows are derived
  * from the applied model in the same transaction.
  */
 import {
