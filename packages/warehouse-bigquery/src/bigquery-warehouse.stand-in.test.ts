@@ -36,6 +36,13 @@ const firstBatch: WarehouseBatch = {
   ],
   deletes: ['c3'],
 };
+/** The table schema the first batch creates: `id`, then its columns in batch order. */
+const FIRST_FIELDS = [
+  { name: 'id', type: 'STRING', mode: 'REQUIRED' },
+  { name: 'legalName', type: 'STRING', mode: 'NULLABLE' },
+  { name: 'employeeCount', type: 'INT64', mode: 'NULLABLE' },
+  { name: 'founded', type: 'DATE', mode: 'NULLABLE' },
+];
 
 /** Every secret of the key: the PEM body, and each signed token the stand-in was sent. */
 function secretsOf(requests: readonly StandInRequest[]): string[] {
@@ -67,12 +74,7 @@ describe('BigQueryWarehouse against a local BigQuery stand-in (no BigQuery runs 
     expect(standIn.requests[1]!.body).toMatchObject({
       tableReference: { projectId: 'acme-analytics', datasetId: 'crm', tableId: 'companies' },
       schema: {
-        fields: [
-          { name: 'id', type: 'STRING', mode: 'REQUIRED' },
-          { name: 'legalName', type: 'STRING', mode: 'NULLABLE' },
-          { name: 'employeeCount', type: 'INT64', mode: 'NULLABLE' },
-          { name: 'founded', type: 'DATE', mode: 'NULLABLE' },
-        ],
+        fields: FIRST_FIELDS,
       },
     });
     const job = standIn.requests[2]!.body as { configuration: { query: Record<string, unknown> } };
@@ -152,13 +154,7 @@ describe('BigQueryWarehouse against a local BigQuery stand-in (no BigQuery runs 
     expect(patch?.path).toBe('/projects/acme-analytics/datasets/crm/tables/companies');
     expect(patch?.body).toEqual({
       schema: {
-        fields: [
-          { name: 'id', type: 'STRING', mode: 'REQUIRED' },
-          { name: 'legalName', type: 'STRING', mode: 'NULLABLE' },
-          { name: 'employeeCount', type: 'INT64', mode: 'NULLABLE' },
-          { name: 'founded', type: 'DATE', mode: 'NULLABLE' },
-          { name: 'city', type: 'STRING', mode: 'NULLABLE' },
-        ],
+        fields: [...FIRST_FIELDS, { name: 'city', type: 'STRING', mode: 'NULLABLE' }],
       },
     });
     const job = standIn.requests.find((request) => request.path.endsWith('/jobs'));
