@@ -1,7 +1,8 @@
 /**
  * One jest run covers unit tests beside the code and the black-box suites in test/.
  * TypeScript is compiled by swc to CommonJS for the test runtime; `.js` suffixes of
- * NodeNext imports are mapped back to the `.ts` sources.
+ * NodeNext imports are mapped back to the `.ts` sources, and workspace packages resolve to their
+ * sources through the `@odp/source` export condition (no build needed).
  */
 const esModulePackages = [
   'agenda',
@@ -16,6 +17,7 @@ const esModulePackages = [
 
 module.exports = {
   testEnvironment: 'node',
+  testEnvironmentOptions: { customExportConditions: ['@odp/source', 'node', 'node-addons'] },
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/tooling', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

@@ -7,15 +7,14 @@
  * violation. Screenshots go to the test output (`test-output/admin-ui/`); with `UPDATE_DOCS_IMAGES=1`
  * the main views are also written to `docs/images/` for the docs page.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi } from './data-api.js';
-import { chromiumBinary, isVisible, launchChromium } from './support/browser.js';
-import { REPO_ROOT } from './support/server.js';
+import { AdminUiPage } from './support/admin-ui-page.js';
+import { chromiumBinary, isVisible } from './support/browser.js';
 
 const chromium = chromiumBinary();
 if (chromium === null) {
@@ -24,67 +23,29 @@ if (chromium === null) {
   );
 }
 const describeWithBrowser = chromium === null ? describe.skip : describe;
-const OUTPUT_DIR = path.join(
-  process.env['ODP_TEST_OUTPUT_DIR'] ?? path.join(REPO_ROOT, 'test-output'),
-  'admin-ui',
-);
-const DOCS_IMAGES = process.env['UPDATE_DOCS_IMAGES'] === '1' ? path.join(REPO_ROOT, 'docs', 'images') : null;
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithBrowser('the admin page, as admin, viewer and member', () => {
   let api: DataApi;
-  let browser: Browser;
+  let ui: AdminUiPage;
   let page: Page;
-  const problems: string[] = [];
   let viewerKey = '';
   let memberKey = '';
-
-  const until = (predicate: string) => page.waitForFunction(predicate, { timeout: 10_000 });
-  const settled = () => until(`document.body.dataset.rendered === location.hash`);
-  const goto = async (hash: string) => {
-    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-    await settled();
-  };
-  const text = (selector: string) =>
-    page.$eval(selector, (e) => (e as unknown as { innerText: string }).innerText);
-  const texts = (selector: string) =>
-    page.$$eval(selector, (list) => list.map((e) => (e as unknown as { innerText: string }).innerText));
-  const screenshot = async (name: string, docs = false) => {
-    const shot = await page.screenshot({ fullPage: true });
-    writeFileSync(path.join(OUTPUT_DIR, `${name}.png`), shot);
-    if (docs && DOCS_IMAGES !== null) writeFileSync(path.join(DOCS_IMAGES, `admin-ui-${name}.png`), shot);
-  };
-  /** axe-core over the current view: violations of impact serious or critical, as "id: target". */
-  const axeViolations = async () => {
-    await page.evaluate(AXE_SOURCE);
-    const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-    return found;
-  };
-  const signIn = async (key: string) => {
-    await page.goto(`${api.server.baseUrl}/admin-ui/#/sign-in?tenant=${api.tenant}`);
-    await page.waitForSelector('form.sign-in');
-    await page.type('#api-key', key);
-    await page.click('#sign-in');
-    await page.waitForSelector('#classes');
-  };
+  const until = (predicate: string) => ui.until(predicate);
+  const settled = () => ui.settled();
+  const goto = (hash: string) => ui.goto(hash);
+  const text = (selector: string) => ui.text(selector);
+  const texts = (selector: string) => ui.texts(selector);
+  const screenshot = (name: string, docs = false) => ui.screenshot(name, docs);
+  const axeViolations = () => ui.axeViolations();
+  const signIn = (key: string) => ui.signIn(key);
 
   beforeAll(async () => {
-    rmSync(OUTPUT_DIR, { recursive: true, force: true });
-    mkdirSync(OUTPUT_DIR, { recursive: true });
     api = await startDataServer();
-    browser = await launchChromium(chromium ?? '');
-    page = await browser.newPage();
-    await page.setViewport({ width: 1200, height: 900 });
-    page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400)
-        problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
+    ui = await AdminUiPage.open(chromium ?? '', api, 'admin-ui');
+    page = ui.page;
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await ui?.close();
     await api?.server.stop();
   });
 
@@ -149,6 +110,109 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     expect(await text('[data-field="companyType"]')).toBe('Private limited company');
     expect(await axeViolations()).toEqual([]);
     await screenshot('object', true);
+  });
+
+  it('follows changes made elsewhere live, in an open object and an open list', async () => {
+    await goto(`#/object/companies/${DEMO.acme}`);
+    await until(`document.querySelector('#live')?.checkVisibility() === true`);
+    expect(await text('#live')).toContain('live');
+    await api.call('PATCH', `/companies/${DEMO.acme}`, { body: { employeeCount: 43 } });
+    await until(`document.querySelector('[data-field="employeeCount"]')?.innerText === '43'`);
+    expect(await text('.notice')).toBe('Updated just now: Employee count.');
+    await goto('#/list/companies');
+    const initech = await api.create('companies', { legalName: 'Initech BV', companyType: 'bv' });
+    await until(
+      `[...document.querySelectorAll('#rows tbody td')].some((td) => td.innerText === 'Initech BV')`,
+    );
+    // Typing in the search box is not redrawn away: the list offers a refresh instead.
+    await page.focus('#list-search');
+    await api.create('companies', { legalName: 'Umbrella NV', companyType: 'nv' });
+    await until(`document.querySelector('#live-refresh') !== null`);
+    await page.click('#live-refresh');
+    await until(
+      `[...document.querySelectorAll('#rows tbody td')].some((td) => td.innerText === 'Umbrella NV')`,
+    );
+    // An open object deleted elsewhere says so.
+    await goto(`#/object/companies/${initech}`);
+    expect((await api.call('DELETE', `/companies/${initech}`)).status).toBe(200);
+    await until(`document.querySelector('.alert')?.innerText === 'This object was deleted just now.'`);
+  });
+
+  it('renders reports in a chosen language and runs MANUAL scripts', async () => {
+    await goto(`#/object/invoices/${DEMO.invoice1}`);
+    expect(await texts('#reports .action-name')).toEqual(['invoice', 'invoicePdf']);
+    await page.select('#report-language-invoice', 'nl');
+    await page.click('[data-report="invoice"]');
+    await until(`document.querySelector('[data-report-link="invoice"]') !== null`);
+    expect(await text('[data-report-link="invoice"]')).toMatch(/^Open invoice \(HTML, /);
+    // The signed address needs no key: what the link opens is the rendered invoice.
+    const html = await fetch(
+      await page.$eval('[data-report-link="invoice"]', (a) => a.getAttribute('href') ?? ''),
+    );
+    expect(html.status).toBe(200);
+    expect(await html.text()).toContain('Factuur 2026-0001');
+    await page.click('[data-report="invoicePdf"]');
+    await until(`document.querySelector('[data-report-link="invoicePdf"]') !== null`);
+    const pdf = await fetch(
+      await page.$eval('[data-report-link="invoicePdf"]', (a) => a.getAttribute('href') ?? ''),
+    );
+    expect(pdf.headers.get('content-type')).toContain('application/pdf');
+
+    // The sent invoice meets the script's condition: a job is queued; the draft one does not.
+    await page.click('[data-script="notifyAccountant"]');
+    await until(`document.querySelector('[data-script-result="notifyAccountant"]').innerText !== ''`);
+    expect(await text('[data-script-result="notifyAccountant"]')).toMatch(/^Queued as job \S+\.$/);
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('object-actions', true);
+    await goto(`#/object/invoices/${DEMO.invoice2}`);
+    await page.click('[data-script="notifyAccountant"]');
+    await until(`document.querySelector('[data-script-result="notifyAccountant"]').innerText !== ''`);
+    expect(await text('[data-script-result="notifyAccountant"]')).toMatch(/^Not run: /);
+  });
+
+  it('merges a duplicate into an object, picked by typeahead and confirmed', async () => {
+    const winner = await api.create('persons', {
+      firstName: 'Dirk',
+      lastName: 'Dubbel',
+      email: 'dirk@example.test',
+    });
+    const loser = await api.create('persons', { firstName: 'Dirk', lastName: 'Dubbelganger' });
+    await api.call('PATCH', `/companies/${DEMO.globex}`, {
+      body: { employees: [api.href('persons', DEMO.carla), api.href('persons', loser)] },
+    });
+    await goto(`#/object/persons/${winner}`);
+    expect(await isVisible(page, '#confirm-merge')).toBe(false);
+    await page.focus('#field-merge');
+    await page.keyboard.type('Dubbelg');
+    await until(`document.querySelector('#field-merge-options [data-option="Dirk Dubbelganger"]') !== null`);
+    await page.keyboard.press('Enter');
+    await page.click('#merge');
+    expect(await isVisible(page, '#confirm-merge')).toBe(true);
+    await page.click('#confirm-merge');
+    await until(`document.querySelector('.notice')?.innerText.startsWith('Merged')`);
+    await settled();
+    // The duplicate is gone (its address leads to the survivor) and its link moved here.
+    expect((await api.call('GET', `/persons/${loser}`)).status).toBe(307);
+    expect(await texts('a[data-relation="employers"]')).toContain('Globex NV');
+  });
+
+  it('shows who can see an object under its name', async () => {
+    await goto(`#/audit/companies/${DEMO.acme}`);
+    expect(await text('#audit-object')).toBe('Acme BV');
+    const report = (await (
+      await fetch(`${api.server.baseUrl}/audit/${api.tenant}/companies/${DEMO.acme}/access`, {
+        headers: { 'X-API-Key': api.systemKey },
+      })
+    ).json()) as { grants: { definition: string; objectAllows: string[] }[] };
+    expect(await texts('#audit-grants tbody tr td:first-child')).toEqual(
+      report.grants.map((g) => g.definition),
+    );
+    const first = report.grants[0];
+    expect(await text(`[data-allows="${first?.definition}"]`)).toBe(
+      first?.objectAllows.join(', ').toLowerCase(),
+    );
+    expect(await axeViolations()).toEqual([]);
+    await screenshot('audit', true);
   });
 
   it('creates a document with an uploaded file, then offers its download', async () => {
@@ -242,7 +306,7 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     const toRevoke = keyRows[keyRows.length - 1] ?? '';
     await page.click(`[data-revoke="${toRevoke}"]`);
     await until(`document.querySelector('[data-key-state="${toRevoke}"]')?.innerText === 'revoked'`);
-    expect(problems).toEqual([]);
+    expect(ui.problems).toEqual([]);
   });
 
   it('a viewer sees no write controls', async () => {
@@ -253,9 +317,17 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     await goto(`#/object/companies/${DEMO.acme}`);
     expect(await text('h1')).toContain('Acme BV');
     expect(await isVisible(page, '#edit')).toBe(false);
+    // A viewer's open object follows changes too.
+    await until(`document.querySelector('#live')?.checkVisibility() === true`);
+    await api.call('PATCH', `/companies/${DEMO.acme}`, { body: { employeeCount: 44 } });
+    await until(`document.querySelector('[data-field="employeeCount"]')?.innerText === '44'`);
+    await goto(`#/object/invoices/${DEMO.invoice1}`);
+    expect(await isVisible(page, '[data-report="invoice"]')).toBe(true);
+    expect(await page.$('[data-script]')).toBeNull();
+    expect(await page.$('#merge')).toBeNull();
+    await screenshot('viewer-object');
     await goto('#/access');
     expect(await text('.alert')).toContain('403');
-    await screenshot('viewer-object');
   });
 
   it('a member sees what the capabilities give, and the page fits 390 px', async () => {
@@ -266,6 +338,11 @@ describeWithBrowser('the admin page, as admin, viewer and member', () => {
     ).json()) as { mayModify: boolean };
     await goto(`#/object/companies/${DEMO.acme}`);
     expect(await isVisible(page, '#edit')).toBe(capabilities.mayModify);
+    const invoice = (await (
+      await api.call('GET', `/invoices/${DEMO.invoice1}/capabilities`, { key: memberKey })
+    ).json()) as { mayModify: boolean };
+    await goto(`#/object/invoices/${DEMO.invoice1}`);
+    expect((await page.$('[data-script="notifyAccountant"]')) !== null).toBe(invoice.mayModify);
     await page.setViewport({ width: 390, height: 844 });
     for (const hash of ['#/list/companies', `#/object/companies/${DEMO.acme}`]) {
       await goto(hash);

@@ -16,7 +16,8 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openPlatform, registeredRoutes } from '@odp/api';
+import { registeredRoutes } from '@odp/api';
+import { openPlatform } from '@odp/platform';
 import type { RegisteredRoute } from '@odp/api';
 import { loadConfig } from '@odp/config';
 import { DEMO, startDataServer } from './data-api.js';
@@ -144,6 +145,7 @@ describe('docs and routes agree', () => {
         token: 'no-such-token',
         uploadToken: 'no-such-token',
         downloadToken: 'no-such-token',
+        file: 'swagger-ui.css',
       };
       const value = values[name];
       if (value === undefined) {

@@ -5,7 +5,7 @@
  * `id` column is always there, a tenant column only when the script adds one; 7: without
  * connection parameters nothing is written and no job fails; 8: `_credentials` only from a
  * secret value. The flush interval is one second here; the interval itself, and the rules about
- * the flush (3-6), are tested with an injected clock in apps/api/src/replicator.test.ts.
+ * the flush (3-6), are tested with an injected clock in packages/platform/src/replicator.test.ts.
  */
 import { existsSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

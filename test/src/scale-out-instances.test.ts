@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openRedisCoordination } from '@odp/cache-redis';
+import { openRedisCoordination } from '@odp/redis';
 import { describeWithEngine } from '@odp/testkit';
 import { DataApi, startDataServer } from './data-api.js';
 import type { Json } from './data-api.js';

@@ -20,7 +20,7 @@ describe('ODP_STORE=mongodb without a server', () => {
       const port = await freePort();
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-mongodb-down-'));
       try {
-        const result = spawnSync(process.execPath, ['--import', 'tsx', entry], {
+        const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@odp/source', entry], {
           cwd: REPO_ROOT,
           env: {
             ...process.env,

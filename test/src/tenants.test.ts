@@ -3,12 +3,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startIdp } from './support/idp.js';
 import type { Idp } from './support/idp.js';
-import { freePort, REPO_ROOT, runOdpProcess, startServer } from './support/server.js';
+import { entryArguments, freePort, REPO_ROOT, runOdpProcess, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
 /** Runs `pnpm start`'s entry point to its exit with `env` (the refusals to start: it never serves). */
 function startEmbedded(env: NodeJS.ProcessEnv) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/embedded.ts'], {
+  return spawnSync(process.execPath, entryArguments('apps/api', 'embedded'), {
     cwd: REPO_ROOT,
     env,
     encoding: 'utf8',
@@ -445,7 +445,7 @@ describe('the odp command', () => {
 
   it('starts the api alone (scale-out) against the same registry', async () => {
     const port = await freePort();
-    const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+    const api = spawn(process.execPath, entryArguments('apps/api', 'main'), {
       cwd: REPO_ROOT,
       env: { ...process.env, ...server.env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
       stdio: ['ignore', 'pipe', 'inherit'],

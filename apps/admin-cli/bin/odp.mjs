@@ -97,6 +97,8 @@ async function build() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // Workspace packages are bundled from their TypeScript sources (their `@odp/source` export).
+    conditions: ['@odp/source'],
     metafile: true,
     logLevel: 'error',
     plugins: [externalPackages],

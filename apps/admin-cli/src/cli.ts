@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { isAppError, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
 import { ConfigError, loadConfig } from '@odp/config';
-import { openPlatformRegistry } from '@odp/api/document-stores';
-import { openOnRedis } from '@odp/api/redis';
+import { openPlatformRegistry } from '@odp/platform/document-stores';
+import { openOnRedis } from '@odp/platform/redis';
 import { COMMANDS, parseArgsOptions, UsageError } from './commands.js';
 import type { Command } from './commands.js';
 

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import {
 import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
 import type { Config } from '@odp/config';
 import type { ModelStatus } from '@odp/model-loader';
-import type { ClassJobKind, Platform } from '@odp/api';
+import type { ClassJobKind, Platform } from '@odp/platform';
 import { progressBar } from './progress.js';
 
 /** What a command runs against: the same configuration and registry as the api. */
@@ -107,7 +107,7 @@ async function withPlatform<T>(context: CommandContext, use: (platform: Platform
   });
   // Loaded on use: the api's module graph (express, engine clients, PDF) would otherwise be paid
   // by every `odp` invocation, `odp key create` included.
-  const { createLogger, openPlatform } = await import('@odp/api');
+  const { createLogger, openPlatform } = await import('@odp/platform');
   const platform = await openPlatform(context.config, NO_EXAMPLES_DIR, { log: createLogger(stderr) });
   try {
     return await use(platform);
@@ -211,7 +211,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
      * the api and workers start with it again (they refuse a key other than the recorded one).
      */
     async run({ config, registry }) {
-      const { acceptSecretKey } = await import('@odp/api');
+      const { acceptSecretKey } = await import('@odp/platform');
       await acceptSecretKey(registry, config.secretKey);
       return {
         json: { accepted: true },
@@ -387,6 +387,34 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       });
       await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
       return { json: { ...status }, text: modelStatusLines(tenant.id, status).join('\n') };
+    },
+  },
+  types: {
+    usage: 'odp types --tenant ID [--out FILE]',
+    options: ['tenant', 'out'],
+    /**
+     * TypeScript declarations of the tenant's classes for `@odp/client` (docs/client.md), from the
+     * model read as `odp model reload` reads it; to stdout, or to `--out`.
+     */
+    async run({ registry, config, cwd }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const [{ TenantModel }, { tenantTypes }] = await Promise.all([
+        import('@odp/model-loader'),
+        import('@odp/typegen'),
+      ]);
+      // A model that does not load is the api's 503 (exit code 1), naming its status.
+      const tenantModel = await TenantModel.open(tenant.modelSource, {
+        maxRepositoryBytes: config.maxModelBytes,
+      });
+      const model = tenantModel.requireModel();
+      const text = tenantTypes(model, { tenantId: tenant.id });
+      const out = values['out'];
+      if (out === undefined) return { json: { tenant: tenant.id, types: text }, text: text.trimEnd() };
+      writeFileSync(path.resolve(cwd, out), text);
+      return {
+        json: { tenant: tenant.id, out: path.resolve(cwd, out) },
+        text: `Wrote ${path.resolve(cwd, out)}`,
+      };
     },
   },
   rebuild: {

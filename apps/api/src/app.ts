@@ -1,21 +1,12 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
 import { NoRouteError, RateLimitedError } from '@odp/core';
-import type { JobQueue, PlatformRegistry } from '@odp/core';
-import type { Config } from '@odp/config';
-import type { StreamTokens, TokenVerifier } from '@odp/auth';
-import type { SpreadsheetImports } from '@odp/excel';
-import type { FileService } from '@odp/files';
-import type { ServiceUsage } from '@odp/gateways';
+import type { Logger, PlatformServices } from '@odp/platform';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import { jsonBody } from './json-body.js';
-import type { FairShare } from './fair-share.js';
 import { tenantFairShare } from './tenant-fair-share.js';
-import type { Logger } from './log.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
-import type { TenantRuntimes } from './tenant-runtime.js';
-import type { TenantDeletion } from './tenant-deletion.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { dataRoutes } from './routes/data.js';
@@ -26,7 +17,6 @@ import { metadataRoutes } from './routes/metadata.js';
 import { searchRoutes } from './routes/search.js';
 import { adminRebuildRoutes } from './routes/admin-rebuild.js';
 import { healthRoutes } from './routes/health.js';
-import type { ReadinessCheck } from './routes/health.js';
 import { fileRoutes } from './routes/files.js';
 import { excelRoutes } from './routes/excel.js';
 import { adminJobRoutes } from './routes/admin-jobs.js';
@@ -38,46 +28,8 @@ import { adminTenantRoutes } from './routes/admin-tenant.js';
 import { adminAccessRoutes } from './routes/admin-access.js';
 import { reportRoutes } from './routes/reports.js';
 
-/**
- * Platform-wide services the routes are built from. Per-tenant components live in the
- * TenantRuntime (`deps.runtimes.get(tenantId)`), not here.
- */
-export interface AppDeps {
-  readonly config: Config;
-  readonly registry: PlatformRegistry;
-  readonly runtimes: TenantRuntimes;
-  /** The background job queue (script gateway calls); its jobs are listed under `/admin/{t}/jobs`. */
-  readonly jobs: JobQueue;
-  /** null when no identity provider is configured (every access token is refused). */
-  readonly tokens: TokenVerifier | null;
-  readonly log: Logger;
-  /** Uploads, downloads and the bytes of FILE and IMAGE fields, on the configured blob store. */
-  readonly files: FileService;
-  /** Spreadsheet imports running in the background, their progress in the blob store (docs/excel.md). */
-  readonly imports: SpreadsheetImports;
-  /** Directory of the bundled example models that `POST /tenants {model}` may name. */
-  readonly examplesDir: string;
-  /** The clock for credential expiry; tests and production use the wall clock. */
-  readonly now: () => Date;
-  /** The engines `GET /ready` checks: every one the configuration names. */
-  readonly readiness: readonly ReadinessCheck[];
-  /** Issues and opens the tokens that open an event stream without headers (`EventSource`). */
-  readonly streamTokens: StreamTokens;
-  /**
-   * Rate limits and usage records of external services (`ODP_RATE_LIMITS`). A route that makes
-   * or triggers an external call (an import) asks `usage.assertWithinLimit(tenantId, service)`
-   * first (ServiceLimitError: 429 with Retry-After) and makes each call through `usage.call`.
-   */
-  readonly usage: ServiceUsage;
-  /** Deletes a tenant's data from every configured backend, and the tenant (`DELETE /admin/{tenant}`). */
-  readonly deletion: TenantDeletion;
-  /**
-   * The tenants' fair share of this process (fair-share.ts): every tenant request is admitted by
-   * it at the edge; work that is not a request of its own (a page of an event stream's replay)
-   * takes its turn with `fairShare.turn(tenantId, work)`.
-   */
-  readonly fairShare: FairShare;
-}
+/** Platform-wide services the routes are built from (`@odp/platform`'s `Platform` is one). */
+export type AppDeps = PlatformServices;
 
 /**
  * The HTTP edge: CORS -> authentication and role check -> the tenant's fair share (admission and

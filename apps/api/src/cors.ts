@@ -7,13 +7,16 @@ import type { RequestHandler } from 'express';
 export function cors(): RequestHandler {
   return (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', 'Location, Content-Disposition');
+    res.setHeader('Access-Control-Expose-Headers', 'Location, Content-Disposition, ETag');
     if (req.method !== 'OPTIONS') {
       next();
       return;
     }
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-API-Key, Content-Type');
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      ['Authorization', 'X-API-Key', 'Content-Type', 'Prefer', 'If-Match', 'If-None-Match'].join(', '),
+    );
     res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
   };

@@ -9,9 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { ADMIN_UI_PATH } from './routes/admin-ui.js';
-import { ensureDemoTenant } from './demo-tenant.js';
-import { configOrExit, listen, openPlatformOrExit, shutdownOnSignal } from './platform.js';
-import { startWorker } from './worker.js';
+import { configOrExit, ensureDemoTenant, openPlatformOrExit, startWorker } from '@odp/platform';
+import { listen, shutdownOnSignal } from './server.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
 const config = configOrExit();

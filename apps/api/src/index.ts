@@ -1,14 +1,4 @@
 export * from './app.js';
 export * from './context.js';
-export * from './log.js';
 export * from './problem.js';
-export * from './tenant-runtime.js';
-export * from './platform.js';
-export { DOCUMENTS_FILE } from './document-stores.js';
-export { startWorker } from './worker.js';
-export type { WorkerOptions } from './worker.js';
-export { CLASS_JOB_KINDS } from './class-jobs.js';
-export type { ClassJobKind } from './class-jobs.js';
-export { acceptSecretKey } from './secret-key-check.js';
-export { tenantDeletion } from './tenant-deletion.js';
-export type { TenantDeletion, TenantDeletionResult } from './tenant-deletion.js';
+export { listen, shutdownOnSignal } from './server.js';

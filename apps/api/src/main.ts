@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import { configOrExit, listen, openPlatformOrExit, shutdownOnSignal } from './platform.js';
+import { configOrExit, openPlatformOrExit } from '@odp/platform';
+import { listen, shutdownOnSignal } from './server.js';
 
 const config = configOrExit();
 const platform = await openPlatformOrExit(

@@ -4,7 +4,7 @@
  * (one object or a selection) and the body's size as a power of two. Read from the method, path
  * and `Content-Length` alone, before the body is read.
  */
-import type { RequestKind } from './fair-share.js';
+import type { RequestKind } from '@odp/platform';
 
 /** Last path segments of GETs under `/data` and `/system` that read one thing: capabilities, own. */
 const ONE_TAILS: ReadonlySet<string> = new Set(['capabilities', 'own']);

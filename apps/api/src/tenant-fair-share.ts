@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { tenantOf } from './context.js';
-import type { FairShare } from './fair-share.js';
+import type { FairShare } from '@odp/platform';
 import { isEventStream, requestKind } from './request-kind.js';
 
 /**

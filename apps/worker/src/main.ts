@@ -5,7 +5,7 @@
  * job goes to one of them. Prints `ODP_WORKER_READY {"workerPid"}` once it runs.
  */
 import { fileURLToPath } from 'node:url';
-import { configOrExit, openPlatformOrExit, startWorker } from '@odp/api';
+import { configOrExit, openPlatformOrExit, startWorker } from '@odp/platform';
 
 const config = configOrExit();
 const platform = await openPlatformOrExit(

@@ -10,7 +10,8 @@ import type {
   RelationEnd,
   RoleDef,
   StoredObject,
-  TenantStore,
+  TenantAccessRows,
+  TenantDocuments,
 } from '@odp/core';
 import type { AclPolicy } from './decisions.js';
 import { rolesOf } from './decisions.js';
@@ -103,7 +104,7 @@ function definitionRoles(
 export async function recordAccessReport(
   derivation: AclDerivation,
   policy: AclPolicy,
-  store: Pick<TenantStore, 'aclRowsOf' | 'holdingsOfAcId' | 'getMany'>,
+  store: Pick<TenantAccessRows, 'aclRowsOf' | 'holdingsOfAcId'> & Pick<TenantDocuments, 'getMany'>,
   profiles: ProfileDirectory,
   object: StoredObject,
 ): Promise<RecordAccessReport> {
@@ -137,7 +138,7 @@ export async function recordAccessReport(
 
 async function holdersOf(
   derivation: AclDerivation,
-  store: Pick<TenantStore, 'holdingsOfAcId' | 'getMany'>,
+  store: Pick<TenantAccessRows, 'holdingsOfAcId'> & Pick<TenantDocuments, 'getMany'>,
   profiles: ProfileDirectory,
   row: AclRow,
 ): Promise<AuditHolder[]> {
@@ -169,7 +170,7 @@ async function holdersOf(
 
 export async function accessControlReport(
   derivation: AclDerivation,
-  store: Pick<TenantStore, 'distinct' | 'storedAclIds'>,
+  store: Pick<TenantDocuments, 'distinct'> & Pick<TenantAccessRows, 'storedAclIds'>,
 ): Promise<AccessControlReport> {
   const counts = new Map<string, Promise<number>>();
   const linkCount = (end: RelationEnd): Promise<number> => {

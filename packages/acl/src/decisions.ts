@@ -5,18 +5,18 @@
  */
 import { NotFoundError, UNRESTRICTED } from '@odp/core';
 import type {
+  AccessControlDef,
   AccessFilter,
   AccessPolicy,
   Account,
   AclNodeDef,
   AclOperation,
-  AccessControlDef,
   ClassDef,
   CreateCapability,
   CreateParent,
   RoleDef,
   StoredObject,
-  TenantStore,
+  TenantAccessRows,
 } from '@odp/core';
 import type { AclDerivation } from './derive.js';
 import type { AclGraph } from './graph.js';
@@ -51,7 +51,7 @@ export class AclPolicy implements AccessPolicy {
 
   constructor(
     private readonly derivation: AclDerivation,
-    private readonly store: Pick<TenantStore, 'aclRowsOf'>,
+    private readonly store: Pick<TenantAccessRows, 'aclRowsOf'>,
     private readonly graph: AclGraph,
     private readonly held: HeldAcIdCache,
   ) {

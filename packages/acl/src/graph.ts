@@ -3,7 +3,7 @@
  * and the objects linking to an id. Reads are unfiltered: derivation sees every object.
  */
 import { UNRESTRICTED } from '@odp/core';
-import type { StoredObject, TenantStore, WriteBatch } from '@odp/core';
+import type { StoredObject, TenantDocuments, WriteBatch } from '@odp/core';
 
 export interface IncomingLink {
   readonly sourceId: string;
@@ -18,7 +18,7 @@ export interface AclGraph {
 }
 
 /** The graph of a tenant store as it is now. */
-export function storeGraph(store: Pick<TenantStore, 'getMany' | 'linksTo'>): AclGraph {
+export function storeGraph(store: Pick<TenantDocuments, 'getMany' | 'linksTo'>): AclGraph {
   return {
     getMany: (ids) => (ids.length === 0 ? Promise.resolve([]) : store.getMany(ids, UNRESTRICTED)),
     linksTo: (id) => store.linksTo(id),

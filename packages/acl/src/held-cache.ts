@@ -5,14 +5,14 @@
  * next request. The cache lives in one process: writes made by another process are not seen until
  * this process writes or restarts (see docs/access-control.md).
  */
-import type { TenantStore } from '@odp/core';
+import type { TenantAccessRows } from '@odp/core';
 
 export class HeldAcIdCache {
   private generation = 0;
   private readonly entries = new Map<string, readonly string[]>();
 
   constructor(
-    private readonly store: Pick<TenantStore, 'holdingsOf'>,
+    private readonly store: Pick<TenantAccessRows, 'holdingsOf'>,
     private readonly maxEntries = 10_000,
   ) {}
 

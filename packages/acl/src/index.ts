@@ -1,4 +1,4 @@
-export { TenantAccessControl, accessControlledStore } from './tenant-access-control.js';
+export { TenantAccessControl } from './tenant-access-control.js';
 export type { AclStore } from './tenant-access-control.js';
 export { AclPolicy, roleAllows, rolesOf } from './decisions.js';
 export { AclDerivation, isAnchored } from './derive.js';

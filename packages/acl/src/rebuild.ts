@@ -5,7 +5,7 @@
  * definitions the model no longer has are cleared as their holders are scanned, so after a rebuild
  * the audit reports no orphaned node or step ids.
  */
-import type { TenantStore, WriteBatch } from '@odp/core';
+import type { TenantAccessRows, TenantDocuments, WriteBatch } from '@odp/core';
 import type { AclDerivation, AnchorHoldings } from './derive.js';
 import type { AclGraph } from './graph.js';
 
@@ -27,7 +27,7 @@ function yieldToEventLoop(): Promise<void> {
 
 export async function rebuildAccessControl(
   derivation: AclDerivation,
-  store: Pick<TenantStore, 'scan' | 'holdingsOf' | 'write'>,
+  store: Pick<TenantDocuments, 'scan' | 'write'> & Pick<TenantAccessRows, 'holdingsOf'>,
   graph: AclGraph,
   options: RebuildOptions = {},
 ): Promise<number> {

@@ -4,7 +4,15 @@
  * Build a new instance when the tenant's model changes.
  */
 import { NotFoundError, UNRESTRICTED } from '@odp/core';
-import type { AclRow, Model, ProfileDirectory, TenantStore, WriteBatch } from '@odp/core';
+import type {
+  AccessRowMaintenance,
+  AclRow,
+  Model,
+  ProfileDirectory,
+  TenantAccessRows,
+  TenantDocuments,
+  WriteBatch,
+} from '@odp/core';
 import { accessControlReport, recordAccessReport } from './audit.js';
 import type { AccessControlReport, RecordAccessReport } from './audit.js';
 import { AclPolicy } from './decisions.js';
@@ -17,21 +25,11 @@ import type { AclWriteParts } from './maintain.js';
 import { rebuildAccessControl } from './rebuild.js';
 import type { RebuildStatus, RebuildTracker } from './jobs.js';
 
-/** The store operations access control uses (a subset of the TenantStore port). */
-export type AclStore = Pick<
-  TenantStore,
-  | 'getMany'
-  | 'linksTo'
-  | 'write'
-  | 'aclRowsOf'
-  | 'holdingsOf'
-  | 'holdingsOfAcId'
-  | 'storedAclIds'
-  | 'scan'
-  | 'distinct'
->;
+/** The store operations access control uses: reads of documents and of the stored access rows. */
+export type AclStore = Pick<TenantDocuments, 'getMany' | 'linksTo' | 'write' | 'scan' | 'distinct'> &
+  TenantAccessRows;
 
-export class TenantAccessControl {
+export class TenantAccessControl implements AccessRowMaintenance {
   readonly derivation: AclDerivation;
   readonly policy: AclPolicy;
   private readonly graph: AclGraph;
@@ -41,7 +39,6 @@ export class TenantAccessControl {
   constructor(
     model: Model,
     tenantId: string,
-    /** The underlying store (never the access-controlled decorator of it). */
     private readonly store: AclStore,
   ) {
     this.derivation = new AclDerivation(model, tenantId);
@@ -65,18 +62,19 @@ export class TenantAccessControl {
     return aclWriteParts(this.derivation, this.graph, batch);
   }
 
-  /**
-   * Writes `batch` and the ACL rows and holdings it changes in one atomic store write, then drops
-   * the cached held acIds, so the next request sees granted and revoked access. A batch that already
-   * carries ACL rows or holdings (its writer called `changesFor`) is written as it is.
-   */
-  write(batch: WriteBatch): Promise<void> {
+  /** See AccessRowMaintenance: `write` is the store write of the caller's unit of work. */
+  writeWithAccessRows(batch: WriteBatch, write: (complete: WriteBatch) => Promise<void>): Promise<void> {
     return this.exclusive(async () => {
       const derived = batch.aclRows !== undefined || batch.holdings !== undefined;
       const complete = derived ? batch : await this.withAclChanges(batch);
-      await this.store.write(complete);
+      await write(complete);
       if ((complete.holdings ?? []).length > 0) this.held.invalidate();
     });
+  }
+
+  /** Writes `batch` with the ACL rows and holdings it changes straight to the underlying store. */
+  write(batch: WriteBatch): Promise<void> {
+    return this.writeWithAccessRows(batch, (complete) => this.store.write(complete));
   }
 
   /**
@@ -145,36 +143,4 @@ export class TenantAccessControl {
   accessControlReport(): Promise<AccessControlReport> {
     return accessControlReport(this.derivation, this.store);
   }
-}
-
-/**
- * The tenant store as the data service should use it: every write carries the ACL rows and
- * holdings it changes (same atomic batch); reads pass through unchanged.
- */
-export function accessControlledStore(store: TenantStore, acl: TenantAccessControl): TenantStore {
-  return {
-    applyModel: (model) => store.applyModel(model),
-    get: (id, access) => store.get(id, access),
-    getMany: (ids, access) => store.getMany(ids, access),
-    list: (plan, access) => store.list(plan, access),
-    page: (plan, access) => store.page(plan, access),
-    distinct: (plan, access) => store.distinct(plan, access),
-    values: (selection, field, access) => store.values(selection, field, access),
-    aggregate: (plan, access) => store.aggregate(plan, access),
-    linksTo: (id) => store.linksTo(id),
-    refsOf: (ids, access) => store.refsOf(ids, access),
-    incomingRefs: (ids, access, bound) => store.incomingRefs(ids, access, bound),
-    hiddenDerivedFields: (ids, access) => store.hiddenDerivedFields(ids, access),
-    write: (batch) => acl.write(batch),
-    redirectOf: (id) => store.redirectOf(id),
-    aclRowsOf: (id) => store.aclRowsOf(id),
-    holdingsOf: (holderId) => store.holdingsOf(holderId),
-    holdingsOfAcId: (acId) => store.holdingsOfAcId(acId),
-    storedAclIds: () => store.storedAclIds(),
-    scan: (afterId, limit) => store.scan(afterId, limit),
-    events: store.events,
-    outbox: (limit) => store.outbox(limit),
-    removeFromOutbox: (ids) => store.removeFromOutbox(ids),
-    close: () => store.close(),
-  };
 }

@@ -1,19 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSqlitePlatformStore } from '@odp/store-sqlite';
-import type { PlatformStore } from '@odp/store-sqlite';
+import { openSqlitePlatformRegistry } from '@odp/store-sqlite';
+import type { SqlitePlatformRegistry } from '@odp/store-sqlite';
 import { STREAM_TOKEN_TTL_MS, StreamTokens } from './stream-tokens.js';
 
 const SECRET = 'a-secret-key-of-at-least-thirty-two-characters';
 let dir: string;
-let registry: PlatformStore;
+let registry: SqlitePlatformRegistry;
 let tenantId: string;
 let profileId: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'odp-stream-tokens-'));
-  registry = openSqlitePlatformStore(path.join(dir, 'platform.sqlite'));
+  registry = openSqlitePlatformRegistry(path.join(dir, 'platform.sqlite'));
   tenantId = (await registry.createTenant({ name: 't', modelSource: null })).id;
   profileId = (
     await registry.createProfile({

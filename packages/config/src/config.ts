@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import {
   DEFAULT_IMPORT_LIMITS,
@@ -8,6 +7,7 @@ import {
   DEFAULT_TENANT_IMPORTS,
   EXTERNAL_SERVICES,
   IMPORT_LIMIT_VARIABLES,
+  parseAllowListEntry,
 } from '@odp/core';
 import type { ImportLimits } from '@odp/core';
 
@@ -61,6 +61,8 @@ export interface Config {
   readonly fairShare: FairShareConfig;
   /** What one JSON request body may hold, beyond its size and nesting. */
   readonly jsonLimits: JsonLimitsConfig;
+  /** What one batch request may hold (`POST /data/{tenant}/batch`). */
+  readonly batch: BatchConfig;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -143,6 +145,14 @@ export interface FairShareConfig {
   readonly tenantWorkMs: number;
   /** Requests of one tenant running at once while other tenants are active. */
   readonly tenantConcurrency: number;
+}
+
+/** The bounds of one batch request: larger ones answer 413 before any operation runs. */
+export interface BatchConfig {
+  /** Operations one batch may hold (`ODP_BATCH_MAX_OPERATIONS`, 100). */
+  readonly maxOperations: number;
+  /** Bytes of one batch's operations as compact JSON (`ODP_BATCH_MAX_BYTES`, 1 MiB). */
+  readonly maxBytes: number;
 }
 
 export interface JsonLimitsConfig {
@@ -280,6 +290,8 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_CONCURRENCY',
   'ODP_JSON_MAX_MEMBERS',
   'ODP_JSON_MAX_VALUES',
+  'ODP_BATCH_MAX_OPERATIONS',
+  'ODP_BATCH_MAX_BYTES',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -463,6 +475,15 @@ export function loadConfig(env: Env = process.env): Config {
       }),
       maxValues: parseInteger('ODP_JSON_MAX_VALUES', read('ODP_JSON_MAX_VALUES'), 200_000, {
         max: 10_000_000,
+      }),
+    },
+    batch: {
+      maxOperations: parseInteger('ODP_BATCH_MAX_OPERATIONS', read('ODP_BATCH_MAX_OPERATIONS'), 100, {
+        max: 10_000,
+      }),
+      maxBytes: parseInteger('ODP_BATCH_MAX_BYTES', read('ODP_BATCH_MAX_BYTES'), 1024 * 1024, {
+        max: 10 * 1024 * 1024,
+        unit: 'bytes',
       }),
     },
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
@@ -666,15 +687,7 @@ function parseNetworks(raw: string | null): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   for (const entry of entries) {
-    const [address = '', bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    const valid =
-      extra === undefined &&
-      (family === 0
-        ? bits === undefined && /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)
-        : bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
-    if (!valid) {
+    if (parseAllowListEntry(entry) === null) {
       throw new ConfigError('ODP_GATEWAY_ALLOWED_NETWORKS', `"${entry}" is not a host name, address or CIDR`);
     }
   }

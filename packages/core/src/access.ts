@@ -6,7 +6,7 @@
  */
 import type { Account, AccessFilter, TenantRole } from './account.js';
 import type { RelationEnd } from './model.js';
-import type { StoredObject } from './store.js';
+import type { StoredObject, WriteBatch } from './store.js';
 
 /** A prospective parent of a create: the object and the relation side, as seen from the parent. */
 export interface CreateParent {
@@ -47,4 +47,20 @@ export interface LinkedProfile {
 export interface ProfileDirectory {
   /** Profiles of the tenant linked to `objectId`, oldest first (active or not). */
   profilesLinkedTo(objectId: string): Promise<readonly LinkedProfile[]>;
+}
+
+/**
+ * The access-control step of a write (implemented by `@odp/acl`'s TenantAccessControl): the
+ * record-level ACL rows and holdings a batch changes, which the writer hands to the store together
+ * with the batch, in one atomic write.
+ */
+export interface AccessRowMaintenance {
+  /**
+   * Runs `write` once with `batch` completed by the ACL rows and holdings it changes (derived from
+   * the stored state) and an `update` event for every other object whose ACL rows change (who may
+   * read it changes although its values do not). Runs after every such write queued before it, so
+   * each derivation reads the state the previous write left; cached grants are dropped once `write`
+   * resolves. A batch that already carries ACL rows or holdings is handed over as it is.
+   */
+  writeWithAccessRows(batch: WriteBatch, write: (complete: WriteBatch) => Promise<void>): Promise<void>;
 }

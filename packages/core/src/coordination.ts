@@ -3,7 +3,7 @@
  * that wakes event streams on every instance, the invalidation channel that keeps in-memory copies
  * of the registry and of tenant runtimes current, and leases that let exactly one instance run a
  * tenant's rebuild. Adapters: `createInProcessCoordination` (one process, the embedded default) and
- * `@odp/cache-redis` (any number of processes over one Redis). Chosen in the composition root from
+ * `@odp/redis` (any number of processes over one Redis). Chosen in the composition root from
  * `ODP_REDIS_URL`. Contract suites: `@odp/testkit` (`describeCoordinationContract`).
  */
 

@@ -3,7 +3,7 @@
  * shares, for the rate limits of external services (interface spec, Rate limits for external
  * services). Adapters: `SqliteWindowCounters` (`@odp/store-sqlite`, one file shared by the
  * processes of one machine, the embedded default) and `openRedisWindowCounters`
- * (`@odp/cache-redis`, any number of machines); chosen in the composition root (`ODP_REDIS_URL`).
+ * (`@odp/redis`, any number of machines); chosen in the composition root (`ODP_REDIS_URL`).
  * Contract suite: `describeWindowCountersContract` (`@odp/testkit`).
  *
  * A key names one window (the caller puts the window's start in it), so a new window starts at

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'NO_ROUTE'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
   | 'RANGE_NOT_SATISFIABLE'
   | 'MODEL_REFUSED'
@@ -76,6 +77,23 @@ export class NoRouteError extends AppError {
 export class ConflictError extends AppError {
   constructor(message: string, extra?: Record<string, unknown>) {
     super('CONFLICT', message, [], extra);
+  }
+}
+
+/**
+ * A conditional write's `If-Match` names a version the object no longer has (HTTP 412): another
+ * write changed it since the client read it, so nothing was written. `etag` is the current version.
+ */
+export class PreconditionFailedError extends AppError {
+  constructor(etag: string) {
+    super(
+      'PRECONDITION_FAILED',
+      'The object changed since the version named by If-Match; nothing was written.',
+      [],
+      {
+        etag,
+      },
+    );
   }
 }
 

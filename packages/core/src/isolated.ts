@@ -14,7 +14,8 @@
  * so a slow consumer holds the producer instead of buffering). Inputs, results and streamed values
  * cross the process boundary by structured clone (IPC with advanced serialization). The entry is a
  * module URL: built JavaScript, or, where the platform runs from its TypeScript sources, a `.ts`
- * file loaded through `tsx` ({@link taskModule} picks the one beside its caller).
+ * file loaded through `tsx`, its workspace imports resolved to their sources by the `@odp/source`
+ * export condition ({@link taskModule} picks the one beside its caller).
  *
  * The heap limit bounds the JavaScript heap only: buffers outside it (inflated zip bytes, for
  * example) must be bounded by the task itself.
@@ -88,7 +89,7 @@ interface TsxManifest {
 
 function startProcess(entry: URL, limits: IsolationLimits): ChildProcess {
   const file = fileURLToPath(entry);
-  const loader = file.endsWith('.ts') ? ['--import', tsxLoader(file)] : [];
+  const loader = file.endsWith('.ts') ? ['--import', tsxLoader(file), '--conditions=@odp/source'] : [];
   return fork(file, [], {
     execArgv: [...loader, `--max-old-space-size=${limits.memoryMb}`],
     serialization: 'advanced',

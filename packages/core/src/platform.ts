@@ -1,13 +1,13 @@
 /**
  * The platform registry port: tenants, user profiles and API keys, shared by every api instance and
- * the `odp` command. Implemented by `@odp/store-sqlite` (`openSqlitePlatformStore`, the embedded default) and
+ * the `odp` command. Implemented by `@odp/store-sqlite` (`openSqlitePlatformRegistry`, the embedded default) and
  * `@odp/store-mongodb` (`openMongoPlatformRegistry`, with `ODP_STORE=mongodb`); both run the contract
  * suite `describePlatformRegistryContract`.
  * Timestamps are ISO-8601 UTC strings; `activeUntil` is a date `YYYY-MM-DD` (inclusive, UTC).
  */
 import type { TenantRole } from './account.js';
 import type { LinkedProfile } from './access.js';
-import { ConflictError } from './errors.js';
+import { ConflictError, NotFoundError } from './errors.js';
 
 export interface TenantRecord {
   readonly id: string;
@@ -206,4 +206,50 @@ export function linkedProfile(profile: UserProfile, objectId: string): UserProfi
     );
   }
   return profile;
+}
+
+/** The NotFoundError of an invitation token that names no open invitation (the same for every cause). */
+export function invitationNotOpen(): NotFoundError {
+  return new NotFoundError('No such invitation, or it has expired or was used.');
+}
+
+/**
+ * Throws {@link invitationNotOpen} unless the invitation exists, was not accepted and has not
+ * expired at `now` (`acceptInvitation` of every registry).
+ */
+export function assertInvitationOpen<
+  T extends { readonly acceptedAt: string | null; readonly expiresAt: string },
+>(invitation: T | null, now: Date): asserts invitation is T {
+  if (
+    invitation === null ||
+    invitation.acceptedAt !== null ||
+    Date.parse(invitation.expiresAt) <= now.getTime()
+  ) {
+    throw invitationNotOpen();
+  }
+}
+
+/**
+ * The ConflictError of an invited profile that belongs to another person than the one accepting:
+ * people are identified by (issuer, subject), so only a profile without an identity, or the
+ * accepting person's own, is taken by accepting its invitation.
+ */
+export function invitedProfileTaken(): ConflictError {
+  return new ConflictError('The invited profile belongs to another person.');
+}
+
+/** Throws {@link invitedProfileTaken} unless the profile has no identity or is (issuer, subject)'s. */
+export function assertInviteeMayTake(
+  profile: { readonly issuer: string | null; readonly subject: string | null },
+  issuer: string,
+  subject: string,
+): void {
+  if (profile.subject !== null && (profile.issuer !== issuer || profile.subject !== subject)) {
+    throw invitedProfileTaken();
+  }
+}
+
+/** The ConflictError of a person accepting an invitation who holds another profile in the tenant. */
+export function personHasAnotherProfile(): ConflictError {
+  return new ConflictError('This person already has another profile in the tenant.');
 }

@@ -42,7 +42,7 @@ export interface IncomingRef extends ObjectRef {
 }
 
 /**
- * Which links `TenantStore.incomingRefs` reads: only those through `relationKeys`, and at most
+ * Which links `TenantDocuments.incomingRefs` reads: only those through `relationKeys`, and at most
  * `limit` of them per target and relation (the first in `linksTo` order), so the cost of reading
  * the linkers of an object is bounded whatever the number of objects linking to it.
  */
@@ -126,7 +126,7 @@ export interface AggregateResult {
   readonly count: Readonly<Record<string, number>>;
 }
 
-/** A list page (`TenantStore.page`): its rows and, in step with them, each row's position. */
+/** A list page (`TenantDocuments.page`): its rows and, in step with them, each row's position. */
 export interface ListPage {
   readonly rows: readonly StoredObject[];
   /** `positions[i]` is the position of `rows[i]`: a plan with `after: positions[i]` starts at row i + 1. */
@@ -134,19 +134,11 @@ export interface ListPage {
 }
 
 /**
- * One tenant's documents. Every adapter implements the whole port, so the port has no capability
- * flags: what differs between engines is decided inside the adapter (MongoDB detects transactions
- * itself) or told by the SearchIndex (`maintainedByStore`, which the tenant rebuild reads).
+ * The objects of one tenant: reads under an {@link AccessFilter}, the atomic {@link WriteBatch}
+ * (which also carries the batch's ACL rows, holdings, events and jobs) and the unfiltered reads
+ * that write rules and rebuilds need.
  */
-export interface TenantStore {
-  /**
-   * Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent.
-   * Must be called before `list`, `distinct`, `values`, `aggregate` and `write`. When the model
-   * changes what is indexed or searchable, the derived data of stored objects is rebuilt, so objects
-   * stored earlier are found by the new fields at once.
-   */
-  applyModel(model: Model): Promise<void>;
-
+export interface TenantDocuments {
   /** The object, or null when it does not exist or the access filter hides it. */
   get(id: string, access: AccessFilter): Promise<StoredObject | null>;
   /** The visible objects among `ids`, in no particular order. */
@@ -234,6 +226,15 @@ export interface TenantStore {
 
   /** The survivor a merged-away id redirects to (chains resolved), or null. */
   redirectOf(id: string): Promise<string | null>;
+  /** Every object, in id order, `limit` at a time after `afterId` (rebuilds, recalculation). */
+  scan(afterId: string | null, limit: number): Promise<StoredObject[]>;
+}
+
+/**
+ * The record-level access-control rows of one tenant as stored (written by `TenantDocuments.write`
+ * with the batch that changes them): what access control derives from and audits.
+ */
+export interface TenantAccessRows {
   aclRowsOf(id: string): Promise<AclRow[]>;
   /** Holdings whose holder is `holderId`. */
   holdingsOf(holderId: string): Promise<Holding[]>;
@@ -241,14 +242,40 @@ export interface TenantStore {
   holdingsOfAcId(acId: string): Promise<Holding[]>;
   /** Distinct node ids in stored ACL rows and step ids in stored holdings (for orphan reports). */
   storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }>;
-  /** Every object, in id order, `limit` at a time after `afterId` (rebuilds, recalculation). */
-  scan(afterId: string | null, limit: number): Promise<StoredObject[]>;
+}
+
+/** The jobs that writes queued (`WriteBatch.jobs`), waiting to be relayed into the JobQueue. */
+export interface TenantOutbox {
   /** Up to `limit` jobs of the outbox (written by `write`), oldest first. */
   outbox(limit: number): Promise<NewJob[]>;
   /** Removes relayed jobs from the outbox; ids not in it are ignored. */
   removeFromOutbox(ids: readonly string[]): Promise<void>;
+}
+
+/** The change events of one tenant (`WriteBatch.events`). */
+export interface TenantEvents {
   /** The tenant's change events, as `write` appends them (port in events.ts). */
   readonly events: EventLog;
+}
+
+/** Preparing a tenant's store for a model, and releasing it. */
+export interface TenantStoreLifecycle {
+  /**
+   * Prepares the engine for a model (indexes on indexed fields, unique constraints). Idempotent.
+   * Must be called before `list`, `distinct`, `values`, `aggregate` and `write`. When the model
+   * changes what is indexed or searchable, the derived data of stored objects is rebuilt, so objects
+   * stored earlier are found by the new fields at once.
+   */
+  applyModel(model: Model): Promise<void>;
 
   close(): Promise<void>;
 }
+
+/**
+ * One tenant's store, composed of its sub-ports; callers depend on the sub-port they use. Every
+ * adapter implements the whole port, so the port has no capability flags: what differs between
+ * engines is decided inside the adapter (MongoDB detects transactions itself) or told by the
+ * SearchIndex (`maintainedByStore`, which the tenant rebuild reads).
+ */
+export interface TenantStore
+  extends TenantDocuments, TenantAccessRows, TenantOutbox, TenantEvents, TenantStoreLifecycle {}

@@ -1,6 +1,6 @@
 /**
  * Wakes the event streams of one tenant when a write committed change events: streams then read
- * the persisted log (`TenantStore.events`), so the signal carries no data and a missed wake-up only delays
+ * the persisted log (`TenantEvents.events`), so the signal carries no data and a missed wake-up only delays
  * delivery until the next heartbeat poll.
  */
 export class ChangeSignal {

@@ -1,4 +1,12 @@
-import type { AccessPolicy, JobQueue, Model, SearchIndex, TenantStore, UploadClaims } from '@odp/core';
+import type {
+  AccessPolicy,
+  AccessRowMaintenance,
+  JobQueue,
+  Model,
+  SearchIndex,
+  TenantStore,
+  UploadClaims,
+} from '@odp/core';
 import type { ListCursors } from '@odp/query-engine';
 import type { ClassReach } from './classes.js';
 import type { SecretCipher } from './secret-cipher.js';
@@ -15,12 +23,15 @@ export interface DataLimits {
 export interface DataServiceDeps {
   readonly tenantId: string;
   readonly model: Model;
-  /**
-   * The tenant's store; with record-level access control, the `@odp/acl` decorator that adds the
-   * ACL rows and holdings each write changes to the same atomic batch.
-   */
+  /** The tenant's store. */
   readonly store: TenantStore;
   readonly access: AccessPolicy;
+  /**
+   * Record-level access control's step of every write (`@odp/acl`): each batch is handed to the
+   * store with the ACL rows and holdings it changes, in one atomic write. Absent: batches are
+   * written as they are (a tenant without record-level access control, unit tests).
+   */
+  readonly accessRows?: AccessRowMaintenance;
   /** The classes the service's routes reach: `data` (default) or `system` (the `/system/...` routes). */
   readonly reach?: ClassReach;
   /** The tenant's full-text index; lists with `q` are served from it. Absent: `q` is ignored. */

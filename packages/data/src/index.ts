@@ -1,6 +1,7 @@
 export { DataResources } from './resources/data-resources.js';
 export type {
   AggregationsResponse,
+  BatchResult,
   DataObjectPage,
   DistinctResponse,
   GetOneResult,
@@ -9,7 +10,15 @@ export type {
 } from './resources/data-resources.js';
 export { ObjectService } from './objects/object-service.js';
 export type { ObjectPage } from './objects/reads.js';
-export type { CreateOptions, CreateParent, WrittenObject } from './objects/writes.js';
+export type {
+  CreateOptions,
+  CreateParent,
+  ObjectTarget,
+  WriteOperation,
+  WrittenObject,
+} from './objects/writes.js';
+export { parseEntityTags, versionTag } from './objects/versions.js';
+export type { IfMatch } from './objects/versions.js';
 export type { ReportContext } from './objects/report-contexts.js';
 export type { EventPage, StreamEvent, StreamOptions } from './event-pages.js';
 export type { DataObject } from './render.js';

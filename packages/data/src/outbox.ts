@@ -3,15 +3,12 @@
  * job queue. Enqueue is idempotent by job id and entries are removed only after the queue took
  * them, so a relay interrupted at any point (or two relays at once) queues every job exactly once.
  */
-import type { JobQueue, TenantStore } from '@odp/core';
+import type { JobQueue, TenantOutbox } from '@odp/core';
 
 const RELAY_BATCH = 100;
 
 /** Moves every job of the outbox into the queue; resolves the number moved. */
-export async function relayOutbox(
-  store: Pick<TenantStore, 'outbox' | 'removeFromOutbox'>,
-  queue: Pick<JobQueue, 'enqueue'>,
-): Promise<number> {
+export async function relayOutbox(store: TenantOutbox, queue: Pick<JobQueue, 'enqueue'>): Promise<number> {
   let moved = 0;
   for (let jobs = await store.outbox(RELAY_BATCH); jobs.length > 0; jobs = await store.outbox(RELAY_BATCH)) {
     await queue.enqueue(jobs);

@@ -4,7 +4,7 @@
  * IMAGE as file objects), and `_links` with the object's own links, single relations as
  * `{href, name}` and multi-valued relations and inverse sides as `{href, values?}`. Linked objects
  * the account may not read are left out, as if the link did not exist, and so are the derived
- * values computed from them (`TenantStore.hiddenDerivedFields`).
+ * values computed from them (`TenantDocuments.hiddenDerivedFields`).
  *
  * An inverse side is read-only and may be linked from any number of objects, so its `values` are
  * bounded: the first INVERSE_VALUES linkers in creation order (the first page of its related list,
@@ -18,7 +18,7 @@ import type {
   ObjectRef,
   RelationEnd,
   StoredObject,
-  TenantStore,
+  TenantDocuments,
 } from '@odp/core';
 import { DEFAULT_PAGE_SIZE } from '@odp/query-engine';
 import { fieldsOf, relationsOf } from './classes.js';
@@ -73,7 +73,7 @@ export class Renderer {
    */
   async render(
     objects: readonly StoredObject[],
-    store: Pick<TenantStore, 'refsOf' | 'incomingRefs' | 'hiddenDerivedFields'>,
+    store: Pick<TenantDocuments, 'refsOf' | 'incomingRefs' | 'hiddenDerivedFields'>,
     access: AccessFilter,
   ): Promise<DataObject[]> {
     if (objects.length === 0) return [];
@@ -125,7 +125,7 @@ export class Renderer {
    * Of `names` (fields and forward relations of an object of `classes`, as a change event lists
    * them), those that rendering the object shows a reader: the fields it renders (neither hidden
    * nor SECRET) except those in `hidden` (derived from objects the reader may not read, see
-   * `TenantStore.hiddenDerivedFields`), and the forward relations (their links to objects the
+   * `TenantDocuments.hiddenDerivedFields`), and the forward relations (their links to objects the
    * reader may not read are left out of the relation, as in `render`).
    */
   readableNames(

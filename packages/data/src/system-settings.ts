@@ -5,7 +5,7 @@
  * stored and shown, so a secret read there would leak.
  */
 import { UNRESTRICTED } from '@odp/core';
-import type { StoredObject, TenantStore } from '@odp/core';
+import type { StoredObject, TenantDocuments } from '@odp/core';
 import type { SecretCipher } from './secret-cipher.js';
 
 export const SETTING_CLASS = 'system.systemSetting';
@@ -13,7 +13,7 @@ export const SECRET_CLASS = 'system.secretValue';
 
 /** The object of class `className` whose `name` is exactly `name` (names are unique). */
 export async function namedObject(
-  store: Pick<TenantStore, 'list'>,
+  store: Pick<TenantDocuments, 'list'>,
   className: string,
   name: string,
 ): Promise<StoredObject | null> {
@@ -27,7 +27,7 @@ export async function namedObject(
 
 /** Plain settings: what every formula's `systemSetting()` reads. */
 export function systemSettingReader(
-  store: Pick<TenantStore, 'list'>,
+  store: Pick<TenantDocuments, 'list'>,
 ): (name: string) => Promise<string | null> {
   return async (name) => {
     const value = (await namedObject(store, SETTING_CLASS, name))?.values['value'];
@@ -40,7 +40,7 @@ export function systemSettingReader(
  * there is none, or when it cannot be decrypted (stored under another `ODP_SECRET_KEY`).
  */
 export function secretValueReader(
-  store: Pick<TenantStore, 'list'>,
+  store: Pick<TenantDocuments, 'list'>,
   cipher: SecretCipher | undefined,
 ): (name: string) => Promise<string | null> {
   return async (name) => {

@@ -16,7 +16,7 @@ import type {
   NewChangeEvent,
   NewJob,
   StoredObject,
-  TenantStore,
+  TenantDocuments,
   WriteBatch,
   WriteExpectation,
 } from '@odp/core';
@@ -116,7 +116,7 @@ export class UnitOfWork {
    * list of the create and update events.
    */
   constructor(
-    readonly store: TenantStore,
+    readonly store: TenantDocuments,
     private readonly now: string,
     private readonly changedNames: (before: StoredObject | null, after: StoredObject) => string[],
   ) {}

@@ -183,7 +183,7 @@ export class ImportRun {
           matches.set(existing.key, [...(matches.get(existing.key) ?? []), id]);
         }
       } else {
-        await service.writes.patch(this.account, existing.id, built.body, target.cls.name);
+        await service.writes.patch(this.account, { id: existing.id, className: target.cls.name }, built.body);
         this.record.updated += 1;
       }
     } catch (error) {

@@ -16,6 +16,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { parseAllowListEntry } from '@odp/core';
 
 const REFUSED_V4 = [
   ['0.0.0.0', 8],
@@ -75,27 +76,6 @@ const systemResolver: Resolver = async (host) =>
     family: entry.family === 6 ? 6 : 4,
   }));
 
-/** Parses one allow-list entry: a CIDR (`10.0.0.0/8`, `::1/128`), an address, or a host name. */
-function parseEntry(entry: string): { cidr: [string, number, 'ipv4' | 'ipv6'] } | { host: string } {
-  const [address = '', bits] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0) return { host: entry.toLowerCase() };
-  const max = family === 4 ? 32 : 128;
-  const prefix = bits === undefined ? max : Number(bits);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) throw new Error(`Invalid CIDR ${entry}.`);
-  return { cidr: [address, prefix, family === 4 ? 'ipv4' : 'ipv6'] };
-}
-
-/** Whether `entry` is a valid allow-list entry (for configuration validation). */
-export function isAllowListEntry(entry: string): boolean {
-  try {
-    const parsed = parseEntry(entry);
-    return 'cidr' in parsed || /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(parsed.host);
-  } catch {
-    return false;
-  }
-}
-
 export class AddressPolicy {
   // One list per family: a BlockList matches IPv4 addresses against IPv4-mapped IPv6 rules too, and
   // ::ffff:0:0/96 would then refuse every IPv4 address.
@@ -111,7 +91,8 @@ export class AddressPolicy {
     for (const [address, prefix] of REFUSED_V4) this.refusedV4.addSubnet(address, prefix, 'ipv4');
     for (const [address, prefix] of REFUSED_V6) this.refusedV6.addSubnet(address, prefix, 'ipv6');
     for (const entry of allowed) {
-      const parsed = parseEntry(entry.trim());
+      const parsed = parseAllowListEntry(entry.trim());
+      if (parsed === null) throw new Error(`Invalid network allow-list entry ${entry}.`);
       if ('host' in parsed) this.allowedHosts.add(parsed.host);
       else this.allowedNetworks.addSubnet(...parsed.cidr);
     }

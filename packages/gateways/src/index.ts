@@ -1,4 +1,4 @@
-export { AddressPolicy, AddressRefusedError, isAllowListEntry } from './address-policy.js';
+export { AddressPolicy, AddressRefusedError } from './address-policy.js';
 export type { ResolvedAddress, Resolver } from './address-policy.js';
 export { GatewayError } from './gateway.js';
 export type { GatewayCall } from './gateway.js';

@@ -12,8 +12,8 @@ import {
 import type { ServiceCallRecord, ServiceLimit } from '@odp/gateways';
 import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
-import { openSqliteJobQueue, openSqlitePlatformStore, SqliteWindowCounters } from '@odp/store-sqlite';
-import type { PlatformStore, SqliteJobQueue } from '@odp/store-sqlite';
+import { openSqliteJobQueue, openSqlitePlatformRegistry, SqliteWindowCounters } from '@odp/store-sqlite';
+import type { SqlitePlatformRegistry, SqliteJobQueue } from '@odp/store-sqlite';
 import { gatewayHandler } from './gateway-handler.js';
 import { JobRunner } from './runner.js';
 
@@ -28,7 +28,7 @@ let lines: { level: string; message: string; fields: Record<string, unknown> }[]
 let exhausted: { job: Job; error: string }[];
 let mail: MailGateway | null;
 let counters: SqliteWindowCounters;
-let registry: PlatformStore;
+let registry: SqlitePlatformRegistry;
 let limits: Record<string, ServiceLimit>;
 let usageRecords: ServiceCallRecord[];
 
@@ -44,7 +44,7 @@ beforeEach(() => {
   exhausted = [];
   mail = null;
   counters = new SqliteWindowCounters(join(dir, 'counters.sqlite'));
-  registry = openSqlitePlatformStore(join(dir, 'platform.sqlite'));
+  registry = openSqlitePlatformRegistry(join(dir, 'platform.sqlite'));
   limits = {};
   usageRecords = [];
   receiver.requests.splice(0);

@@ -24,10 +24,14 @@ interface Worker {
 }
 
 function startWorker(url: string, database: string, collection: string): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, url, database, collection], {
-    env: { ...process.env, LEASE_MS: String(LEASE_MS), POLL_MS: '50' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@odp/source', CHILD, url, database, collection],
+    {
+      env: { ...process.env, LEASE_MS: String(LEASE_MS), POLL_MS: '50' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const lines = () => output.split('\n').filter((line) => line !== '');

@@ -16,6 +16,7 @@ export const RESERVED_PLURALS: ReadonlySet<string> = new Set([
   'download',
   'loadDefaultData',
   'import',
+  'batch',
 ]);
 
 /** A parsed formula waiting for the resolved classes to be type-checked against. */

@@ -97,6 +97,11 @@ describe('metadata descriptions', () => {
         linkableClasses: ['invoiceLines'],
       },
     ]);
+    expect(body.reports).toEqual([
+      { name: 'invoice', format: 'html', languages: ['en', 'nl'] },
+      { name: 'invoicePdf', format: 'pdf', languages: ['en', 'nl'] },
+    ]);
+    expect(describeDataObject(model, classCombination(model, 'companies')).reports).toEqual([]);
   });
 
   it('dataObject of a combination: the union of both classes', () => {

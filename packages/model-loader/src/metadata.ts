@@ -55,6 +55,15 @@ export interface DataObjectDescription {
   readonly nameFormula?: string;
   readonly fields: readonly FieldDescription[];
   readonly relations: readonly RelationDescription[];
+  /** The reports an object of the combination offers (`GET .../reports/{name}`), each name once. */
+  readonly reports: readonly ReportDescription[];
+}
+
+/** A report of a class (model format section 8), without its template path. */
+export interface ReportDescription {
+  readonly name: string;
+  readonly format: 'pdf' | 'html';
+  readonly languages: readonly string[];
 }
 
 export interface FormDescription {
@@ -172,7 +181,22 @@ export function describeDataObject(model: Model, classes: readonly ClassDef[]): 
     ...(nameFormula === undefined ? {} : { nameFormula }),
     fields: union(classes.map((c) => c.fields)).map((f) => describeField(model, f)),
     relations: union(classes.map((c) => c.relations)).map((r) => describeRelation(model, r)),
+    reports: describeReports(model, classes),
   };
+}
+
+/** Reports of the classes and their ancestors, as the report route finds them by name (first one wins). */
+function describeReports(model: Model, classes: readonly ClassDef[]): ReportDescription[] {
+  const byName = new Map<string, ReportDescription>();
+  for (const cls of classes) {
+    for (const ancestor of cls.ancestors) {
+      for (const report of model.classes.get(ancestor)?.reports ?? []) {
+        if (!byName.has(report.name))
+          byName.set(report.name, { name: report.name, format: report.format, languages: report.languages });
+      }
+    }
+  }
+  return [...byName.values()];
 }
 
 export function describeForm(model: Model, classes: readonly ClassDef[]): FormDescription {

@@ -7,7 +7,7 @@
  */
 import type { ClassDef, Model } from '@odp/core';
 import { NON_INDEXED_TYPES, NUMERIC_TYPES } from '@odp/core';
-import { classSchemas, ref, schemaNames, sharedSchemas } from './schemas.js';
+import { BATCH_BODY, BATCH_RESULTS, classSchemas, ref, schemaNames, sharedSchemas } from './schemas.js';
 import type { Schema } from './schemas.js';
 
 export interface OpenApiTarget {
@@ -28,6 +28,8 @@ const PROBLEM_STATUSES = {
   '403': 'The role or record-level access control forbids it.',
   '404': 'No such class, object or route (also when the object is not readable).',
   '409': 'Conflict: a unique value is taken, or a required relation still points at the object.',
+  '412': 'If-Match names a version the object no longer has; nothing was written (`etag`: the current one).',
+  '413': 'The batch holds more operations or bytes than the server accepts.',
   '429': 'Too many concurrent requests for the tenant; retry after `Retry-After` seconds.',
   '503': 'The tenant has no usable model (the problem names the model status).',
 } as const;
@@ -63,6 +65,24 @@ const queryParam = (name: string, description: string, schema: Schema = { type: 
 });
 
 const ID = pathParam('id', 'The object id (a UUID).');
+const headerParam = (name: string, description: string): Schema => ({
+  name,
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description,
+});
+const IF_MATCH = headerParam(
+  'If-Match',
+  'Write only when the object still has one of these versions (its `ETag`); 412 otherwise. Without it, the last write wins.',
+);
+const IF_NONE_MATCH = headerParam(
+  'If-None-Match',
+  'Answer 304 when the object still has one of these versions.',
+);
+const ETAG_HEADER = {
+  ETag: { schema: { type: 'string' }, description: 'The object’s version: `"<_modificationDate>"`.' },
+};
 const STREAM_VALUES = queryParam(
   'values',
   'true: create and update events also carry `values`, the current rendering of their `changed` fields.',
@@ -228,9 +248,13 @@ function classPaths(model: Model, cls: ClassDef): Record<string, PathItem> {
     get: {
       operationId: `${op}Get`,
       summary: `One of ${cls.plural}`,
-      parameters: [ID],
+      parameters: [ID, IF_NONE_MATCH],
       responses: {
-        '200': json(ref(names.object), 'The object.'),
+        '200': { ...json(ref(names.object), 'The object.'), headers: ETAG_HEADER },
+        '304': {
+          description: 'Not modified: the object still has the version If-None-Match names.',
+          headers: ETAG_HEADER,
+        },
         '307': noBody('The object was merged into the one at `Location`.'),
         ...problems(...READ_ERRORS),
       },
@@ -238,24 +262,24 @@ function classPaths(model: Model, cls: ClassDef): Record<string, PathItem> {
     patch: {
       operationId: `${op}Patch`,
       summary: `Change one of ${cls.plural}`,
-      parameters: [ID],
+      parameters: [ID, IF_MATCH],
       requestBody: { required: true, content: { 'application/json': { schema: ref(names.patch) } } },
-      responses: { '204': noBody('Changed.'), ...problems(...WRITE_ERRORS) },
+      responses: { '204': noBody('Changed.'), ...problems(...WRITE_ERRORS, '412') },
     },
     delete: {
       operationId: `${op}Delete`,
       summary: `Delete one of ${cls.plural} (cascades as the model says)`,
-      parameters: [ID],
-      responses: { '200': noBody('Deleted.', false), ...problems(...WRITE_ERRORS) },
+      parameters: [ID, IF_MATCH],
+      responses: { '200': noBody('Deleted.', false), ...problems(...WRITE_ERRORS, '412') },
     },
   };
   paths[`${base}/{id}/merge`] = {
     post: {
       operationId: `${op}Merge`,
       summary: `Merge another object into one of ${cls.plural}`,
-      parameters: [ID],
+      parameters: [ID, IF_MATCH],
       requestBody: { required: true, content: { 'application/json': { schema: ref('MergeBody') } } },
-      responses: { '204': noBody('Merged; `Location` is the winner.'), ...problems(...WRITE_ERRORS) },
+      responses: { '204': noBody('Merged; `Location` is the winner.'), ...problems(...WRITE_ERRORS, '412') },
     },
   };
   paths[`${base}/{id}/capabilities`] = {
@@ -359,6 +383,17 @@ function tenantPaths(): Record<string, PathItem> {
             'The token and the stream URL that carries it.',
           ),
           ...problems('400', '401', '403', '503'),
+        },
+      },
+    },
+    '/data/{tenant}/batch': {
+      post: {
+        operationId: 'batch',
+        summary: 'Creates, creates related, patches and deletes written all together or not at all',
+        requestBody: { required: true, content: { 'application/json': { schema: BATCH_BODY } } },
+        responses: {
+          '200': json(BATCH_RESULTS, 'One result per operation, in order, as its own request answers it.'),
+          ...problems('400', '401', '403', '404', '409', '412', '413', '503'),
         },
       },
     },

@@ -268,3 +268,42 @@ export function classSchemas(model: Model, cls: ClassDef): Record<string, Schema
   };
   return { [names.object]: object, [names.create]: create, [names.patch]: patch, [names.page]: page };
 }
+
+/** The body of `POST /data/{tenant}/batch` (docs/data-api.md, Batch). */
+export const BATCH_BODY: Schema = {
+  type: 'object',
+  required: ['operations'],
+  properties: {
+    operations: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['method', 'path'],
+        properties: {
+          method: { type: 'string', enum: ['POST', 'PATCH', 'DELETE'] },
+          path: {
+            type: 'string',
+            description:
+              'Relative to /data/{tenant}: /{typeName}, /{relatedTypeName}/{relatedId}/{typeName}, /{typeName}/{id}.',
+          },
+          body: { type: 'object', description: 'The body of a POST or PATCH.' },
+          ifMatch: { type: 'string', description: 'If-Match of a PATCH or DELETE.' },
+        },
+      },
+    },
+  },
+};
+/** The answer of a batch: one result per operation. */
+export const BATCH_RESULTS: Schema = {
+  type: 'object',
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { status: { type: 'integer' }, id: { type: 'string' }, location: { type: 'string' } },
+      },
+    },
+  },
+};

@@ -1,6 +1,6 @@
 /**
  * Keeps a tenant's Elasticsearch index in step with its store, from the store's event log
- * (`TenantStore.events`).
+ * (`TenantEvents.events`).
  *
  * Each round reads the events after the cursor saved in the index the alias points at, re-reads
  * every object they name (the object of an event, the loser of a merge) and writes its entry, or
@@ -15,11 +15,12 @@
  *   objects included), so the entry follows the object; a rebuild repairs anything else.
  */
 import { UNRESTRICTED, searchTextOf } from '@odp/core';
-import type { Model, TenantStore } from '@odp/core';
+import type { Model, TenantAccessRows, TenantDocuments, TenantEvents } from '@odp/core';
 import type { ElasticsearchSearchIndex, VersionedChange } from './search-elasticsearch.js';
 
 export interface SearchIndexerOptions {
-  readonly store: TenantStore;
+  /** The change events it follows, and the objects and ACL rows they name. */
+  readonly store: TenantEvents & Pick<TenantDocuments, 'getMany'> & Pick<TenantAccessRows, 'aclRowsOf'>;
   readonly index: ElasticsearchSearchIndex;
   /** The tenant's current model (it decides the searchable text). */
   readonly model: () => Model;

@@ -36,7 +36,8 @@ import type {
   SearchIndex,
   SearchPage,
   SearchQuery,
-  TenantStore,
+  TenantAccessRows,
+  TenantDocuments,
 } from '@odp/core';
 import { accessClauses, foldSearchText } from './engine-query.js';
 import { deleteTenantIndexes } from './tenant-indexes.js';
@@ -70,8 +71,8 @@ export interface ElasticsearchSearchIndexOptions {
    * with a suffix. One alias per tenant: tenants never share an index.
    */
   readonly alias: string;
-  /** The tenant's documents, read by `rebuild`. */
-  readonly store: TenantStore;
+  /** The tenant's documents and their ACL rows, read by `rebuild`. */
+  readonly store: Pick<TenantDocuments, 'scan'> & Pick<TenantAccessRows, 'aclRowsOf'>;
   /** Key of the cursor signatures. */
   readonly secret: Buffer;
   /**

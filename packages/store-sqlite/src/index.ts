@@ -1,5 +1,5 @@
 export * from './migrations.js';
-export * from './platform/store.js';
+export * from './platform/registry.js';
 export * from './tenant/store.js';
 export * from './tenant/search.js';
 export * from './job-queue.js';

@@ -1,6 +1,7 @@
 /**
  * Starts the real platform (`apps/api/src/embedded.ts`, what `pnpm start` runs) in a child process
- * for black-box suites, on a free 127.0.0.1 port with a fresh temporary ODP_DATA_DIR.
+ * for black-box suites, on a free 127.0.0.1 port with a fresh temporary ODP_DATA_DIR. With
+ * `ODP_TEST_BUILT=1` the child runs the built api (`apps/api/dist`, after `pnpm build`) instead.
  *
  *   const server = await startServer({ env: idp.env });
  *   const res = await fetch(`${server.baseUrl}/tenants/${server.tenantId}`, { headers: { 'X-API-Key': server.systemKey } });
@@ -43,6 +44,16 @@ export interface ServerOptions {
    * `api`: the api alone (`pnpm --filter @odp/api start`), for scale-out suites that run workers apart.
    */
   readonly entry?: 'embedded' | 'api';
+}
+
+/**
+ * The node arguments that start the entry `name` of an app (`apps/api`, `apps/worker`): its
+ * TypeScript sources through tsx, or with `ODP_TEST_BUILT=1` the built JavaScript of `pnpm build`
+ * (`<app>/dist/<name>.js`, plain node, the packages resolved to their `dist`), as production runs.
+ */
+export function entryArguments(app: 'apps/api' | 'apps/worker', name: 'main' | 'embedded'): string[] {
+  if (process.env['ODP_TEST_BUILT'] === '1') return [path.join(REPO_ROOT, `${app}/dist/${name}.js`)];
+  return ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, `${app}/src/${name}.ts`)];
 }
 
 export interface OdpResult {
@@ -207,11 +218,7 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
   };
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(REPO_ROOT, options.entry === 'api' ? 'apps/api/src/main.ts' : 'apps/api/src/embedded.ts'),
-    ],
+    entryArguments('apps/api', options.entry === 'api' ? 'main' : 'embedded'),
     {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },

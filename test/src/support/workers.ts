@@ -5,8 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { REPO_ROOT, ownRegistryDatabase } from './server.js';
+import { REPO_ROOT, entryArguments, ownRegistryDatabase } from './server.js';
 
 /**
  * Generous: on a busy shared machine a start (tsx compiling the workspace) can take well over 20 s,
@@ -32,20 +31,16 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 /** Starts a worker; resolves once it prints `ODP_WORKER_READY`. */
 export function startWorkerProcess(env: Readonly<Record<string, string>>): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(REPO_ROOT, 'apps/worker/src/main.ts')],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        ...env,
-        // The registry of the api on the same data directory, when it lives on MongoDB.
-        ...(env['ODP_DATA_DIR'] === undefined ? {} : ownRegistryDatabase(env['ODP_DATA_DIR'], env)),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, entryArguments('apps/worker', 'main'), {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      ...env,
+      // The registry of the api on the same data directory, when it lives on MongoDB.
+      ...(env['ODP_DATA_DIR'] === undefined ? {} : ownRegistryDatabase(env['ODP_DATA_DIR'], env)),
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const worker: WorkerProcess = {
     child,

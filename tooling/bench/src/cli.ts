@@ -6,7 +6,7 @@
  * call on a shared machine says little without it). Target: the median of `bin/odp` under 1 s.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './processes.js';
@@ -39,8 +39,18 @@ const LAUNCHES: readonly { name: string; command: string; args: readonly string[
   {
     name: 'node --import tsx (the TypeScript sources)',
     command: process.execPath,
-    args: ['--import', 'tsx', 'apps/admin-cli/src/main.ts'],
+    args: ['--import', 'tsx', '--conditions=@odp/source', 'apps/admin-cli/src/main.ts'],
   },
+  // Measured once `pnpm build` has compiled it: how production runs the command.
+  ...(existsSync(path.join(REPO_ROOT, 'apps/admin-cli/dist/main.js'))
+    ? [
+        {
+          name: 'node apps/admin-cli/dist/main.js (built)',
+          command: process.execPath,
+          args: ['apps/admin-cli/dist/main.js'],
+        },
+      ]
+    : []),
 ];
 
 function median(values: readonly number[]): number {

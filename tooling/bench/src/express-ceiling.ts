@@ -5,20 +5,13 @@
  * Prints `CEILING_READY {"path", "key"}` when it accepts requests.
  */
 import { Router } from 'express';
-import { generateApiKey } from '@odp/auth';
-import { createApp, configOrExit, listen, openPlatformOrExit } from '@odp/api';
+import { createApp, listen } from '@odp/api';
+import { configOrExit, createTenant, openPlatformOrExit } from '@odp/platform';
 
 const body = process.env.BENCH_BODY ?? '{}';
 const config = configOrExit();
 const platform = await openPlatformOrExit(config, '');
-const tenant = await platform.registry.createTenant({ name: 'Framework ceiling', modelSource: null });
-const { key, hash } = generateApiKey();
-await platform.registry.createApiKey({
-  tenantId: tenant.id,
-  profileId: null,
-  expiresAt: null,
-  keyHash: hash,
-});
+const { tenant, systemKey: key } = await createTenant(platform, { name: 'Framework ceiling' });
 const path = `/data/${tenant.id}/ceiling`;
 const fixed = Router().get(path, (_req, res) => {
   res.type('application/json').send(body);

@@ -9,6 +9,8 @@
  * delivered), on the stack's job queues (scale-out: agenda and the Redis queue in one run).
  * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
+ * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
+ * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
  * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
  * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
@@ -48,6 +50,7 @@ import type { FileBench } from './files.js';
 import { jobsTable, measureJobs } from './jobs.js';
 import { excelTable, measureExcel } from './excel.js';
 import { cliTable, measureCli } from './cli.js';
+import { measureStartup, startupTable } from './startup.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -58,6 +61,8 @@ const { values: flags } = parseArgs({
     'operations-only': { type: 'boolean', default: false },
     excel: { type: 'boolean', default: false },
     cli: { type: 'boolean', default: false },
+    startup: { type: 'boolean', default: false },
+    starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
@@ -383,6 +388,14 @@ if (flags.jobs) {
 if (flags.cli) {
   const bench = measureCli({ calls: Number(flags.calls), log });
   process.stdout.write(cliTable(bench) + '\n');
+  process.exit(bench.complete ? 0 : 1);
+}
+
+if (flags.startup) {
+  const bench = await measureStartup({ starts: Number(flags.starts), log });
+  const table = startupTable(bench);
+  process.stdout.write(table + '\n');
+  writeBench('startup', table, { startup: bench });
   process.exit(bench.complete ? 0 : 1);
 }
 

@@ -25,7 +25,8 @@ export interface Child {
 }
 
 /**
- * Runs `node --import tsx <script>` with `env` and waits until it prints a line starting with
+ * Runs `node --import tsx <script>` (a `.ts` source; a built `.js` with plain node) with `env` and
+ * waits until it prints a line starting with
  * `readyPrefix` (everything it prints is discarded afterwards: request logs are not measured).
  */
 export async function startChild(
@@ -34,11 +35,17 @@ export async function startChild(
   readyPrefix: string,
 ): Promise<Child> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, script)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    script.endsWith('.ts')
+      ? ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, script)]
+      : [path.join(REPO_ROOT, script)],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const ready = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);

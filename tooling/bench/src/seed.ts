@@ -7,13 +7,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DOCUMENTS_FILE } from '@odp/api';
+import { DOCUMENTS_FILE } from '@odp/platform';
 import { tenantDataDir, platformDatabasePath } from '@odp/config';
 import type { StoredObject, TenantStore } from '@odp/core';
 import { generateApiKey } from '@odp/auth';
 import { TenantAccessControl } from '@odp/acl';
 import { loadModelRepository } from '@odp/model-loader';
-import { openSqlitePlatformStore, openSqliteTenantStore } from '@odp/store-sqlite';
+import { openSqlitePlatformRegistry, openSqliteTenantStore } from '@odp/store-sqlite';
 
 const STATUSES = ['draft', 'sent', 'paid', 'cancelled'] as const;
 const COMPANY_TYPES = ['bv', 'nv', 'vof', 'eenmanszaak'] as const;
@@ -107,7 +107,7 @@ export async function seedPlatform(options: {
   if (!loaded.model) throw new Error('The example model was refused; see its model status.');
   const model = loaded.model;
 
-  const registry = openSqlitePlatformStore(platformDatabasePath({ dataDir: options.dataDir }));
+  const registry = openSqlitePlatformRegistry(platformDatabasePath({ dataDir: options.dataDir }));
   const tenant = await registry.createTenant({ name: 'Benchmark CRM', modelSource: options.modelDir });
   const system = generateApiKey();
   await registry.createApiKey({

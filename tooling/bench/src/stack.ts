@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { NewChangeEvent, SearchIndex, StoredObject, TenantStore } from '@odp/core';
-import { DOCUMENTS_FILE } from '@odp/api';
+import { DOCUMENTS_FILE } from '@odp/platform';
 import { connectMongo, openMongoTenantStore, tenantDatabaseName } from '@odp/store-mongodb';
 import type { MongoTenantStore } from '@odp/store-mongodb';
 import { openSqliteTenantStore } from '@odp/store-sqlite';

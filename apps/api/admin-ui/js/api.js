@@ -25,6 +25,20 @@ export function clearSession() {
 }
 
 /** An error answer of the API: `status` and its problem document (`detail`, `errors: [{field, message}]`). */
+/** Paths this tab wrote to lately, with when: its own change events need no redraw. */
+const recentWrites = new Map();
+const RECENT_WRITE_MS = 3000;
+
+/** Whether this tab sent a write to a path naming `id` in the last few seconds. */
+export function wroteLately(id) {
+  const since = Date.now() - RECENT_WRITE_MS;
+  for (const [path, at] of recentWrites) {
+    if (at < since) recentWrites.delete(path);
+    else if (path.includes(`/${id}`)) return true;
+  }
+  return false;
+}
+
 export class ApiError extends Error {
   constructor(status, problem) {
     super(problem.detail || problem.title || `HTTP ${status}`);
@@ -49,6 +63,7 @@ export async function call(method, path, { body, session = currentSession(), pre
   if (session) headers['X-API-Key'] = session.key;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (prefer) headers.Prefer = prefer;
+  if (method !== 'GET') recentWrites.set(path, Date.now());
   const response = await fetch(path, {
     method,
     headers,

@@ -30,6 +30,31 @@ function append(element, children) {
   }
 }
 
+/**
+ * A table of `rows` (tr elements) under column `headings`, scrolling inside its box on a narrow
+ * screen; the box takes the keyboard focus, so arrow keys scroll it where no link inside could.
+ */
+export function dataTable(id, headings, rows) {
+  return h(
+    'div',
+    { class: 'table-scroll', tabindex: '0' },
+    h(
+      'table',
+      { id },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headings.map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
+}
+
 /** Replaces the main area's content. */
 export function show(...children) {
   const main = document.getElementById('main');
@@ -40,6 +65,11 @@ export function show(...children) {
 /** An alert box with a problem's detail (role=alert, so it is announced). */
 export function alertBox(message) {
   return h('div', { class: 'alert', role: 'alert' }, message);
+}
+
+/** The alert box of a failed call: its status and the problem's detail ("409 The object is ..."). */
+export function errorBox(error) {
+  return alertBox(`${error.status ?? ''} ${error.message}`.trim());
 }
 
 let pendingNotice = null;

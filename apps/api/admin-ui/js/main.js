@@ -1,11 +1,12 @@
 /**
  * The admin page's router: the location hash names the view (`#/classes`, `#/list/<path>?<query>`,
- * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`,
+ * `#/object/<class>/<id>`, `#/search?q=`, `#/new/<class>`, `#/edit/<class>/<id>`, `#/audit/<class>/<id>`, `#/model`, `#/usage`, `#/jobs`, `#/schema[/<class>]`, `#/api`,
  * `#/sign-in`), so views are bookmarkable and the browser's back button works. A list view's query is
  * the API's own list query (filters, `sort`, `page`, `size`), so the API's paging links map 1:1.
  */
 import { ApiError, clearSession, currentSession } from './api.js';
 import { alertBox, show } from './dom.js';
+import { connectLive, disconnectLive, resetListeners } from './live.js';
 import { signInView } from './views/sign-in.js';
 import { classesView } from './views/classes.js';
 import { listView } from './views/list.js';
@@ -13,7 +14,12 @@ import { searchView, wireGlobalSearch } from './views/search.js';
 import { accessView } from './views/access.js';
 import { objectView } from './views/object.js';
 import { formView } from './views/form.js';
-import { auditView, modelView } from './views/admin.js';
+import { modelView } from './views/admin.js';
+import { auditView } from './views/audit.js';
+import { usageView } from './views/usage.js';
+import { jobsView } from './views/jobs.js';
+import { schemaView } from './views/schema.js';
+import { explorerView } from './views/explorer.js';
 
 /** The parsed hash: `{path: ['list', 'companies'], query: URLSearchParams}`. */
 function route() {
@@ -38,6 +44,10 @@ const VIEWS = {
   edit: ([typeName, id]) => formView(typeName, id),
   audit: ([typeName, id]) => auditView(typeName, id),
   model: (_segments, _query, active) => modelView(active),
+  usage: (_segments, query) => usageView(query),
+  jobs: (_segments, query) => jobsView(query),
+  schema: (segments) => schemaView(segments),
+  api: (_segments, query) => explorerView(query),
 };
 
 /** Counts renders; a view's `active()` is false once another view replaced it (its polling stops). */
@@ -48,6 +58,7 @@ async function render() {
   const active = () => token === generation;
   // `data-rendered` names the hash whose view is complete (tests and assistive tools wait for it).
   delete document.body.dataset.rendered;
+  resetListeners();
   const session = currentSession();
   const nav = document.getElementById('nav');
   nav.hidden = session === null;
@@ -59,6 +70,7 @@ async function render() {
     document.body.dataset.rendered = location.hash;
     return;
   }
+  connectLive();
   const view = VIEWS[name] ?? VIEWS.classes;
   try {
     await view(segments, query, active);
@@ -75,6 +87,7 @@ async function render() {
 
 document.getElementById('sign-out').addEventListener('click', () => {
   clearSession();
+  disconnectLive();
   location.hash = '#/sign-in';
   render();
 });

@@ -1,5 +1,5 @@
 /**
- * The per-class jobs of the admin branch (docs/admin.md; apps/api/src/class-jobs.ts), admin only
+ * The per-class jobs of the admin branch (docs/admin.md; packages/platform/src/class-jobs.ts), admin only
  * like all of `/admin`:
  *
  * - `POST /admin/{tenant}/{typeName}/recalculate` and `POST /admin/{tenant}/{typeName}/sync`: 202
@@ -11,7 +11,7 @@
 import type { Request, Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
-import { CLASS_JOB_KINDS } from '../class-jobs.js';
+import { CLASS_JOB_KINDS } from '@odp/platform';
 import { routeModule } from './router.js';
 
 function param(req: Request, name: string): string {

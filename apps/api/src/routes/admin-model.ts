@@ -19,7 +19,7 @@ import type { ModelStatus } from '@odp/model-loader';
 import { UPGRADE_REPORT_FILE, upgradeModelRepository } from '@odp/model-loader';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
-import type { TenantRuntime } from '../tenant-runtime.js';
+import type { TenantRuntime } from '@odp/platform';
 import { routeModule } from './router.js';
 
 /** The signature header of the webhook, in GitHub's format: `sha256=<hex HMAC-SHA256 of the body>`. */

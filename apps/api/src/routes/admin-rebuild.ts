@@ -1,6 +1,6 @@
 /**
  * `POST /admin/{tenant}/rebuild` (interface spec, Admin API and States: Rebuild): starts the full
- * rebuild of the tenant's derived data (apps/api/src/tenant-rebuild.ts) and answers 202 with the job
+ * rebuild of the tenant's derived data (packages/platform/src/tenant-rebuild.ts) and answers 202 with the job
  * status and `Location` of its progress (`GET /admin/{tenant}/rebuild`, served with the access-control
  * rebuild in audit.ts); 409 while that or any other rebuild of the tenant runs.
  */

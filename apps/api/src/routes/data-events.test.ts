@@ -7,7 +7,7 @@ import type { Account } from '@odp/core';
 import { ChangeSignal, DataResources, unrestrictedPolicy } from '@odp/data';
 import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
-import { TenantEventStreams } from '../event-streams.js';
+import { TenantEventStreams } from '@odp/platform';
 import { eventStream } from './data-events.js';
 
 /** The event stream's framing and heartbeat, on a bare express app with the example CRM. */

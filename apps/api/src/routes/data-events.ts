@@ -20,7 +20,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { Account, EventCursor, EventLog } from '@odp/core';
 import type { ChangeSignal, EventPage, ObjectService, StreamEvent } from '@odp/data';
-import type { TenantEventStreams } from '../event-streams.js';
+import type { TenantEventStreams } from '@odp/platform';
 import { booleanParam } from './boolean-param.js';
 
 export const HEARTBEAT_MS = 15_000;

@@ -1,7 +1,8 @@
 /**
  * The object data routes of `/data/{tenant}/...` (interface spec: List, Related list, Distinct,
  * Field values, Aggregations, Create, Create related, Get one, Get own, Patch, Delete, Merge,
- * loadDefaultData, eventStream). The handlers only translate HTTP to the tenant's
+ * loadDefaultData, eventStream) and the batch of writes. Get one answers an `ETag`; Patch, Delete
+ * and Merge take `If-Match` (see `conditional.ts`). The handlers only translate HTTP to the tenant's
  * DataResources (the resource layer over its object service).
  * Paths that belong to other route modules (search, upload, download, excel, import, capabilities,
  * reports) are passed on untouched.
@@ -13,7 +14,9 @@ import type { DataResources, ListPath, WrittenResource } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 import type { TenantRequest } from '../context.js';
+import { assertBatchLimits } from './batch-limits.js';
 import { booleanParam } from './boolean-param.js';
+import { ifMatchOf, notModified } from './conditional.js';
 import { eventStream } from './data-events.js';
 import { routeModule } from './router.js';
 
@@ -103,6 +106,13 @@ export function dataRoutes(deps: AppDeps): Router {
   );
   router.get('/data/:tenant/:typeName', list);
   router.post(
+    '/data/:tenant/batch',
+    handle(async (req, res, { account, data }) => {
+      assertBatchLimits(req.body, deps.config.batch);
+      res.json(await data.batch(account, req.body));
+    }),
+  );
+  router.post(
     '/data/:tenant/:typeName',
     handle(async (req, res, { account, data, query }) => {
       const written = await data.create(
@@ -119,27 +129,30 @@ export function dataRoutes(deps: AppDeps): Router {
     handle(async (req, res, { account, data }) => {
       const result = await data.getOne(account, param(req, 'typeName'), param(req, 'id'));
       if ('redirect' in result) res.status(307).location(result.redirect).end();
-      else res.json(result.object);
+      else if (notModified(req, result.etag)) res.status(304).setHeader('ETag', result.etag).end();
+      else res.setHeader('ETag', result.etag).json(result.object);
     }),
   );
   router.patch(
     '/data/:tenant/:typeName/:id',
     handle(async (req, res, { account, data }) => {
-      const written = await data.patch(account, param(req, 'typeName'), param(req, 'id'), req.body);
+      const id = param(req, 'id');
+      const written = await data.patch(account, param(req, 'typeName'), id, req.body, ifMatchOf(req));
       await answerWrite(req, res, { account, data, written, status: 204, withBody: 200 });
     }),
   );
   router.delete(
     '/data/:tenant/:typeName/:id',
     handle(async (req, res, { account, data }) => {
-      await data.remove(account, param(req, 'typeName'), param(req, 'id'));
+      await data.remove(account, param(req, 'typeName'), param(req, 'id'), ifMatchOf(req));
       res.status(200).end();
     }),
   );
   router.post(
     '/data/:tenant/:typeName/:id/merge',
     handle(async (req, res, { account, data }) => {
-      const written = await data.merge(account, param(req, 'typeName'), param(req, 'id'), req.body);
+      const id = param(req, 'id');
+      const written = await data.merge(account, param(req, 'typeName'), id, req.body, ifMatchOf(req));
       await answerWrite(req, res, { account, data, written, status: 204, withBody: 200 });
     }),
   );

@@ -10,12 +10,6 @@ import type { Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { routeModule } from './router.js';
 
-/** One engine the api needs to serve requests. `check` rejects when the engine does not answer. */
-export interface ReadinessCheck {
-  readonly name: string;
-  check(): Promise<void>;
-}
-
 /** A check that has not answered after this long counts as failed. */
 const CHECK_TIMEOUT_MS = 2000;
 

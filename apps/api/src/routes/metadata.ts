@@ -4,8 +4,10 @@
  * - `GET /metadata/{tenant}/classes`: the model's classes, each with the addresses of its list and
  *   its metadata, so a client discovers the API from the API.
  * - `GET /metadata/{tenant}/openapi.json`: the tenant's REST API as an OpenAPI 3.1 document generated
- *   from its model (`@odp/openapi`), once per model version (openapi-document.ts), with an `ETag`
+ *   from its model (`@odp/openapi`), once per model version (model-documents.ts), with an `ETag`
  *   (`If-None-Match` with it answers 304).
+ * - `GET /metadata/{tenant}/types.d.ts`: TypeScript declarations of the model's classes for
+ *   `@odp/client` (`@odp/typegen`, the same text `odp types` writes), once per model version too.
  * - `GET /metadata/{tenant}/dataObject?classes=a,b`: fields and relations of that class combination
  *   with types, lists, and read-only / write-only / hidden flags.
  * - `GET /metadata/{tenant}/relatedDataObject?classes=a,b`: its related lists and their columns.
@@ -28,7 +30,7 @@ import {
 import { migrationDefinitionSchema } from '@odp/migration-schema';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
-import { openApiBytes } from '../openapi-document.js';
+import { openApiBytes, typesBytes } from '../model-documents.js';
 import { routeModule } from './router.js';
 
 export function metadataRoutes(deps: AppDeps): Router {
@@ -59,6 +61,12 @@ export function metadataRoutes(deps: AppDeps): Router {
     const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
     const { bytes, etag } = openApiBytes(runtime.model.requireModel(), runtime.tenant, deps.config.baseUrl);
     res.type('application/vnd.oai.openapi+json; charset=utf-8').setHeader('ETag', etag).send(bytes);
+  });
+
+  router.get('/metadata/:tenant/types.d.ts', async (_req, res) => {
+    const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
+    const { bytes, etag } = typesBytes(runtime.model.requireModel(), runtime.tenant);
+    res.type('application/typescript; charset=utf-8').setHeader('ETag', etag).send(bytes);
   });
 
   router.get('/metadata/:tenant/dataObject', describe(describeDataObject));

@@ -5,7 +5,7 @@ import { ValidationError } from '@odp/core';
 import type { FieldError } from '@odp/core';
 import type { AppDeps } from '../app.js';
 import { signedInPerson, tenantRequest } from '../context.js';
-import type { TenantRuntime } from '../tenant-runtime.js';
+import type { TenantRuntime } from '@odp/platform';
 import { routeModule } from './router.js';
 
 /** The tenant resource of `GET /tenants`, `POST /tenants` and `GET /tenants/{tenant}` (docs/sign-in.md, "Tenants"). */

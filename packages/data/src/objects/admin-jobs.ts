@@ -50,7 +50,9 @@ export class AdminJobs {
         ) as unknown;
         try {
           const cls = this.defaultDataClass(entry.plural);
-          await withWriteRetries(() => this.writer.create(system, cls, body, undefined, entry.id));
+          await withWriteRetries(() =>
+            this.writer.written((uow) => this.writer.create(uow, system, cls, body, undefined, entry.id)),
+          );
           created += 1;
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error;

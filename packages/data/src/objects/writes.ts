@@ -1,17 +1,20 @@
 /**
  * The writes of the object service on class names and ids: Create (optionally under a parent
- * object, as Create related does), Patch, Delete, Merge and the stored secret values. Each is one
- * unit of work, retried on a write conflict (see `withWriteRetries`); the written object's id and
- * BASIC class come back, never an address.
+ * object, as Create related does), Patch, Delete, Merge, batches of them and the stored secret
+ * values. Each request is one unit of work, retried on a write conflict (see `withWriteRetries`);
+ * the written object's id and BASIC class come back, never an address.
  */
-import { NotFoundError, ValidationError } from '@odp/core';
-import type { Account, RelationEnd } from '@odp/core';
+import { AppError, NotFoundError, ValidationError, WriteConflictError, isAppError } from '@odp/core';
+import type { Account, RelationEnd, StoredObject } from '@odp/core';
 import { assertConcrete, inReach } from '../classes.js';
 import type { DataServiceDeps } from '../deps.js';
 import { SECRET_CLASS, namedObject } from '../system-settings.js';
 import { withWriteRetries } from '../unit-of-work.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type { ObjectWriter } from '../writes/object-writer.js';
 import type { ObjectReads } from './reads.js';
+import { assertVersion } from './versions.js';
+import type { IfMatch } from './versions.js';
 
 const MAX_SECRET_NAME = 200;
 const MAX_SECRET_VALUE = 65_536;
@@ -38,6 +41,26 @@ export interface CreateOptions {
   readonly id?: string;
 }
 
+/** The object a Patch, Delete or Merge addresses, and the version it requires. */
+export interface ObjectTarget {
+  readonly id: string;
+  /** The class the object is addressed as (its plural in the path); any class when absent. */
+  readonly className?: string;
+  /** The versions the write requires the object to have (`If-Match`); any when absent. */
+  readonly ifMatch?: IfMatch;
+}
+
+/** One write of a batch: a Create (related), a Patch or a Delete. */
+export type WriteOperation =
+  | {
+      readonly kind: 'create';
+      readonly className: string;
+      readonly body: unknown;
+      readonly parent?: CreateParent;
+    }
+  | { readonly kind: 'patch'; readonly target: ObjectTarget; readonly body: unknown }
+  | { readonly kind: 'delete'; readonly target: ObjectTarget };
+
 export class ObjectWrites {
   constructor(
     private readonly deps: DataServiceDeps,
@@ -45,56 +68,123 @@ export class ObjectWrites {
     private readonly writer: ObjectWriter,
   ) {}
 
+  /** One unit of work planned by `plan` and written, retried on a write conflict. */
+  private unit<T>(plan: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    return withWriteRetries(() => this.writer.written(plan));
+  }
+
   /**
    * Creates an object of class `className`: NotFoundError for a class this service does not reach,
    * 400 for an abstract or role class, 403 without the CREATE right.
    */
-  async create(
+  create(
     account: Account,
     className: string,
     body: unknown,
     options: CreateOptions = {},
   ): Promise<WrittenObject> {
+    return this.unit((uow) => this.planCreate(uow, account, className, body, options));
+  }
+
+  private async planCreate(
+    uow: UnitOfWork,
+    account: Account,
+    className: string,
+    body: unknown,
+    { parent, id }: CreateOptions,
+  ): Promise<WrittenObject> {
     const cls = this.deps.model.classes.get(className);
     if (!inReach(cls, this.reads.reach)) throw new NotFoundError('Unknown class.');
     assertConcrete(cls);
-    const { parent, id } = options;
-    const created = await withWriteRetries(async () => {
-      const anchor = parent ? await this.reads.get(account, parent.id, parent.className) : undefined;
-      return this.writer.create(
-        account,
-        cls,
-        body,
-        anchor && parent && { object: anchor, end: parent.end },
-        id,
-      );
-    });
+    const anchor = parent ? await this.current(uow, account, parent) : undefined;
+    const created = await this.writer.create(
+      uow,
+      account,
+      cls,
+      body,
+      anchor && parent && { object: anchor, end: parent.end },
+      id,
+    );
     return { id: created, basicClass: cls.name };
   }
 
-  /** Patches object `id` (as class `className` addresses it, when given). */
-  async patch(account: Account, id: string, body: unknown, className?: string): Promise<WrittenObject> {
-    return withWriteRetries(async () => {
-      const object = await this.reads.get(account, id, className);
-      await this.writer.patch(account, object, body);
-      return object;
-    });
+  /**
+   * The object `target` addresses as the account sees it, in the version the unit of work holds
+   * (with the changes of its earlier writes; NotFoundError when one deleted it), after checking the
+   * stored version against `ifMatch` (PreconditionFailedError). The unit expects the stored version
+   * when it writes, so the check holds atomically with the write.
+   */
+  private async current(uow: UnitOfWork, account: Account, target: ObjectTarget): Promise<StoredObject> {
+    const stored = await this.reads.get(account, target.id, target.className);
+    assertVersion(stored, target.ifMatch);
+    uow.remember(stored);
+    const object = await uow.load(stored.id);
+    if (!object) throw new NotFoundError();
+    return object;
   }
 
-  /** Deletes object `id` (as class `className` addresses it, when given) by the Delete rules. */
-  async remove(account: Account, id: string, className?: string): Promise<void> {
-    await withWriteRetries(async () =>
-      this.writer.remove(account, await this.reads.get(account, id, className)),
-    );
+  /** Patches the object `target` addresses. */
+  patch(account: Account, target: ObjectTarget, body: unknown): Promise<WrittenObject> {
+    return this.unit((uow) => this.planPatch(uow, account, target, body));
   }
 
-  /** Merges the body's `loser` into object `id`; resolves the winner. */
-  async merge(account: Account, id: string, body: unknown, className?: string): Promise<WrittenObject> {
-    return withWriteRetries(async () => {
-      const winner = await this.reads.get(account, id, className);
-      await this.writer.merge(account, winner, body);
+  private async planPatch(
+    uow: UnitOfWork,
+    account: Account,
+    target: ObjectTarget,
+    body: unknown,
+  ): Promise<WrittenObject> {
+    const object = await this.current(uow, account, target);
+    await this.writer.patch(uow, account, object, body);
+    return object;
+  }
+
+  /** Deletes the object `target` addresses by the Delete rules. */
+  async remove(account: Account, target: ObjectTarget): Promise<void> {
+    await this.unit((uow) => this.planRemove(uow, account, target));
+  }
+
+  private async planRemove(uow: UnitOfWork, account: Account, target: ObjectTarget): Promise<null> {
+    await this.writer.remove(uow, account, await this.current(uow, account, target));
+    return null;
+  }
+
+  /** Merges the body's `loser` into the object `target` addresses; resolves the winner. */
+  merge(account: Account, target: ObjectTarget, body: unknown): Promise<WrittenObject> {
+    return this.unit(async (uow) => {
+      const winner = await this.current(uow, account, target);
+      await this.writer.merge(uow, account, winner, body);
       return winner;
     });
+  }
+
+  /**
+   * Plans `operations` in order into one unit of work and writes it: all of them or, when one
+   * fails, none (an error names the failing operation's index in `operation`). Each goes through
+   * the rules of the same write on its own; a later one sees the effects of the earlier ones on
+   * the objects it addresses. Resolves, per operation, the written object (null for a delete).
+   */
+  batch(account: Account, operations: readonly WriteOperation[]): Promise<(WrittenObject | null)[]> {
+    return this.unit(async (uow) => {
+      const results: (WrittenObject | null)[] = [];
+      for (const [index, operation] of operations.entries()) {
+        results.push(await inOperation(index, () => this.plan(uow, account, operation)));
+      }
+      return results;
+    });
+  }
+
+  private plan(uow: UnitOfWork, account: Account, operation: WriteOperation): Promise<WrittenObject | null> {
+    switch (operation.kind) {
+      case 'create': {
+        const options = operation.parent ? { parent: operation.parent } : {};
+        return this.planCreate(uow, account, operation.className, operation.body, options);
+      }
+      case 'patch':
+        return this.planPatch(uow, account, operation.target, operation.body);
+      case 'delete':
+        return this.planRemove(uow, account, operation.target);
+    }
   }
 
   /**
@@ -123,13 +213,31 @@ export class ObjectWrites {
     return withWriteRetries(async () => {
       const existing = await namedObject(this.deps.store, SECRET_CLASS, name.trim());
       if (existing) {
-        await this.writer.patch(system, existing, { secretValue });
+        await this.writer.written((uow) => this.writer.patch(uow, system, existing, { secretValue }));
         return { name: name.trim(), created: false, object: existing };
       }
       const cls = this.deps.model.classes.get(SECRET_CLASS);
       if (!cls) throw new NotFoundError('Unknown class.');
-      const id = await this.writer.create(system, cls, { name: name.trim(), secretValue });
+      const id = await this.writer.written((uow) =>
+        this.writer.create(uow, system, cls, { name: name.trim(), secretValue }),
+      );
       return { name: name.trim(), created: true, object: { id, basicClass: cls.name } };
+    });
+  }
+}
+
+/**
+ * Runs operation `index` of a batch: its platform error comes back with the same code, message and
+ * field errors, and `operation: index` (a write conflict passes unchanged: the batch is retried).
+ */
+export async function inOperation<T>(index: number, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isAppError(error) || error instanceof WriteConflictError) throw error;
+    throw new AppError(error.code, `Operation ${index}: ${error.message}`, error.fieldErrors, {
+      ...error.extra,
+      operation: index,
     });
   }
 }

@@ -21,9 +21,13 @@ import type { ClassReach } from '../classes.js';
 import type { DataServiceDeps } from '../deps.js';
 import { ObjectService } from '../objects/object-service.js';
 import type { ReportContext } from '../objects/report-contexts.js';
-import type { WrittenObject } from '../objects/writes.js';
+import type { IfMatch } from '../objects/versions.js';
+import { versionTag } from '../objects/versions.js';
+import { inOperation } from '../objects/writes.js';
+import type { CreateParent, ObjectTarget, WriteOperation, WrittenObject } from '../objects/writes.js';
 import type { DataObject, Renderer } from '../render.js';
 import { ObjectSearch } from '../search.js';
+import { parseBatch, writeOperation } from './batch-request.js';
 import type { ExportSheet, ImportTarget } from '../tabular.js';
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
@@ -37,7 +41,9 @@ export interface DataObjectPage {
   readonly _links: PageLinks;
 }
 
-export type GetOneResult = { readonly object: DataObject } | { readonly redirect: string };
+/** Get one: the object with the entity tag of its version (`ETag`), or where a merged id leads. */
+export type GetOneResult =
+  { readonly object: DataObject; readonly etag: string } | { readonly redirect: string };
 
 export interface DistinctResponse {
   readonly values: { readonly value: unknown; readonly count: number }[];
@@ -48,6 +54,13 @@ export interface AggregationsResponse {
   readonly sum?: Record<string, number>;
   readonly avg?: Record<string, number>;
   readonly count?: Record<string, number>;
+}
+
+/** What one operation of a batch answers: its status and, for a written object, its id and URI. */
+export interface BatchResult {
+  readonly status: number;
+  readonly id?: string;
+  readonly location?: string;
 }
 
 /** A written object as the resource layer answers it: its id and its URI (`Location`). */
@@ -107,7 +120,7 @@ export class DataResources {
     try {
       const object = await this.resolve(account, typeName, id);
       const [rendered] = await this.objects.reads.render(account, [object]);
-      return { object: rendered ?? {} };
+      return { object: rendered ?? {}, etag: versionTag(object) };
     } catch (error) {
       const survivor = error instanceof NotFoundError ? await this.objects.reads.mergedInto(id) : null;
       if (!survivor) throw error;
@@ -284,6 +297,11 @@ export class DataResources {
     return this.objects.tabular.target(cls);
   }
 
+  /** The concrete class a Create of `typeName` creates, with an optional `?class=` plural. */
+  createdClass(typeName: string, classParam: string | undefined): ClassDef {
+    return this.creatable(classByPlural(this.model, typeName, this.reach), classParam);
+  }
+
   /** The concrete class to create for `typeName` with an optional `?class=` plural. */
   private creatable(base: ClassDef, classParam: string | undefined): ClassDef {
     const cls = classParam ? classByPlural(this.model, classParam, this.reach) : base;
@@ -354,7 +372,7 @@ export class DataResources {
     body: unknown,
     classParam?: string,
   ): Promise<WrittenResource> {
-    const cls = this.creatable(classByPlural(this.model, typeName, this.reach), classParam);
+    const cls = this.createdClass(typeName, classParam);
     return this.written(await this.objects.writes.create(account, cls.name, body));
   }
 
@@ -365,28 +383,83 @@ export class DataResources {
     body: unknown,
     classParam?: string,
   ): Promise<WrittenResource> {
+    const { className, parent } = await this.relatedCreate(account, path, classParam);
+    return this.written(await this.objects.writes.create(account, className, body, { parent }));
+  }
+
+  /** Patch: the object's id and URI. `ifMatch`: the versions it requires (412 otherwise). */
+  async patch(
+    account: Account,
+    typeName: string,
+    id: string,
+    body: unknown,
+    ifMatch?: IfMatch,
+  ): Promise<WrittenResource> {
+    const target = this.target(typeName, id, ifMatch);
+    return this.written(await this.objects.writes.patch(account, target, body));
+  }
+
+  async remove(account: Account, typeName: string, id: string, ifMatch?: IfMatch): Promise<void> {
+    await this.objects.writes.remove(account, this.target(typeName, id, ifMatch));
+  }
+
+  /** Merge: the winner's id and URI. */
+  async merge(
+    account: Account,
+    typeName: string,
+    id: string,
+    body: unknown,
+    ifMatch?: IfMatch,
+  ): Promise<WrittenResource> {
+    const target = this.target(typeName, id, ifMatch);
+    return this.written(await this.objects.writes.merge(account, target, body));
+  }
+
+  /** The object `id` under `typeName`, as a write addresses it. */
+  target(typeName: string, id: string, ifMatch: IfMatch | undefined): ObjectTarget {
+    const className = this.classOf(typeName);
+    return { id, ...(className ? { className } : {}), ...(ifMatch ? { ifMatch } : {}) };
+  }
+
+  /**
+   * A batch (`POST /data/{tenant}/batch`, see {@link parseBatch}): its operations resolved as their
+   * own requests would be and written as one unit of work (see {@link ObjectWrites.batch}). Per
+   * operation, what its own request answers: status and `Location` (with the object's id).
+   */
+  async batch(account: Account, body: unknown): Promise<{ results: BatchResult[] }> {
+    const requested = parseBatch(body, this.base());
+    const operations: WriteOperation[] = [];
+    for (const [index, operation] of requested.entries()) {
+      operations.push(await inOperation(index, () => writeOperation(this, account, operation)));
+    }
+    const written = await this.objects.writes.batch(account, operations);
+    return {
+      results: written.map((object, index) =>
+        object === null
+          ? { status: 200 }
+          : {
+              status: operations[index]?.kind === 'create' ? 201 : 204,
+              id: object.id,
+              location: this.renderer.href(object),
+            },
+      ),
+    };
+  }
+
+  /** The class a Create related creates and the parent it links the new object to. */
+  async relatedCreate(
+    account: Account,
+    path: Required<ListPath>,
+    classParam: string | undefined,
+  ): Promise<{ className: string; parent: CreateParent }> {
     const related = await this.relatedTarget(account, path);
     if (!related) throw new NotFoundError();
     const cls = this.creatable(related.cls, classParam);
     const anchorClass = classByPlural(this.model, path.related.typeName, this.reach);
-    const parent = { id: related.anchor.id, className: anchorClass.name, end: related.end };
-    return this.written(await this.objects.writes.create(account, cls.name, body, { parent }));
-  }
-
-  /** Patch: the object's id and URI. */
-  async patch(account: Account, typeName: string, id: string, body: unknown): Promise<WrittenResource> {
-    const className = this.classOf(typeName);
-    return this.written(await this.objects.writes.patch(account, id, body, className));
-  }
-
-  async remove(account: Account, typeName: string, id: string): Promise<void> {
-    await this.objects.writes.remove(account, id, this.classOf(typeName));
-  }
-
-  /** Merge: the winner's id and URI. */
-  async merge(account: Account, typeName: string, id: string, body: unknown): Promise<WrittenResource> {
-    const className = this.classOf(typeName);
-    return this.written(await this.objects.writes.merge(account, id, body, className));
+    return {
+      className: cls.name,
+      parent: { id: related.anchor.id, className: anchorClass.name, end: related.end },
+    };
   }
 
   /** `POST /system/{tenant}/secretValues` (see {@link ObjectWrites.storeSecretValue}), with the secret's URI. */

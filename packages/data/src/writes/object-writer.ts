@@ -1,7 +1,9 @@
 /**
- * The write rules of the object data API: Create, Create related, Patch, Delete and Merge, each
- * built up in one {@link UnitOfWork} and written as one atomic batch with its change events (so a
- * rejected request never leaves a partial write).
+ * The write rules of the object data API: Create, Create related, Patch, Delete and Merge. Each
+ * plans its effects into a {@link UnitOfWork} given by the caller, which {@link ObjectWriter.written}
+ * writes as one atomic batch with its change events (so a rejected request never leaves a partial
+ * write). Several writes planned into one unit of work (a batch request) are written together or
+ * not at all.
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, UNRESTRICTED, ValidationError } from '@odp/core';
@@ -43,10 +45,22 @@ export class ObjectWriter {
   }
 
   /**
+   * Runs `plan` on a new unit of work and writes the unit (one atomic batch); resolves what `plan`
+   * resolved. Nothing is written when `plan` throws.
+   */
+  async written<T>(plan: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    const uow = this.ctx.unitOfWork();
+    const result = await plan(uow);
+    await this.ctx.commit(uow);
+    return result;
+  }
+
+  /**
    * Create and Create related: `cls` is the concrete class to create, `parent` the object of a
    * related path. Returns the new object's id.
    */
   async create(
+    uow: UnitOfWork,
     account: Account,
     cls: ClassDef,
     rawBody: unknown,
@@ -62,7 +76,6 @@ export class ObjectWriter {
     if (!capability.mayCreate || !capability.allowedClasses.includes(cls.name)) {
       throw new ForbiddenError('Access control does not allow creating this object.');
     }
-    const uow = this.ctx.unitOfWork();
     const draft: Draft = {
       id: id ?? (this.ctx.deps.newId ? this.ctx.deps.newId() : randomUUID()),
       basicClass: cls.name,
@@ -79,7 +92,6 @@ export class ObjectWriter {
     uow.emit({ type: 'create', objectId: draft.id, classes: draft.classes });
     await this.recalculation.neighbours(account, uow, draft.id, undefined, 'all');
     await this.ctx.triggerScripts(account, uow, draft.id, 'CREATE');
-    await this.ctx.commit(uow);
     return draft.id;
   }
 
@@ -99,13 +111,15 @@ export class ObjectWriter {
     return end.direction === 'inverse' ? end.relation.name : '';
   }
 
-  /** Patch: applies the body per the Patch table, recalculates, checks and writes. */
-  async patch(account: Account, object: StoredObject, rawBody: unknown): Promise<void> {
+  /**
+   * Patch: applies the body per the Patch table, recalculates and checks. `object` is the version
+   * the unit of work holds (pending changes of earlier writes of the unit included).
+   */
+  async patch(uow: UnitOfWork, account: Account, object: StoredObject, rawBody: unknown): Promise<void> {
     const body = bodyOf(rawBody);
     if (!(await this.ctx.deps.access.mayModify(account, object))) {
       throw new ForbiddenError('Access control does not allow modifying this object.');
     }
-    const uow = this.ctx.unitOfWork();
     uow.remember(object);
     const draft = draftOf(object);
     const cleared = await this.body.apply(account, uow, draft, body, 'patch');
@@ -113,22 +127,19 @@ export class ObjectWriter {
     uow.emit({ type: 'update', objectId: draft.id, classes: draft.classes });
     await this.recalculation.neighbours(account, uow, draft.id, object, this.ctx.changedNames(object, draft));
     await this.ctx.triggerScripts(account, uow, draft.id, 'UPDATE');
-    await this.ctx.commit(uow);
   }
 
   /** Delete with the rules of the Delete table (cascade, 409 on required single links, unlink). */
-  async remove(account: Account, object: StoredObject): Promise<void> {
+  async remove(uow: UnitOfWork, account: Account, object: StoredObject): Promise<void> {
     if (!(await this.ctx.deps.access.mayDelete(account, object))) {
       throw new ForbiddenError('Access control does not allow deleting this object.');
     }
-    const uow = this.ctx.unitOfWork();
     uow.remember(object);
     await this.planDelete(account, uow, object.id);
-    await this.ctx.commit(uow);
   }
 
   /** Merge in the spec's order of effects; returns nothing, the winner keeps its id. */
-  async merge(account: Account, winner: StoredObject, rawBody: unknown): Promise<void> {
+  async merge(uow: UnitOfWork, account: Account, winner: StoredObject, rawBody: unknown): Promise<void> {
     const body = bodyOf(rawBody);
     const loserRef = body['loser'];
     if (typeof loserRef !== 'string' || loserRef === '') {
@@ -155,7 +166,6 @@ export class ObjectWriter {
     ) {
       throw new ForbiddenError('Access control does not allow this merge.');
     }
-    const uow = this.ctx.unitOfWork();
     uow.remember(winner);
     uow.remember(loser);
     const draft = draftOf(winner);
@@ -183,7 +193,6 @@ export class ObjectWriter {
     await this.recalculation.neighbours(account, uow, draft.id, winner, 'all');
     await this.ctx.triggerScripts(account, uow, draft.id, 'UPDATE');
     if (loser.id !== draft.id) uow.redirects.push({ from: loser.id, to: draft.id });
-    await this.ctx.commit(uow);
   }
 
   /**
@@ -309,7 +318,7 @@ export class ObjectWriter {
     // Straight to the store, not through a unit of work, which would move `modifiedAt` forward:
     // the version stays the same because the data does, and the expectation still refuses the
     // batch (to be retried) when a writer changed one of the objects since it was read.
-    await this.ctx.deps.store.write({
+    await this.ctx.write({
       expect: objects.map((object) => ({ id: object.id, modifiedAt: object.modifiedAt })),
       put: written,
     });

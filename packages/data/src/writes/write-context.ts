@@ -5,7 +5,7 @@
  * the relay of the jobs it queued).
  */
 import { ValidationError } from '@odp/core';
-import type { Account, FileClaim, RelationDef, StoredObject } from '@odp/core';
+import type { Account, FileClaim, RelationDef, StoredObject, WriteBatch } from '@odp/core';
 import type { ComputeEnvironment, Draft } from '../compute.js';
 import { hasValue } from '../compute.js';
 import type { DataServiceDeps } from '../deps.js';
@@ -117,7 +117,7 @@ export class WriteContext {
     if (files && changes.claims.length > 0) await files.claim(changes.claims);
     let committed = false;
     try {
-      await this.deps.store.write(batch);
+      await this.write(batch);
       committed = true;
     } finally {
       if (files && (changes.claims.length > 0 || changes.released.length > 0)) {
@@ -130,6 +130,15 @@ export class WriteContext {
         this.deps.onRelayError?.(error),
       );
     }
+  }
+
+  /**
+   * Writes `batch` in one store write, with the access-control changes it makes: the unit of work
+   * asks `accessRows` for them and hands both to the store together.
+   */
+  write(batch: WriteBatch): Promise<void> {
+    const write = (complete: WriteBatch) => this.deps.store.write(complete);
+    return this.deps.accessRows ? this.deps.accessRows.writeWithAccessRows(batch, write) : write(batch);
   }
 
   private fileIds(object: StoredObject | null): Set<string> {

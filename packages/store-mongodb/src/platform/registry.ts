@@ -20,7 +20,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MongoServerError, ObjectId } from 'mongodb';
 import type { Collection, Db, MongoClient } from 'mongodb';
-import { ConflictError, isProfileActive, linkedProfile, NotFoundError, storedTenantRole } from '@odp/core';
+import {
+  assertInvitationOpen,
+  assertInviteeMayTake,
+  ConflictError,
+  invitationNotOpen,
+  invitedProfileTaken,
+  isProfileActive,
+  linkedProfile,
+  NotFoundError,
+  personHasAnotherProfile,
+  storedTenantRole,
+} from '@odp/core';
 import type {
   ApiKeyRecord,
   Invitation,
@@ -314,27 +325,18 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     now: Date,
   ): Promise<UserProfile> {
     const invitation = await this.invitations.findOne({ _id: tokenHash });
-    if (
-      invitation === null ||
-      invitation.acceptedAt !== null ||
-      Date.parse(invitation.expiresAt) <= now.getTime()
-    ) {
-      throw new NotFoundError('No such invitation, or it has expired or was used.');
-    }
+    assertInvitationOpen(invitation, now);
     const { tenantId, profileId } = invitation;
     const profile = await this.profiles.findOne({ tenantId, _id: profileId });
-    if (profile === null) throw new NotFoundError('No such invitation, or it has expired or was used.');
+    if (profile === null) throw invitationNotOpen();
+    assertInviteeMayTake(profile, issuer, subject);
     const theirs = profile.issuer === issuer && profile.subject === subject;
-    if (profile.subject !== null && !theirs) {
-      throw new ConflictError('The invited profile belongs to another person.');
-    }
     const claim = [tenantId, issuer, subject].join('\n');
     if (!theirs) {
       try {
         await this.profilePersons.insertOne({ _id: claim, tenantId });
       } catch (error) {
-        if (isDuplicateKey(error))
-          throw new ConflictError('This person already has another profile in the tenant.');
+        if (isDuplicateKey(error)) throw personHasAnotherProfile();
         throw error;
       }
       const taken = await this.profiles.updateOne(
@@ -343,7 +345,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
       );
       if (taken.matchedCount === 0) {
         await this.profilePersons.deleteOne({ _id: claim });
-        throw new ConflictError('The invited profile belongs to another person.');
+        throw invitedProfileTaken();
       }
     } else {
       await this.profiles.updateOne({ tenantId, _id: profileId }, { $set: { active: true } });
@@ -352,8 +354,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
       { _id: tokenHash, acceptedAt: null },
       { $set: { acceptedAt: now.toISOString() } },
     );
-    if (accepted.matchedCount === 0)
-      throw new NotFoundError('No such invitation, or it has expired or was used.');
+    if (accepted.matchedCount === 0) throw invitationNotOpen();
     return (await this.getProfile(tenantId, profileId))!;
   }
 

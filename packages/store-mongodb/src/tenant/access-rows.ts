@@ -3,7 +3,7 @@
  * (`acl`, `ac`), the holdings behind them, and which derived values were computed from an object
  * a reader may not see.
  */
-import { derivedSourcesOf } from '@odp/core';
+import { hiddenDerivedFieldsOf } from '@odp/core';
 import type { AccessFilter, AclRow, Holding, WriteBatch } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
 import type { HoldingDoc, Session, TenantCollections } from './collections.js';
@@ -17,32 +17,20 @@ export class AccessRows {
     private readonly model: AppliedModel,
   ) {}
 
-  /** Per class combination of the objects, one walk of each derived field's source paths (derived.ts). */
+  /** The engine-neutral grouping is `hiddenDerivedFieldsOf`'s; one walk of each field's source paths (derived.ts). */
   async hiddenDerivedFields(
     ids: readonly string[],
     access: AccessFilter,
   ): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
-    const hidden = new Map<string, Set<string>>();
-    if (ids.length === 0 || !restricts(access)) return hidden;
+    if (ids.length === 0 || !restricts(access)) return new Map();
     this.model.require();
     const docs = await this.c.objects
       .find({ _id: { $in: [...ids] } }, { projection: { _id: 1, classes: 1 } })
       .toArray();
-    const byClasses = new Map<string, { classes: string[]; ids: string[] }>();
-    for (const doc of docs) {
-      const key = JSON.stringify(doc.classes);
-      const group = byClasses.get(key) ?? { classes: doc.classes, ids: [] };
-      group.ids.push(doc._id);
-      byClasses.set(key, group);
-    }
-    for (const group of byClasses.values()) {
-      for (const [field, paths] of derivedSourcesOf(this.model.current, group.classes)) {
-        for (const id of await hiddenAmong(this.c.objects, group.ids, paths, access)) {
-          hidden.set(id, (hidden.get(id) ?? new Set<string>()).add(field));
-        }
-      }
-    }
-    return hidden;
+    const objects = docs.map((doc) => ({ id: doc._id, classes: doc.classes }));
+    return hiddenDerivedFieldsOf(this.model.current, objects, (group, paths) =>
+      hiddenAmong(this.c.objects, group, paths, access),
+    );
   }
 
   async aclRowsOf(id: string): Promise<AclRow[]> {

@@ -3,12 +3,12 @@
  * transactions: a claim on the version of an object a writer read (`WriteBatch.expect`), and a
  * claim on each value of a `unique` field (see `ClaimDoc`).
  */
-import { ConflictError, WriteConflictError, indexKeysOf } from '@odp/core';
+import { WriteConflictError, refuseUniqueValue, uniqueValuesOf } from '@odp/core';
 import type { IndexKey, StoredObject, WriteExpectation } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
 import { CLAIM_GRACE_MS, isDuplicateKey } from './collections.js';
 import type { Session, TenantCollections } from './collections.js';
-import { comparable, fieldPath, objectIndexedFields } from './documents.js';
+import { comparable, fieldPath } from './documents.js';
 
 export class UniqueClaims {
   constructor(
@@ -57,8 +57,9 @@ export class UniqueClaims {
   }
 
   /**
-   * ConflictError when a put's `unique` field value would be shared within the field's declaring
-   * class (subclasses included), with a stored object that stays or another put of the batch.
+   * ConflictError when a put's `unique` field value (`uniqueValuesOf`) would be shared within the
+   * field's declaring class (subclasses included), with a stored object that stays or another put
+   * of the batch.
    * Resolves the claims the puts need (claim id -> object id).
    */
   async checkUnique(
@@ -69,13 +70,13 @@ export class UniqueClaims {
     const replaced = [...new Set([...puts.map((object) => object.id), ...deletes])];
     const claims = new Map<string, Claim>();
     for (const object of puts) {
-      for (const field of objectIndexedFields(this.model.current, object.classes)) {
-        if (!field.unique) continue;
-        const keys = indexKeysOf(field, object.values[field.name]).map(comparable);
+      for (const unique of uniqueValuesOf(this.model.current, object.classes, object.values)) {
+        const field = unique.field;
+        const keys = unique.keys.map(comparable);
         for (const key of keys) {
           const id = `${fieldPath(field)}\u0000${JSON.stringify(key)}`;
           const claimed = claims.get(id);
-          if (claimed !== undefined && claimed.owner !== object.id) refuseUnique(field.name);
+          if (claimed !== undefined && claimed.owner !== object.id) refuseUniqueValue(field.name);
           claims.set(id, { owner: object.id, path: fieldPath(field), key, fieldName: field.name });
         }
         if (keys.length === 0) continue;
@@ -83,7 +84,7 @@ export class UniqueClaims {
           { classes: field.declaredOn, [fieldPath(field)]: { $in: keys }, _id: { $nin: replaced } },
           { ...session, limit: 1 },
         );
-        if (clash > 0) refuseUnique(field.name);
+        if (clash > 0) refuseUniqueValue(field.name);
       }
     }
     return claims;
@@ -102,7 +103,7 @@ export class UniqueClaims {
   ): Promise<void> {
     for (const [id, claim] of claims) {
       for (let attempt = 0; ; attempt += 1) {
-        if (attempt === 3) refuseUnique(claim.fieldName);
+        if (attempt === 3) refuseUniqueValue(claim.fieldName);
         const held = await this.c.claims.findOne({ _id: id }, session);
         if (held === null) {
           try {
@@ -121,7 +122,7 @@ export class UniqueClaims {
               { _id: held.owner, [claim.path]: claim.key },
               { ...session, limit: 1 },
             )) === 0);
-        if (!stale) refuseUnique(claim.fieldName);
+        if (!stale) refuseUniqueValue(claim.fieldName);
         const taken = await this.c.claims.updateOne(
           { _id: id, owner: held.owner },
           { $set: { owner: claim.owner, at: new Date() } },
@@ -154,10 +155,4 @@ export interface Claim {
   readonly path: string;
   readonly key: IndexKey;
   readonly fieldName: string;
-}
-
-function refuseUnique(fieldName: string): never {
-  throw new ConflictError(`Another object already has this value of the unique field ${fieldName}.`, {
-    field: fieldName,
-  });
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSqlitePlatformStore } from './store.js';
+import { openSqlitePlatformRegistry } from './registry.js';
 
 /** An acknowledged write survives a process killed without any chance to flush or close. */
 describe('platform store durability', () => {
@@ -11,7 +11,7 @@ describe('platform store durability', () => {
     const file = path.join(dir, 'platform.sqlite');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'durability.child.ts'), file],
+      ['--import', 'tsx', '--conditions=@odp/source', path.join(__dirname, 'durability.child.ts'), file],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
@@ -29,7 +29,7 @@ describe('platform store durability', () => {
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGKILL');
       await exited;
-      const store = openSqlitePlatformStore(file);
+      const store = openSqlitePlatformRegistry(file);
       expect(await store.getTenant(tenantId)).toMatchObject({ id: tenantId, name: 'durable' });
       await store.close();
     } finally {

@@ -3,7 +3,7 @@
  * rows by class that drive protected lists), the holdings behind them, and which derived values
  * were computed from an object a reader may not see.
  */
-import { derivedSourcesOf } from '@odp/core';
+import { hiddenDerivedFieldsOf } from '@odp/core';
 import type { AccessFilter, AclRow, Holding, WriteBatch } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
@@ -15,45 +15,30 @@ export class AccessRows {
     private readonly model: AppliedModel,
   ) {}
 
+  /** The engine-neutral grouping is `hiddenDerivedFieldsOf`'s; one query per field and class combination. */
   async hiddenDerivedFields(
     ids: readonly string[],
     access: AccessFilter,
   ): Promise<ReadonlyMap<string, ReadonlySet<string>>> {
-    const hidden = new Map<string, Set<string>>();
-    if (ids.length === 0 || access.kind === 'all') return hidden;
+    if (ids.length === 0 || access.kind === 'all') return new Map();
     this.model.require();
     const rows = this.database
       .statement(
         'SELECT o.n AS n, o.id AS id, o.classes AS classes FROM objects o WHERE o.id IN (SELECT value FROM json_each(?))',
       )
       .all(JSON.stringify(ids)) as { n: number; id: string; classes: string }[];
-    /** Objects of one class combination share their derived fields: one query per field and combination. */
-    const byClasses = new Map<string, { n: number; id: string }[]>();
-    for (const row of rows) {
-      const group = byClasses.get(row.classes) ?? [];
-      group.push(row);
-      byClasses.set(row.classes, group);
-    }
-    for (const [classes, objects] of byClasses) {
-      const idOfKey = new Map(objects.map((object) => [object.n, object.id]));
-      const derived = derivedSourcesOf(this.model.current, JSON.parse(classes) as string[]);
-      for (const [field, paths] of derived) {
-        const condition = hiddenAlongAny(this.database.keys, paths, access)?.('j.value');
-        if (condition === undefined) continue;
-        const keys = this.database
-          .statement(`SELECT j.value FROM json_each(?) j WHERE ${condition.text}`)
-          .pluck()
-          .all(JSON.stringify(objects.map((object) => object.n)), ...condition.params) as number[];
-        for (const key of keys) {
-          const id = idOfKey.get(key);
-          if (id === undefined) continue;
-          const fields = hidden.get(id) ?? new Set<string>();
-          fields.add(field);
-          hidden.set(id, fields);
-        }
-      }
-    }
-    return hidden;
+    const keyOf = new Map(rows.map((row) => [row.id, row.n]));
+    const idOfKey = new Map(rows.map((row) => [row.n, row.id]));
+    const objects = rows.map((row) => ({ id: row.id, classes: JSON.parse(row.classes) as string[] }));
+    return hiddenDerivedFieldsOf(this.model.current, objects, async (group, paths) => {
+      const condition = hiddenAlongAny(this.database.keys, paths, access)?.('j.value');
+      if (condition === undefined) return [];
+      const keys = this.database
+        .statement(`SELECT j.value FROM json_each(?) j WHERE ${condition.text}`)
+        .pluck()
+        .all(JSON.stringify(group.map((id) => keyOf.get(id))), ...condition.params) as number[];
+      return keys.flatMap((key) => idOfKey.get(key) ?? []);
+    });
   }
 
   async aclRowsOf(id: string): Promise<AclRow[]> {

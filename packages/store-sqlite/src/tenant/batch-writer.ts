@@ -7,14 +7,20 @@
  * (the transaction rolls back). Each object's class, index, counter and search rows are derived
  * from the applied model in the same transaction.
  */
-import { ConflictError, NotFoundError, WriteConflictError, searchTextOf } from '@odp/core';
+import {
+  NotFoundError,
+  WriteConflictError,
+  refuseUniqueValue,
+  searchTextOf,
+  uniqueValuesOf,
+} from '@odp/core';
 import type { StoredObject, WriteBatch } from '@odp/core';
 import type { AccessRows } from './access-rows.js';
 import type { TenantAggregates } from './aggregates.js';
 import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
 import { appendEvents } from './events.js';
-import { indexKeysOf, indexedField, indexedFields, ixKey } from './index-keys.js';
+import { indexKeysOf, indexedFields, ixKey } from './index-keys.js';
 import type { TenantOutbox } from './outbox.js';
 import { EMPTY_KEY } from './query/sql.js';
 import { putRedirect } from './redirects.js';
@@ -150,35 +156,20 @@ export class BatchWriter {
     this.database.statement('DELETE FROM redirects WHERE dst = ?').run(id);
   }
 
-  /** A `unique` field's values must not be held by another object of the declaring class (subclasses included). */
+  /**
+   * A `unique` field's values must not be held by another object of the declaring class
+   * (subclasses included); the fields and keys are `uniqueValuesOf`'s.
+   */
   private checkUnique(object: StoredObject, n: number): void {
     if (this.database.objectKey(object.id) === null) return;
     const clash = this.database
       .statement('SELECT 1 FROM ix WHERE c = ? AND f = ? AND v = ? AND n <> ? LIMIT 1')
       .pluck();
-    const checked = new Set<string>();
-    for (const className of object.classes) {
-      for (const field of this.model.current.classes.get(className)?.fields.values() ?? []) {
-        if (
-          !field.unique ||
-          checked.has(field.name) ||
-          indexedField(this.model.current, className, field.name) === undefined
-        ) {
-          continue;
-        }
-        checked.add(field.name);
-        const c = this.database.lookupKey(`c:${field.declaredOn}`);
-        const f = this.database.lookupKey(`f:${field.name}`);
-        for (const key of indexKeysOf(field, object.values[field.name])) {
-          if (clash.get(c, f, ixKey(key), n) !== undefined) {
-            throw new ConflictError(
-              `Another object already has this value of the unique field ${field.name}.`,
-              {
-                field: field.name,
-              },
-            );
-          }
-        }
+    for (const { field, keys } of uniqueValuesOf(this.model.current, object.classes, object.values)) {
+      const c = this.database.lookupKey(`c:${field.declaredOn}`);
+      const f = this.database.lookupKey(`f:${field.name}`);
+      for (const key of keys) {
+        if (clash.get(c, f, ixKey(key), n) !== undefined) refuseUniqueValue(field.name);
       }
     }
   }

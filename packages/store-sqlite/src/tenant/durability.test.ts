@@ -16,7 +16,7 @@ describe('tenant store durability', () => {
     const file = path.join(dir, 'tenant.sqlite');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'durability.child.ts'), file],
+      ['--import', 'tsx', '--conditions=@odp/source', path.join(__dirname, 'durability.child.ts'), file],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {

@@ -5,31 +5,11 @@
  * API's 403.
  */
 import { call, get, tenantPath } from '../api.js';
-import { alertBox, h, navigate, notice, show, takeNotice } from '../dom.js';
+import { alertBox, dataTable, h, navigate, notice, show, takeNotice } from '../dom.js';
 import { formatTimestamp } from '../format.js';
+import { adminTabs } from './admin-tabs.js';
 
 const ROLES = ['viewer', 'member', 'admin'];
-
-function table(id, headings, rows) {
-  return h(
-    'div',
-    { class: 'table-scroll' },
-    h(
-      'table',
-      { id },
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          headings.map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      h('tbody', {}, rows),
-    ),
-  );
-}
 
 function actionButton(label, attributes, run, message) {
   return h(
@@ -130,6 +110,7 @@ export async function accessView() {
   createdKey = null;
 
   show(
+    adminTabs('#/access'),
     takeNotice(),
     h('h1', {}, 'Keys and profiles'),
     shownKey === null
@@ -144,7 +125,7 @@ export async function accessView() {
         ),
     message,
     h('h2', {}, 'Profiles'),
-    table(
+    dataTable(
       'profiles',
       ['E-mail', 'Role', 'Linked object', 'State', ''],
       profiles.map((p) =>
@@ -173,7 +154,7 @@ export async function accessView() {
     ),
     profileForm,
     h('h2', {}, 'API keys'),
-    table(
+    dataTable(
       'keys',
       ['Key', 'Profile', 'Created', 'Expires', 'State', ''],
       keys.map((k) =>

@@ -1,80 +1,16 @@
-import { call, get, tenantPath } from '../api.js';
-import { alertBox, h, show } from '../dom.js';
+/**
+ * Model and rebuild (`#/model`, admin only): the model's load status with its errors and warnings
+ * (`GET /admin/{tenant}/modelStatus`) and the download of its files upgraded to the current format
+ * (`GET /admin/{tenant}/modelUpgrade`, a zip fetched with the key in the header); the tenant rebuild
+ * and a class's recalculation (`POST` starts one, `GET` is polled while it runs, shown as a
+ * progress bar with its counts).
+ */
+import { call, download, get, tenantPath } from '../api.js';
+import { errorBox, h, show } from '../dom.js';
+import { classLabel, formatTimestamp } from '../format.js';
+import { adminTabs } from './admin-tabs.js';
 
 const POLL_MS = 500;
-
-/** Who can reach one object (`GET /audit/{tenant}/{class}/{id}/access`; the admin role or a system key). */
-export async function auditView(typeName, id) {
-  const report = await get(tenantPath('audit', typeName, id, 'access'));
-  show(
-    h(
-      'h1',
-      {},
-      'Who can see ',
-      h(
-        'a',
-        { href: `#/object/${encodeURIComponent(typeName)}/${encodeURIComponent(id)}` },
-        `${typeName} ${id}`,
-      ),
-    ),
-    report.grants.length === 0
-      ? h(
-          'p',
-          { id: 'audit-empty' },
-          'No access-control row grants access to this object; only system keys reach it.',
-        )
-      : h(
-          'table',
-          { id: 'audit-grants' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              ['Definition', 'Node class', 'Allows', 'Roles', 'Holders'].map((t) => h('th', {}, t)),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            report.grants.map((grant) =>
-              h(
-                'tr',
-                {},
-                h('td', {}, grant.definition),
-                h('td', {}, grant.nodeClass),
-                h('td', {}, grant.objectAllows.join(', ')),
-                h(
-                  'td',
-                  {},
-                  grant.roles
-                    .map((r) => (r.roleGrants ? `${r.role} (${r.roleGrants.join(', ')})` : r.role))
-                    .join('; '),
-                ),
-                h(
-                  'td',
-                  {},
-                  grant.holders === undefined
-                    ? h('span', { class: 'muted' }, 'any holder of a role')
-                    : grant.holders.map((holder) =>
-                        h(
-                          'div',
-                          {},
-                          holder.holderName ?? holder.holderId,
-                          holder.accountId ? '' : ' (no account)',
-                        ),
-                      ),
-                ),
-              ),
-            ),
-          ),
-        ),
-    report.unresolved.length === 0
-      ? null
-      : h('p', { class: 'alert' }, `${report.unresolved.length} row(s) match no node of the current model.`),
-  );
-}
 
 function statusList(entries) {
   return h(
@@ -85,100 +21,183 @@ function statusList(entries) {
 }
 
 /**
- * The model's load status (`GET /admin/{tenant}/modelStatus`) and the tenant rebuild
- * (`GET /admin/{tenant}/rebuild`, polled while it runs; `POST` starts one).
+ * A long-running job of one kind (`rebuild`, `recalculate`): its state, a progress bar when its
+ * total is known, and a start button; polls while it runs and while the view is shown.
+ * `start()` sends the POST and answers its response.
  */
-export async function modelView(active) {
-  const [status, rebuild] = await Promise.all([
-    get(tenantPath('admin', 'modelStatus')),
-    get(tenantPath('admin', 'rebuild')),
-  ]);
-  const issues = [...status.errors, ...status.warnings];
-  const progress = h('div', { id: 'rebuild-status' });
+function jobPanel({ kind, label, active, start, controls = [] }) {
+  const details = h('div', { id: `${kind}-status` });
   const message = h('div');
-  const start = h('button', { type: 'button', id: 'start-rebuild' }, 'Rebuild the tenant');
-
-  const renderRebuild = (job) => {
-    progress.replaceChildren(
+  const button = h('button', { type: 'button', id: `start-${kind}` }, label);
+  const render = (job) => {
+    const bar =
+      job.state === 'running' && job.total
+        ? h('progress', {
+            id: `${kind}-progress`,
+            max: String(job.total),
+            value: String(Math.min(job.processed, job.total)),
+            'aria-label': `${label}: ${job.processed} of ${job.total}`,
+          })
+        : null;
+    details.replaceChildren(
       statusList([
-        ['State', job.state, 'rebuild-state'],
-        ['Kind', job.kind],
+        ['State', job.state, `${kind}-state`],
+        ...(job.typeName ? [['Class', classLabel(job.typeName)]] : []),
         ['Phase', job.phase],
-        ['Processed', String(job.processed), 'rebuild-processed'],
-        ['Started', job.startedAt],
-        ['Finished', job.finishedAt],
+        [
+          'Processed',
+          job.total ? `${job.processed} of ${job.total}` : String(job.processed),
+          `${kind}-processed`,
+        ],
+        ['Started', job.startedAt ? formatTimestamp(job.startedAt) : null],
+        ['Finished', job.finishedAt ? formatTimestamp(job.finishedAt) : null],
         ['Error', job.error],
       ]),
+      ...(bar === null ? [] : [bar]),
     );
-    start.disabled = job.state === 'running';
+    button.disabled = job.state === 'running';
   };
   const poll = async () => {
     if (!active()) return;
-    const job = await get(tenantPath('admin', 'rebuild'));
+    const job = await get(tenantPath('admin', kind));
     if (!active()) return;
-    renderRebuild(job);
+    render(job);
     if (job.state === 'running') setTimeout(poll, POLL_MS);
   };
-  start.addEventListener('click', async () => {
+  button.addEventListener('click', async () => {
     message.replaceChildren();
-    start.disabled = true;
+    button.disabled = true;
     try {
-      const { body } = await call('POST', tenantPath('admin', 'rebuild'));
-      renderRebuild(body);
+      const { body } = await start();
+      render(body);
       setTimeout(poll, POLL_MS);
     } catch (error) {
-      message.replaceChildren(alertBox(`${error.status ?? ''} ${error.message}`));
-      start.disabled = false;
+      message.replaceChildren(errorBox(error));
+      button.disabled = false;
     }
+  });
+  return {
+    element: h('div', {}, details, h('div', { class: 'toolbar' }, controls, button), message),
+    show: (job) => {
+      render(job);
+      if (job.state === 'running') setTimeout(poll, POLL_MS);
+    },
+  };
+}
+
+function issuesTable(issues) {
+  if (issues.length === 0) return h('p', { class: 'muted', id: 'model-clean' }, 'No errors or warnings.');
+  return h(
+    'div',
+    { class: 'table-scroll' },
+    h(
+      'table',
+      { id: 'model-issues' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Severity', 'File', 'Path', 'Message'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        issues.map((issue) =>
+          h(
+            'tr',
+            { 'data-severity': issue.severity },
+            h('td', {}, issue.severity),
+            h('td', {}, issue.file),
+            h('td', {}, issue.path),
+            h('td', {}, issue.message),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export async function modelView(active) {
+  const [status, rebuild, recalculation, classes] = await Promise.all([
+    get(tenantPath('admin', 'modelStatus')),
+    get(tenantPath('admin', 'rebuild')),
+    get(tenantPath('admin', 'recalculate')),
+    get(tenantPath('metadata', 'classes')).catch(() => ({ classes: [] })),
+  ]);
+  const downloadMessage = h('div');
+  const upgrade = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      id: 'model-upgrade',
+      onclick: async () => {
+        downloadMessage.replaceChildren();
+        try {
+          await download(tenantPath('admin', 'modelUpgrade'), 'model-upgrade.zip');
+        } catch (error) {
+          downloadMessage.replaceChildren(errorBox(error));
+        }
+      },
+    },
+    'Download the upgraded model files',
+  );
+  const rebuildPanel = jobPanel({
+    kind: 'rebuild',
+    label: 'Rebuild the tenant',
+    active,
+    start: () => call('POST', tenantPath('admin', 'rebuild')),
+  });
+  const classChoice = h(
+    'select',
+    { id: 'recalculate-class', 'aria-label': 'Class to recalculate' },
+    classes.classes.map((cls) => h('option', { value: cls.name }, classLabel(cls.name))),
+  );
+  const recalculatePanel = jobPanel({
+    kind: 'recalculate',
+    label: 'Recalculate',
+    active,
+    controls: [classChoice],
+    start: () => call('POST', tenantPath('admin', classChoice.value, 'recalculate')),
   });
 
   show(
+    adminTabs('#/model'),
     h('h1', {}, 'Model and rebuild'),
     h('h2', {}, 'Model status'),
     statusList([
       ['State', status.state, 'model-state'],
-      ['Checked at', status.checkedAt],
-      ['Files in an older format', String(status.upgradableFiles)],
+      ['Checked at', status.checkedAt ? formatTimestamp(status.checkedAt) : null],
+      ['Errors', String(status.errors.length), 'model-errors'],
+      ['Warnings', String(status.warnings.length), 'model-warnings'],
+      ['Files in an older format', String(status.upgradableFiles), 'model-upgradable'],
     ]),
-    issues.length === 0
-      ? h('p', { class: 'muted' }, 'No findings.')
-      : h(
-          'table',
-          { id: 'model-issues' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              ['Severity', 'File', 'Path', 'Message'].map((t) => h('th', {}, t)),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            issues.map((issue) =>
-              h(
-                'tr',
-                {},
-                h('td', {}, issue.severity),
-                h('td', {}, issue.file),
-                h('td', {}, issue.path),
-                h('td', {}, issue.message),
-              ),
-            ),
-          ),
-        ),
+    issuesTable([...status.errors, ...status.warnings]),
+    h(
+      'p',
+      { class: 'muted' },
+      'The upgrade is a zip of every model file written in an older format, converted to the current one, with a report of every error and warning.',
+    ),
+    h('div', { class: 'toolbar' }, upgrade),
+    downloadMessage,
     h('h2', {}, 'Rebuild'),
     h(
       'p',
       { class: 'muted' },
       'Re-derives index rows, the full-text index and access-control rows from the stored objects.',
     ),
-    progress,
-    h('div', { class: 'toolbar' }, start),
-    message,
+    rebuildPanel.element,
+    h('h2', {}, 'Recalculate'),
+    h(
+      'p',
+      { class: 'muted' },
+      "Runs a class's formulas again on every object (after a formula changed, or for formulas that read the clock or system settings), and the formulas of the objects that read them.",
+    ),
+    recalculatePanel.element,
   );
-  renderRebuild(rebuild);
-  if (rebuild.state === 'running') setTimeout(poll, POLL_MS);
+  rebuildPanel.show(rebuild);
+  recalculatePanel.show(recalculation);
 }

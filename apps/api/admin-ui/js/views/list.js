@@ -2,7 +2,8 @@
  * A list or related list (`segments` is the path after `/data/{tenant}/`, `query` the API's list
  * query, unchanged in the hash): the chosen columns with formatted values and relation names as
  * links, sortable headers, the search box, filters as chips, LIST facets, an export of the current
- * filters (the page's `excel` link) and the API's own `first`/`prev`/`next` links (keyset cursors).
+ * filters (the page's `excel` link) and the API's own `first`/`prev`/`next` links (keyset cursors);
+ * redrawn live when an object of its class changes (live-refresh.js).
  */
 import { download, get, tenantPath } from '../api.js';
 import { alertBox, h, navigate, show, takeNotice, viewOf } from '../dom.js';
@@ -15,6 +16,7 @@ import {
   listHash,
   searchBox,
 } from './list-controls.js';
+import { followList } from './live-refresh.js';
 
 /** Types a list shows no column for and cannot filter or sort on (not indexed, or bulky). */
 const NO_COLUMN = new Set(['LONGTEXT', 'TEXTBLOCK', 'JSON', 'SECRET', 'ARRAY', 'FILE', 'IMAGE']);
@@ -151,6 +153,7 @@ export async function listView(segments, query) {
         'Export to Excel',
       )
     : null;
+  if (className !== null) followList(className, message);
   const facetPanel = related ? null : await facets(listPath, segments, query, metadata.fields);
   const title = related
     ? h(

@@ -2,6 +2,8 @@ import { call, get, tenantPath } from '../api.js';
 import { alertBox, h, notice, show, takeNotice, viewOf } from '../dom.js';
 import { classLabel, fieldLabel, formatTimestamp, objectName } from '../format.js';
 import { fieldContent } from './field-display.js';
+import { followObject } from './live-refresh.js';
+import { objectActions } from './object-actions.js';
 
 /** `_links` members the platform adds; every other member is a relation. */
 const PLATFORM_LINKS = new Set(['_self', '_scripts', '_metadata', '_relatedDataObject', '_form']);
@@ -36,7 +38,7 @@ function relationItem(name, link) {
 /**
  * One object (`GET /data/{tenant}/{class}/{id}`): its fields with the labels of its classes'
  * metadata, its relations as links to follow, and, as its capabilities allow, edit and delete; the
- * audit of who can reach it.
+ * audit of who can reach it; shown again live when it changes elsewhere (live-refresh.js).
  */
 export async function objectView(typeName, id) {
   const object = await get(tenantPath('data', typeName, id));
@@ -50,9 +52,11 @@ export async function objectView(typeName, id) {
   const fields = metadata.fields.filter((field) => object[field.name] !== undefined);
   const relations = Object.entries(object._links).filter(([name]) => !PLATFORM_LINKS.has(name));
   const name = objectName(metadata.fields, object);
+  const actions = await objectActions({ typeName, id, object, metadata, capabilities });
   document.title = `${name ?? id} · ${classLabel(typeName)} · ODP admin`;
 
   const status = h('div');
+  followObject(id, status);
   const confirm = h(
     'button',
     {
@@ -149,5 +153,6 @@ export async function objectView(typeName, id) {
           { class: 'props', id: 'relations' },
           relations.map(([name, link]) => relationItem(name, link)),
         ),
+    actions,
   );
 }

@@ -1,0 +1,13 @@
+export { BatchOperations } from './batch.js';
+export type { BatchOperation, BatchResult } from './batch.js';
+export { createClient, OdpClient, versionOf } from './client.js';
+export type { FileData, ImportStatus, ImportTask, SearchOptions } from './client.js';
+export { Collection } from './collection.js';
+export type { AggregationRequest, CreateOptions, Filter, Written } from './collection.js';
+export type { ChangeEvent, EventStreamOptions, StreamToken } from './events.js';
+export { OdpProblem } from './problem.js';
+export type { FieldError } from './problem.js';
+export { SseParser } from './sse.js';
+export type { SseMessage } from './sse.js';
+export type { ClientOptions, WriteOptions } from './transport.js';
+export type * from './schema.js';

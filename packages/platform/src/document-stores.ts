@@ -1,0 +1,96 @@
+/**
+ * The composition root of the tenant document store: which adapter holds every tenant's objects,
+ * chosen once from the typed configuration (`ODP_STORE`). Each store keeps its own search index;
+ * which index the services search is chosen apart, by `ODP_SEARCH` (search-engine.ts): the store's
+ * own by default, or Elasticsearch fed from the store's change events, whichever the store.
+ *
+ * - `sqlite` (the embedded default): one file `<tenant dir>/documents.sqlite` per tenant.
+ * - `mongodb`: one database `odp_<tenant id>` per tenant on the server of `ODP_MONGODB_URL`, over
+ *   one client for the process, connected before the api accepts requests.
+ *
+ * The platform registry (tenants, profiles, keys, settings) lives in the same engine: the data
+ * directory's `platform.sqlite`, or the `odp_platform` database, so api instances on several hosts
+ * share it (docs/deployment.md).
+ */
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
+import { ConfigError, platformDatabasePath } from '@odp/config';
+import type { Config } from '@odp/config';
+import type * as StoreMongodb from '@odp/store-mongodb';
+import { openSqlitePlatformRegistry, openSqliteTenantStore } from '@odp/store-sqlite';
+
+/** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
+export type TenantStoreWithSearch = TenantStore & { readonly search: SearchIndex };
+
+export interface TenantStores {
+  /** Opens (creating when needed) the store of a tenant whose data directory is `dataDir`. */
+  open(tenant: TenantRecord, dataDir: string): Promise<TenantStoreWithSearch>;
+  /**
+   * Deletes everything the store holds of the tenant (tenant deletion); the tenant's store must be
+   * closed. Opening it again afterwards starts empty.
+   */
+  drop(tenant: TenantRecord, dataDir: string): Promise<void>;
+  /** Resolves when the engine answers (`GET /ready`); the embedded store has none to ask. */
+  verify(): Promise<void>;
+  /** Releases what every store shares (the MongoDB client). */
+  close(): Promise<void>;
+}
+
+/** The embedded store's file inside a tenant's data directory. */
+export const DOCUMENTS_FILE = 'documents.sqlite';
+
+/**
+ * The stores of the configured adapter. With `ODP_STORE=mongodb`, a server that does not answer
+ * is a ConfigError naming `ODP_MONGODB_URL` and its hosts (never its credentials), so the process
+ * refuses to start with one line.
+ */
+export async function openTenantStores(config: Config): Promise<TenantStores> {
+  if (config.store.kind === 'sqlite') {
+    return {
+      open: async (_tenant, dataDir) => openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      drop: async (_tenant, dataDir) => {
+        for (const suffix of ['', '-wal', '-shm'])
+          await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
+      },
+      verify: async () => undefined,
+      close: async () => undefined,
+    };
+  }
+  const { url } = config.store;
+  return openOnMongo(async ({ connectMongo, openMongoTenantStore, tenantDatabaseName }) => {
+    const client = await connectMongo(url);
+    return {
+      open: (tenant) => openMongoTenantStore({ client, database: tenantDatabaseName(tenant.id) }),
+      drop: async (tenant) => void (await client.db(tenantDatabaseName(tenant.id)).dropDatabase()),
+      verify: async () => void (await client.db('admin').command({ ping: 1 })),
+      close: () => client.close(),
+    };
+  });
+}
+
+/**
+ * The platform registry of `ODP_STORE`; with `mongodb`, a server that does not answer is a
+ * ConfigError naming `ODP_MONGODB_URL` (never its credentials).
+ */
+export async function openPlatformRegistry(config: Config): Promise<PlatformRegistry> {
+  if (config.store.kind === 'sqlite') return openSqlitePlatformRegistry(platformDatabasePath(config));
+  const { url } = config.store;
+  return openOnMongo(({ openMongoPlatformRegistry }) => openMongoPlatformRegistry({ url }));
+}
+
+/**
+ * Runs `open` with `@odp/store-mongodb`, imported only when `ODP_STORE=mongodb` selects it (the
+ * driver takes long to load, and the embedded default never needs it); a server that does not
+ * answer is a ConfigError naming `ODP_MONGODB_URL`.
+ */
+async function openOnMongo<T>(open: (adapter: typeof StoreMongodb) => Promise<T>): Promise<T> {
+  const adapter = await import('@odp/store-mongodb');
+  try {
+    return await open(adapter);
+  } catch (error) {
+    if (error instanceof adapter.MongoUnreachableError)
+      throw new ConfigError('ODP_MONGODB_URL', error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,324 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createTokenVerifier, StreamTokens } from '@odp/auth';
+import {
+  ConfigError,
+  blobsDir,
+  jobsDatabasePath,
+  loadConfig,
+  replicationDatabasePath,
+  warehouseDir,
+} from '@odp/config';
+import type { Config } from '@odp/config';
+import type {
+  BlobStore,
+  Coordination,
+  JobQueue,
+  PlatformRegistry,
+  ReplicationBuffer,
+  Warehouse,
+  WindowCounters,
+} from '@odp/core';
+import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedRegistry } from '@odp/core';
+import { openFsBlobStore } from '@odp/blobs-fs';
+import { SpreadsheetImports } from '@odp/excel';
+import { FileService } from '@odp/files';
+import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
+import { BigQueryWarehouse } from '@odp/warehouse-bigquery';
+import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
+import type { PlatformServices } from './services.js';
+import { openTenantStores, openPlatformRegistry } from './document-stores.js';
+import { createLogger } from './log.js';
+import type { Logger } from './log.js';
+import { openOnRedis } from './redis.js';
+import { openSearchEngine } from './search-engine.js';
+import type { SearchEngine } from './search-engine.js';
+import { createTenantRuntimes } from './tenant-runtime.js';
+import { verifySecretKey } from './secret-key-check.js';
+import { FairShare } from './fair-share.js';
+import { tenantDeletion } from './tenant-deletion.js';
+import type { TenantRuntimes } from './tenant-runtime.js';
+import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
+
+/** The platform-wide services of one process, opened from configuration. */
+export interface Platform extends PlatformServices {
+  readonly registry: PlatformRegistry;
+  /** What this process shares with the other instances of the deployment. */
+  readonly coordination: Coordination;
+  readonly search: SearchEngine;
+  /** The rate-limit counters of external services (SQLite, or Redis with `ODP_REDIS_URL`). */
+  readonly counters: WindowCounters;
+  /**
+   * The DatastoreReplicator's buffer (`<dataDir>/replication.sqlite`) and warehouse (the embedded
+   * DuckDB files of `<dataDir>/warehouse`), used by the worker.
+   */
+  readonly replication: { readonly buffer: ReplicationBuffer; readonly warehouse: Warehouse };
+  /**
+   * Stops the upload sweep, closes runtimes, the document stores, the job queue, the rate-limit
+   * counters, the replication buffer and warehouse, the registry, the blob store, the search engine
+   * connection and the coordination.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter.
+ * The S3 adapter (and its client, slow to load) is imported only when selected.
+ */
+async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (config.blobs.kind !== 's3') return openFsBlobStore(blobsDir(config));
+  const { openS3BlobStore } = await import('@odp/blobs-s3');
+  return openS3BlobStore(config.blobs);
+}
+
+/**
+ * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
+ * through Redis: writes wake event streams on every instance, registry reads are cached under the
+ * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
+ * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
+ * Without it everything stays in this process. Tenant objects live in the document store of
+ * `ODP_STORE` (see document-stores.ts). Throws ConfigError when Redis or the MongoDB server of
+ * `ODP_STORE=mongodb` does not answer, and naming ODP_SECRET_KEY when it is not the key the stored
+ * secrets were encrypted with (secret-key-check.ts). `options.log` replaces the log on stdout (`odp` logs to stderr).
+ */
+export async function openPlatform(
+  config: Config,
+  examplesDir: string,
+  options: { readonly log?: Logger } = {},
+): Promise<Platform> {
+  const log = options.log ?? createLogger();
+  limitIsolatedTasks(config.isolatedTasks);
+  const store = await openPlatformRegistry(config);
+  await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const stores = await openTenantStores(config);
+  const coordination = await openCoordination(config);
+  const search = await openVerifiedSearchEngine(config, log);
+  const blobs = await openBlobStore(config);
+  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
+  const files = new FileService({
+    blobs,
+    secretKey: config.secretKey,
+    baseUrl: config.baseUrl,
+    maxUploadBytes: config.files.maxUploadBytes,
+    unclaimedUploadTtlMs: config.files.unclaimedUploadTtlSeconds * 1000,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+    tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
+  });
+  const imports = new SpreadsheetImports({
+    blobs,
+    files,
+    limits: config.imports,
+    tenantImports: config.imports.perTenant,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+  });
+  const jobs = await openJobs(config);
+  const counters = await openWindowCounters(config);
+  const replication = {
+    buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
+    warehouse:
+      config.warehouse.kind === 'bigquery'
+        ? new BigQueryWarehouse(config.warehouse)
+        : new DuckDbWarehouse(warehouseDir(config)),
+  };
+  const runtimes = createTenantRuntimes({
+    config,
+    registry,
+    log,
+    coordination,
+    files,
+    jobs,
+    stores,
+    search,
+    gatewayLimit: (tenantId) => gatewayLimitOf(usage, tenantId),
+  });
+  const usage = serviceUsage(config, counters, runtimes, log, () => new Date());
+  const stopListening = await coordination.invalidations.subscribe((message) => {
+    runtimes
+      .apply(message)
+      .catch((error: unknown) =>
+        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
+      );
+  });
+  const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
+  return {
+    config,
+    registry,
+    coordination,
+    search,
+    counters,
+    usage,
+    runtimes,
+    jobs,
+    replication,
+    tokens: config.auth === null ? null : createTokenVerifier(config.auth),
+    log,
+    files,
+    imports,
+    examplesDir,
+    now: () => new Date(),
+    streamTokens: new StreamTokens(config.secretKey),
+    fairShare: new FairShare(config.fairShare),
+    deletion: tenantDeletion({
+      config,
+      registry,
+      runtimes,
+      stores,
+      search,
+      files,
+      imports,
+      jobs,
+      replication,
+      coordination,
+    }),
+    readiness: [
+      { name: 'registry', check: async () => void (await registry.getSetting('readiness-probe')) },
+      { name: 'dataDir', check: () => access(config.dataDir, constants.R_OK | constants.W_OK) },
+      ...(config.redisUrl === null
+        ? []
+        : [{ name: 'redis', check: async () => void (await coordination.invalidations.generation()) }]),
+      ...(config.store.kind === 'mongodb' ? [{ name: 'mongodb', check: () => stores.verify() }] : []),
+      ...(config.search.kind === 'elasticsearch'
+        ? [{ name: 'elasticsearch', check: () => search.verify() }]
+        : []),
+    ],
+    async close() {
+      clearInterval(sweeper);
+      await imports.close();
+      await stopListening();
+      await runtimes.closeAll();
+      await stores.close();
+      await jobs.close();
+      await counters.close();
+      await replication.buffer.close();
+      await replication.warehouse.close();
+      await search.close();
+      await registry.close();
+      await blobs.close();
+      await coordination.close();
+    },
+  };
+}
+
+/**
+ * The background sweep of unclaimed uploads and expired generated files, on a timer of every api
+ * process: it asks the tenant's data whether an object holds a file, which the api has at hand and
+ * the worker does not. Several api processes sweeping the same store is harmless: deletes are
+ * idempotent.
+ * An expired upload whose record names a holder is kept when that object holds it; a tenant that no
+ * longer exists holds nothing; any other failure keeps the file until the next sweep.
+ */
+function startUploadSweep(
+  files: FileService,
+  runtimes: TenantRuntimes,
+  intervalMs: number,
+  log: Platform['log'],
+): NodeJS.Timeout {
+  const holds = async (tenantId: string, objectId: string, fileId: string): Promise<boolean> => {
+    try {
+      return await (await runtimes.get(tenantId)).data().objects.reads.holdsFile(objectId, fileId);
+    } catch (error) {
+      return !(error instanceof NotFoundError);
+    }
+  };
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    files
+      .sweep(holds)
+      .then((deleted) => {
+        if (deleted > 0) log.info('unclaimed uploads deleted', { deleted });
+      })
+      .catch((error: unknown) => log.error('upload sweep failed', { error: String(error) }))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * The job queue `ODP_JOBS` names: the SQLite file `<dataDir>/jobs.sqlite` (one machine), agenda on
+ * MongoDB or Redis (any number of machines; ConfigError naming ODP_MONGODB_URL or ODP_REDIS_URL
+ * when it does not answer).
+ */
+async function openJobs(config: Config): Promise<JobQueue> {
+  const { jobs } = config;
+  if (jobs.kind === 'sqlite') return openSqliteJobQueue(jobsDatabasePath(config));
+  if (jobs.kind === 'agenda') return openAgendaQueue(jobs.url, jobs.database);
+  return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
+}
+
+/**
+ * The agenda job queue (`ODP_JOBS=agenda`), its package imported only then; a MongoDB that does not
+ * answer is a ConfigError naming `ODP_MONGODB_URL` (never its credentials).
+ */
+async function openAgendaQueue(url: string, database: string): Promise<JobQueue> {
+  const { openAgendaJobQueue } = await import('@odp/jobs-agenda');
+  try {
+    return await openAgendaJobQueue(url, { database });
+  } catch (error) {
+    const kind = error instanceof Error ? error.name : 'error';
+    throw new ConfigError('ODP_MONGODB_URL', `the agenda job queue could not open its database (${kind})`);
+  }
+}
+
+/**
+ * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
+ * variable when it does not answer), otherwise in-process.
+ */
+export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
+  const { redisUrl } = config;
+  if (redisUrl === null) return createInProcessCoordination();
+  return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
+}
+
+/**
+ * `openPlatform` for a process entry point: an engine that does not answer ends the process like a
+ * bad configuration value, with one line on stderr naming the variable (exit code 2).
+ */
+export async function openPlatformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+  try {
+    return await openPlatform(config, examplesDir);
+  } catch (error) {
+    if (error instanceof ConfigError) exitOnConfigError(error);
+    throw error;
+  }
+}
+
+function exitOnConfigError(error: ConfigError): never {
+  process.stderr.write(`odp: configuration error: ${error.message}\n`);
+  process.exit(2);
+}
+
+/**
+ * Reads the configuration for a process entry point. A bad value ends the process with one line
+ * on stderr naming the variable (exit code 2), never a stack trace.
+ */
+export function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) exitOnConfigError(error);
+    throw error;
+  }
+}
+
+/**
+ * The search engine `ODP_SEARCH` names, once it answers: one that does not is a ConfigError naming
+ * `ODP_ELASTICSEARCH_URL` (an api that cannot search must not start serving).
+ */
+async function openVerifiedSearchEngine(config: Config, log: Platform['log']): Promise<SearchEngine> {
+  const search = await openSearchEngine(config, log);
+  try {
+    await search.verify();
+  } catch (error) {
+    await search.close().catch(() => undefined);
+    throw new ConfigError('ODP_ELASTICSEARCH_URL', error instanceof Error ? error.message : String(error));
+  }
+  return search;
+}

@@ -1,0 +1,2 @@
+export { tenantTypes } from './declarations.js';
+export type { TypesTarget } from './declarations.js';
