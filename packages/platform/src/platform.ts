@@ -24,6 +24,7 @@ import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
+import { BigQueryWarehouse } from '@odp/warehouse-bigquery';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { PlatformServices } from './services.js';
 import { openTenantStores, openPlatformRegistry } from './tenant-stores.js';
@@ -117,7 +118,10 @@ export async function openPlatform(
   const counters = await openWindowCounters(config);
   const replication = {
     buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
-    warehouse: new DuckDbWarehouse(warehouseDir(config)),
+    warehouse:
+      config.warehouse.kind === 'bigquery'
+        ? new BigQueryWarehouse(config.warehouse)
+        : new DuckDbWarehouse(warehouseDir(config)),
   };
   const runtimes = createTenantRuntimes({
     config,
