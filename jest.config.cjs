@@ -4,6 +4,17 @@
  * NodeNext imports are mapped back to the `.ts` sources, and workspace packages resolve to their
  * sources through the `@odp/source` export condition (no build needed).
  */
+const esModulePackages = [
+  'agenda',
+  '@agendajs/mongo-backend',
+  'gaxios',
+  'teeny-request',
+  'node-fetch',
+  'fetch-blob',
+  'formdata-polyfill',
+  'data-uri-to-buffer',
+].join('|');
+
 module.exports = {
   testEnvironment: 'node',
   testEnvironmentOptions: { customExportConditions: ['@odp/source', 'node', 'node-addons'] },
@@ -17,13 +28,14 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
-    // agenda and its MongoDB backend ship ES modules only: compiled like the sources.
-    '/node_modules/(agenda|@agendajs/mongo-backend)/.+\\.js$': [
+    // Packages that ship ES modules only (agenda, its MongoDB backend, node-fetch 3 and its
+    // dependencies) or load them with import() (Google's HTTP clients): compiled like the sources.
+    [`/node_modules/(${esModulePackages})/.+\\.js$`]: [
       '@swc/jest',
       { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['^(?!.*/node_modules/(agenda|@agendajs/mongo-backend)/).*/node_modules/'],
+  transformIgnorePatterns: [`^(?!.*/node_modules/(${esModulePackages})/).*/node_modules/`],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 30000,
   maxWorkers: 2,

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isAppError, sharedRegistry } from '@odp/core';
 import type { Coordination, PlatformRegistry } from '@odp/core';
 import { ConfigError, loadConfig } from '@odp/config';
-import { openPlatformRegistry } from '@odp/platform/document-stores';
+import { openPlatformRegistry } from '@odp/platform/tenant-stores';
 import { openOnRedis } from '@odp/platform/redis';
 import { COMMANDS, parseArgsOptions, UsageError } from './commands.js';
 import type { Command } from './commands.js';

@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       idempotencyTtlSeconds: 86_400,
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
+      warehouse: { kind: 'duckdb' },
       worker: {
         pollMs: 1000,
         leaseMs: 300_000,
@@ -143,6 +144,9 @@ describe('loadConfig', () => {
       ODP_WORKER_CONCURRENCY: '2',
       ODP_JOB_RETENTION_DAYS: '7',
       ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32, hooks.internal ,fd00::/8,10.1.2.3',
+      ODP_WAREHOUSE: 'bigquery',
+      ODP_BIGQUERY_API_ENDPOINT: 'http://127.0.0.1:9050/',
+      ODP_BIGQUERY_JOB_TIMEOUT_SECONDS: '120',
     });
     expect(config).toMatchObject({
       port: 3000,
@@ -186,6 +190,7 @@ describe('loadConfig', () => {
         retentionDays: 7,
         allowedNetworks: ['127.0.0.1/32', 'hooks.internal', 'fd00::/8', '10.1.2.3'],
       },
+      warehouse: { kind: 'bigquery', apiEndpoint: 'http://127.0.0.1:9050', jobTimeoutSeconds: 120 },
     });
   });
 
@@ -208,6 +213,15 @@ describe('loadConfig', () => {
     ],
     [{ ODP_JOBS: 'redis' }, 'ODP_REDIS_URL: is required when ODP_JOBS=redis'],
     [{ ODP_BLOBS: 'gcs' }, 'ODP_BLOBS: must be one of fs, s3 (got "gcs")'],
+    [{ ODP_WAREHOUSE: 'snowflake' }, 'ODP_WAREHOUSE: must be one of duckdb, bigquery (got "snowflake")'],
+    [
+      { ODP_WAREHOUSE: 'bigquery', ODP_BIGQUERY_API_ENDPOINT: 'bigquery.local' },
+      'ODP_BIGQUERY_API_ENDPOINT: is not a valid URL',
+    ],
+    [
+      { ODP_WAREHOUSE: 'bigquery', ODP_BIGQUERY_JOB_TIMEOUT_SECONDS: '0' },
+      'ODP_BIGQUERY_JOB_TIMEOUT_SECONDS: must be a number of seconds from 1 to 21600 (got "0")',
+    ],
     [{ ODP_STORE: 'MongoDB' }, 'ODP_STORE: must be one of sqlite, mongodb (got "MongoDB")'],
     [{ ODP_SEARCH: 'elastic' }, 'ODP_SEARCH: must be one of sqlite, elasticsearch (got "elastic")'],
     [{ ODP_REDIS_URL: 'not a url' }, 'ODP_REDIS_URL: is not a valid URL'],

@@ -82,6 +82,7 @@ export interface Config {
     | { readonly kind: 'redis'; readonly url: string; readonly prefix: string }
     | { readonly kind: 'agenda'; readonly url: string; readonly database: string };
   readonly worker: WorkerConfig;
+  readonly warehouse: WarehouseConfig;
   /**
    * Rate limits of external services (`ODP_RATE_LIMITS`, the `<platform>.rate-limits` block of the
    * interface spec), by service name; a service without an entry is not limited.
@@ -206,6 +207,17 @@ export type BlobsConfig =
       readonly region: string;
     };
 
+/**
+ * The warehouse of the DatastoreReplicator gateway (`ODP_WAREHOUSE`): `duckdb` (default), embedded
+ * DuckDB files under `<dataDir>/warehouse`; `bigquery`, the tables in the tenants' own Google
+ * BigQuery projects, through the API at `apiEndpoint` (`ODP_BIGQUERY_API_ENDPOINT`; Google's when
+ * null), each MERGE job cancelled by BigQuery after `jobTimeoutSeconds`
+ * (`ODP_BIGQUERY_JOB_TIMEOUT_SECONDS`, 300).
+ */
+export type WarehouseConfig =
+  | { readonly kind: 'duckdb' }
+  | { readonly kind: 'bigquery'; readonly apiEndpoint: string | null; readonly jobTimeoutSeconds: number };
+
 /** Uploads of FILE and IMAGE fields (docs/files.md). */
 export interface FilesConfig {
   /** Largest accepted upload in bytes (`ODP_MAX_UPLOAD_BYTES`); larger ones answer 413. */
@@ -295,6 +307,9 @@ export const CONFIG_VARIABLES = [
   'ODP_WORKER_CONCURRENCY',
   'ODP_WORKER_SWEEP_MS',
   'ODP_JOB_RETENTION_DAYS',
+  'ODP_WAREHOUSE',
+  'ODP_BIGQUERY_API_ENDPOINT',
+  'ODP_BIGQUERY_JOB_TIMEOUT_SECONDS',
   'ODP_GATEWAY_ALLOWED_NETWORKS',
   'ODP_GATEWAY_CA_FILE',
   'ODP_RATE_LIMITS',
@@ -497,6 +512,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowedNetworks: parseNetworks(read('ODP_GATEWAY_ALLOWED_NETWORKS')),
       caFile: readableFile('ODP_GATEWAY_CA_FILE', read('ODP_GATEWAY_CA_FILE')),
     },
+    warehouse: parseWarehouse(read),
     rateLimits: parseRateLimits(read('ODP_RATE_LIMITS')),
     exchangeRates: parseExchangeRates(read('ODP_EXCHANGE_RATES')),
   };
@@ -597,6 +613,23 @@ function parseImports(read: Read): ImportsConfig {
     max: 1000,
   });
   return { ...limits, perTenant };
+}
+
+function parseWarehouse(read: Read): WarehouseConfig {
+  if (parseChoice('ODP_WAREHOUSE', read('ODP_WAREHOUSE'), ['duckdb', 'bigquery'], 'duckdb') === 'duckdb')
+    return { kind: 'duckdb' };
+  const endpoint = read('ODP_BIGQUERY_API_ENDPOINT');
+  return {
+    kind: 'bigquery',
+    apiEndpoint:
+      endpoint === null ? null : parseUrl('ODP_BIGQUERY_API_ENDPOINT', endpoint, ['http:', 'https:']),
+    jobTimeoutSeconds: parseInteger(
+      'ODP_BIGQUERY_JOB_TIMEOUT_SECONDS',
+      read('ODP_BIGQUERY_JOB_TIMEOUT_SECONDS'),
+      300,
+      { max: 21_600, unit: 'seconds' },
+    ),
+  };
 }
 
 /** The server's timeouts; the headers must be due no later than the whole request. */

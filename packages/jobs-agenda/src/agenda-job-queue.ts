@@ -43,7 +43,11 @@ interface AgendaJobDocument {
     id: string;
     tenantId: string;
     objectId: string | null;
-    payload: Record<string, unknown>;
+    /**
+     * The payload as JSON text: its keys are the platform's and the tenants' (webhook headers such as
+     * `header.X-Source`), and MongoDB servers refuse or mangle field names with `.` or a leading `$`.
+     */
+    payload: string;
     createdAt: string;
     runAt: string;
     status: JobStatus;
@@ -111,7 +115,7 @@ function toJob(doc: AgendaJobDocument): Job {
     tenantId: data.tenantId,
     kind: doc.name,
     objectId: data.objectId,
-    payload: data.payload,
+    payload: JSON.parse(data.payload) as Record<string, unknown>,
     createdAt: data.createdAt,
     status: data.status,
     attempts: data.attempts,
@@ -150,7 +154,7 @@ export class AgendaJobQueue implements JobQueue {
             id: job.id,
             tenantId: job.tenantId,
             objectId: job.objectId,
-            payload: { ...job.payload },
+            payload: JSON.stringify(job.payload),
             createdAt: job.createdAt,
             runAt,
             status: 'pending',

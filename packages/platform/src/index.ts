@@ -5,7 +5,7 @@ export type { PlatformServices, ReadinessCheck } from './services.js';
 export * from './tenant-runtime.js';
 export { createLogger } from './log.js';
 export type { Logger } from './log.js';
-export { DOCUMENTS_FILE, openPlatformRegistry } from './document-stores.js';
+export { DOCUMENTS_FILE, openPlatformRegistry } from './tenant-stores.js';
 export { openOnRedis } from './redis.js';
 export { startWorker } from './worker.js';
 export type { WorkerOptions } from './worker.js';

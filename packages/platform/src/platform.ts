@@ -24,9 +24,10 @@ import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
+import { BigQueryWarehouse } from '@odp/warehouse-bigquery';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { PlatformServices } from './services.js';
-import { openTenantStores, openPlatformRegistry } from './document-stores.js';
+import { openTenantStores, openPlatformRegistry } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
 import { openOnRedis } from './redis.js';
@@ -76,7 +77,7 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
  * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
  * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
  * Without it everything stays in this process. Tenant objects live in the document store of
- * `ODP_STORE` (see document-stores.ts). Throws ConfigError when Redis or the MongoDB server of
+ * `ODP_STORE` (see tenant-stores.ts). Throws ConfigError when Redis or the MongoDB server of
  * `ODP_STORE=mongodb` does not answer, and naming ODP_SECRET_KEY when it is not the key the stored
  * secrets were encrypted with (secret-key-check.ts). `options.log` replaces the log on stdout (`odp` logs to stderr).
  */
@@ -117,7 +118,10 @@ export async function openPlatform(
   const counters = await openWindowCounters(config);
   const replication = {
     buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
-    warehouse: new DuckDbWarehouse(warehouseDir(config)),
+    warehouse:
+      config.warehouse.kind === 'bigquery'
+        ? new BigQueryWarehouse(config.warehouse)
+        : new DuckDbWarehouse(warehouseDir(config)),
   };
   const runtimes = createTenantRuntimes({
     config,

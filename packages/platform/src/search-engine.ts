@@ -7,7 +7,7 @@
  */
 import type { Config } from '@odp/config';
 import type { Model, SearchIndex } from '@odp/core';
-import type { TenantStoreWithSearch } from './document-stores.js';
+import type { TenantStoreWithSearch } from './tenant-stores.js';
 import type { Logger } from './log.js';
 
 /** One tenant's search: the index the services use and what keeps it up to date. */

@@ -1,6 +1,6 @@
 /**
  * The data side of a tenant runtime: for the tenant's active model (see `TenantModel`), its
- * document store (of the configured adapter, see document-stores.ts), its search (see
+ * document store (of the configured adapter, see tenant-stores.ts), its search (see
  * search-engine.ts), its access control and the object service composed from them. A tenant
  * without a usable model has none of these (its data routes answer 503 naming the model status).
  */
@@ -9,7 +9,7 @@ import { TenantAccessControl } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
 import { DataResources, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
 import { ListCursors } from '@odp/query-engine';
-import type { TenantStoreWithSearch, TenantStores } from './document-stores.js';
+import type { TenantStoreWithSearch, TenantStores } from './tenant-stores.js';
 import type { Logger } from './log.js';
 import type { SearchEngine, TenantSearch } from './search-engine.js';
 

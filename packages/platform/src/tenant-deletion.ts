@@ -39,7 +39,7 @@ import type { Config } from '@odp/config';
 import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import { CLASS_JOB_KINDS } from './class-jobs.js';
-import type { TenantStores } from './document-stores.js';
+import type { TenantStores } from './tenant-stores.js';
 import type { SearchEngine } from './search-engine.js';
 import { REBUILD_LEASE_MS, jobLeaseName } from './tenant-runtime.js';
 import type { TenantRuntimes } from './tenant-runtime.js';

@@ -7,7 +7,7 @@ import type { Coordination } from '@odp/core';
 import { loadConfig, platformDatabasePath } from '@odp/config';
 import { openSqlitePlatformRegistry } from '@odp/store-sqlite';
 import type { SqlitePlatformRegistry } from '@odp/store-sqlite';
-import { openTenantStores } from './document-stores.js';
+import { openTenantStores } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import { openSearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';

@@ -17,7 +17,7 @@ import type { RebuildStatus, RebuildTracker, TenantAccessControl } from '@odp/ac
 import type { ModelStatus, TenantModel } from '@odp/model-loader';
 import { AdminRequests, OwnAnnouncements } from './admin-requests.js';
 import type { ClassJobKind } from './class-jobs.js';
-import type { TenantStores } from './document-stores.js';
+import type { TenantStores } from './tenant-stores.js';
 import { TenantEventStreams } from './event-streams.js';
 import type { Logger } from './log.js';
 import { ModelSwitch } from './model-switch.js';
@@ -122,7 +122,7 @@ export interface RuntimeContext {
   /** The platform's files; each tenant's object service claims and releases its uploads through it. */
   readonly files?: FileService;
   readonly coordination: Coordination;
-  /** Where the tenants' document stores are opened (see document-stores.ts). */
+  /** Where the tenants' document stores are opened (see tenant-stores.ts). */
   readonly stores: TenantStores;
   readonly search: SearchEngine;
   /** Where writes relay the jobs their scripts queue; absent, jobs wait in the tenant outbox. */

@@ -57,6 +57,13 @@ function describeClaimsContract(queue: JobQueue): void {
     expect(await queue.claim('w2', 30_000, at(60_000))).toBeNull();
   });
 
+  it('keeps a payload whose keys hold dots and dollar signs (webhook headers, parameters)', async () => {
+    const payload = { parameters: { 'header.X-Source': 'odp', $ref: '#/a', 'a.b': { 'c.d': [1] } } };
+    await queue.enqueue([job(1, { payload })]);
+    expect((await queue.claim('w1', 30_000, T0))?.payload).toEqual(payload);
+    expect((await queue.get('job-1'))?.payload).toEqual(payload);
+  });
+
   it('ignores a job enqueued again under the same id, whatever its status', async () => {
     await queue.enqueue([job(1)]);
     await queue.enqueue([job(1, { payload: { n: 99 } })]);

@@ -5,7 +5,8 @@
  * `--operations-only`: the per-size operations alone, without model loading, files, jobs and
  * spreadsheets (a full run, not `--quick`, also measures the spreadsheet export and imports at 100k).
  * `pnpm bench --files [--quick]`: the files benchmark alone (files.ts).
- * `pnpm bench --jobs [--quick]`: the jobs benchmark alone (jobs.ts: write -> webhook delivered).
+ * `pnpm bench --jobs [--quick] [--stack scale-out]`: the jobs benchmark alone (jobs.ts: write -> webhook
+ * delivered), on the stack's job queues (scale-out: agenda and the Redis queue in one run).
  * `pnpm bench --excel [--rows 100000] [--import-rows N]`: the spreadsheet benchmark alone (excel.ts).
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
@@ -374,8 +375,13 @@ if (flags.files) {
 }
 
 if (flags.jobs) {
-  const bench = await measureJobs({ quick: flags.quick, log });
-  process.stdout.write(jobsTable(bench) + '\n');
+  const jobsStack = await openStack(flags.stack ?? 'embedded');
+  const bench = await measureJobs({ quick: flags.quick, stack: jobsStack, log }).finally(() =>
+    jobsStack.close(),
+  );
+  const table = jobsTable(bench);
+  process.stdout.write(table + '\n');
+  writeBench('jobs', table, { jobs: bench });
   process.exit(bench.rounds.every((round) => round.complete) ? 0 : 1);
 }
 
@@ -454,7 +460,7 @@ if (stack.name === 'embedded' && !flags['operations-only']) {
     run.operations.push({ name, objects: 0, engine: figures });
   }
   run.files = await measureFileStores();
-  run.jobs = await measureJobs({ quick: flags.quick, log });
+  run.jobs = await measureJobs({ quick: flags.quick, stack, log });
   if (!flags.quick) run.excel = await measureExcel({ rows: 100_000, importRows: 10_000, modelDir, log });
 }
 
