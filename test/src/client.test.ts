@@ -230,6 +230,20 @@ describe('objects', () => {
   });
 });
 
+describe('idempotent creates', () => {
+  it('a create retried with its idempotencyKey answers the first object and creates nothing', async () => {
+    const idempotencyKey = `retry-${Date.now()}`;
+    const legalName = `Idem ${idempotencyKey}`;
+    const first = await odp.create('companies', { legalName }, { idempotencyKey });
+    const again = await odp.create('companies', { legalName }, { idempotencyKey });
+    expect(again).toEqual(first);
+    expect((await odp.list('companies', { legalName })).items).toHaveLength(1);
+    await expect(
+      odp.create('companies', { legalName: `${legalName} 2` }, { idempotencyKey }),
+    ).rejects.toMatchObject({ status: 422, type: 'urn:odp:problem:idempotency-key-reused' });
+  });
+});
+
 describe('conditional and batch writes', () => {
   it('If-Match with the version read applies once; the stale version is a 412 naming the current one', async () => {
     const { object } = await odp.create('companies', { legalName: 'Cond Corp' });

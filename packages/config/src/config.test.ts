@@ -51,6 +51,7 @@ describe('loadConfig', () => {
       fairShare: { tenantRequests: 64, tenantWorkMs: 2000, tenantConcurrency: 4 },
       jsonLimits: { maxMembers: 10_000, maxValues: 200_000 },
       batch: { maxOperations: 100, maxBytes: 1024 * 1024 },
+      idempotencyTtlSeconds: 86_400,
       mailFrom: 'no-reply@localhost',
       jobs: { kind: 'sqlite' },
       warehouse: { kind: 'duckdb' },
@@ -134,6 +135,7 @@ describe('loadConfig', () => {
       ODP_JSON_MAX_VALUES: '1000',
       ODP_BATCH_MAX_OPERATIONS: '20',
       ODP_BATCH_MAX_BYTES: '65536',
+      ODP_IDEMPOTENCY_TTL_SECONDS: '60',
       ODP_MAIL_FROM: 'ODP <no-reply@odp.example.com>',
       ODP_JOBS: 'redis',
       ODP_WORKER_POLL_MS: '50',
@@ -177,6 +179,7 @@ describe('loadConfig', () => {
       fairShare: { tenantRequests: 12, tenantWorkMs: 500, tenantConcurrency: 2 },
       jsonLimits: { maxMembers: 100, maxValues: 1000 },
       batch: { maxOperations: 20, maxBytes: 65536 },
+      idempotencyTtlSeconds: 60,
       mailFrom: 'ODP <no-reply@odp.example.com>',
       jobs: { kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'odp:jobs:' },
       worker: {
@@ -237,6 +240,10 @@ describe('loadConfig', () => {
       'ODP_JOB_RETENTION_DAYS: must be a number of days from 1 to 3650 (got "0")',
     ],
     [{ ODP_WORKER_CONCURRENCY: '0' }, 'ODP_WORKER_CONCURRENCY: must be an integer from 1 to 64 (got "0")'],
+    [
+      { ODP_IDEMPOTENCY_TTL_SECONDS: '0' },
+      'ODP_IDEMPOTENCY_TTL_SECONDS: must be a number of seconds from 1 to 2592000 (got "0")',
+    ],
     [{ ODP_MAIL_FROM: 'nobody' }, 'ODP_MAIL_FROM: must be an e-mail address or "Name <address>"'],
     [
       { ODP_WORKER_POLL_MS: '0' },

@@ -63,6 +63,11 @@ export interface Config {
   readonly jsonLimits: JsonLimitsConfig;
   /** What one batch request may hold (`POST /data/{tenant}/batch`). */
   readonly batch: BatchConfig;
+  /**
+   * How long a create's or batch's `Idempotency-Key` is remembered, in seconds
+   * (`ODP_IDEMPOTENCY_TTL_SECONDS`, 86400): a retry within it answers the first response.
+   */
+  readonly idempotencyTtlSeconds: number;
   /** From address of the e-mails the platform sends (`ODP_MAIL_FROM`). */
   readonly mailFrom: string;
   /**
@@ -292,6 +297,7 @@ export const CONFIG_VARIABLES = [
   'ODP_JSON_MAX_VALUES',
   'ODP_BATCH_MAX_OPERATIONS',
   'ODP_BATCH_MAX_BYTES',
+  'ODP_IDEMPOTENCY_TTL_SECONDS',
   'ODP_MAIL_FROM',
   'ODP_JOBS',
   'ODP_JOBS_REDIS_PREFIX',
@@ -486,6 +492,12 @@ export function loadConfig(env: Env = process.env): Config {
         unit: 'bytes',
       }),
     },
+    idempotencyTtlSeconds: parseInteger(
+      'ODP_IDEMPOTENCY_TTL_SECONDS',
+      read('ODP_IDEMPOTENCY_TTL_SECONDS'),
+      86_400,
+      { max: 30 * 86_400, unit: 'seconds' },
+    ),
     mailFrom: parseMailFrom(read('ODP_MAIL_FROM'), baseUrl),
     jobs,
     worker: {

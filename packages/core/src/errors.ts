@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'NO_ROUTE'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | 'PAYLOAD_TOO_LARGE'
   | 'RANGE_NOT_SATISFIABLE'
   | 'MODEL_REFUSED'
@@ -105,6 +106,30 @@ export class PreconditionFailedError extends AppError {
 export class WriteConflictError extends ConflictError {
   constructor(readonly objectId: string) {
     super('The object changed while this write was applied; try again.');
+  }
+}
+
+/**
+ * A store write's idempotency record (`WriteBatch.idempotency`) names a key an unexpired record of
+ * the same account already holds: another request with that key was written first, so nothing of
+ * this batch was. The caller answers with that record (or IdempotencyKeyReusedError).
+ */
+export class IdempotencyKeyTakenError extends ConflictError {
+  constructor() {
+    super('Another request with this Idempotency-Key was written first; try again.');
+  }
+}
+
+/**
+ * An `Idempotency-Key` the account already used, within its lifetime, for a request with another
+ * method, path or body (HTTP 422): the key names one request, so this one is not run.
+ */
+export class IdempotencyKeyReusedError extends AppError {
+  constructor() {
+    super(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was used for a different request (method, path or body); use a new key.',
+    );
   }
 }
 

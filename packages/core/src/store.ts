@@ -7,6 +7,7 @@
  */
 import type { AccessFilter } from './account.js';
 import type { EventLog, NewChangeEvent } from './events.js';
+import type { IdempotencyRecord, TenantIdempotency } from './idempotency.js';
 import type { NewJob } from './jobs.js';
 import type { Model } from './model.js';
 import type { AggregatePlan, DistinctPlan, ListPlan, ListPosition, Selection } from './query.js';
@@ -107,6 +108,13 @@ export interface WriteBatch {
    * relay moves them into the JobQueue (`outbox`, `removeFromOutbox`).
    */
   readonly jobs?: readonly NewJob[];
+  /**
+   * The idempotency record of the keyed request this batch writes (port in idempotency.ts), stored
+   * before anything else of the batch and atomically with it. When an unexpired record of the same
+   * account and key exists, nothing is applied and `write` throws IdempotencyKeyTakenError; an
+   * expired one is replaced.
+   */
+  readonly idempotency?: IdempotencyRecord;
 }
 
 export interface DistinctBucket {
@@ -278,4 +286,10 @@ export interface TenantStoreLifecycle {
  * SearchIndex (`maintainedByStore`, which the tenant rebuild reads).
  */
 export interface TenantStore
-  extends TenantDocuments, TenantAccessRows, TenantOutbox, TenantEvents, TenantStoreLifecycle {}
+  extends
+    TenantDocuments,
+    TenantAccessRows,
+    TenantOutbox,
+    TenantEvents,
+    TenantIdempotency,
+    TenantStoreLifecycle {}

@@ -1,13 +1,13 @@
 export { DataResources } from './resources/data-resources.js';
 export type {
   AggregationsResponse,
-  BatchResult,
   DataObjectPage,
   DistinctResponse,
   GetOneResult,
   ListPath,
   WrittenResource,
 } from './resources/data-resources.js';
+export type { BatchResult } from './resources/batch-request.js';
 export { ObjectService } from './objects/object-service.js';
 export type { ObjectPage } from './objects/reads.js';
 export type {
@@ -17,6 +17,7 @@ export type {
   WriteOperation,
   WrittenObject,
 } from './objects/writes.js';
+export type { IdempotencyKeyUse } from './objects/keyed-writes.js';
 export { parseEntityTags, versionTag } from './objects/versions.js';
 export type { IfMatch } from './objects/versions.js';
 export type { ReportContext } from './objects/report-contexts.js';

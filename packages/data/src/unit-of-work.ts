@@ -13,6 +13,7 @@
  */
 import { ConflictError, UNRESTRICTED, WriteConflictError } from '@odp/core';
 import type {
+  IdempotencyRecord,
   NewChangeEvent,
   NewJob,
   StoredObject,
@@ -109,6 +110,7 @@ export class UnitOfWork {
   private readonly events: NewChangeEvent[] = [];
   private readonly jobs: NewJob[] = [];
   readonly redirects: { from: string; to: string }[] = [];
+  private idempotency: IdempotencyRecord | undefined;
 
   /**
    * `changedNames` names the fields and forward relations in which a put object differs from the
@@ -223,6 +225,14 @@ export class UnitOfWork {
     this.jobs.push(...jobs);
   }
 
+  /**
+   * The record of the keyed request this unit writes (`Idempotency-Key`), stored with its batch:
+   * the batch is refused (IdempotencyKeyTakenError) when another one stored the key first.
+   */
+  recordIdempotency(record: IdempotencyRecord): void {
+    this.idempotency = record;
+  }
+
   /** Ids put by this unit of work (created or changed). */
   putIds(): string[] {
     return [...this.puts.keys()];
@@ -245,6 +255,7 @@ export class UnitOfWork {
       redirects: this.redirects,
       events: this.events.map((event) => this.withChanged(event)),
       jobs: this.jobs,
+      ...(this.idempotency ? { idempotency: this.idempotency } : {}),
     };
   }
 }

@@ -9,6 +9,13 @@ import type { ClassDef, Model } from '@odp/core';
 import { NON_INDEXED_TYPES, NUMERIC_TYPES } from '@odp/core';
 import { BATCH_BODY, BATCH_RESULTS, classSchemas, ref, schemaNames, sharedSchemas } from './schemas.js';
 import type { Schema } from './schemas.js';
+import {
+  ETAG_HEADER,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_PARAMETER,
+  IF_MATCH,
+  IF_NONE_MATCH,
+} from './headers.js';
 
 export interface OpenApiTarget {
   readonly tenantId: string;
@@ -30,6 +37,7 @@ const PROBLEM_STATUSES = {
   '409': 'Conflict: a unique value is taken, or a required relation still points at the object.',
   '412': 'If-Match names a version the object no longer has; nothing was written (`etag`: the current one).',
   '413': 'The batch holds more operations or bytes than the server accepts.',
+  '422': 'The Idempotency-Key was used for a different request (method, path or body); nothing was written.',
   '429': 'Too many concurrent requests for the tenant; retry after `Retry-After` seconds.',
   '503': 'The tenant has no usable model (the problem names the model status).',
 } as const;
@@ -65,24 +73,6 @@ const queryParam = (name: string, description: string, schema: Schema = { type: 
 });
 
 const ID = pathParam('id', 'The object id (a UUID).');
-const headerParam = (name: string, description: string): Schema => ({
-  name,
-  in: 'header',
-  required: false,
-  schema: { type: 'string' },
-  description,
-});
-const IF_MATCH = headerParam(
-  'If-Match',
-  'Write only when the object still has one of these versions (its `ETag`); 412 otherwise. Without it, the last write wins.',
-);
-const IF_NONE_MATCH = headerParam(
-  'If-None-Match',
-  'Answer 304 when the object still has one of these versions.',
-);
-const ETAG_HEADER = {
-  ETag: { schema: { type: 'string' }, description: 'The object’s version: `"<_modificationDate>"`.' },
-};
 const STREAM_VALUES = queryParam(
   'values',
   'true: create and update events also carry `values`, the current rendering of their `changed` fields.',
@@ -220,11 +210,11 @@ function classPaths(model: Model, cls: ClassDef): Record<string, PathItem> {
       post: {
         operationId: `${op}Create`,
         summary: `Create one of ${cls.plural}`,
-        parameters: [subclassParam],
+        parameters: [subclassParam, IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: ref(names.create) } } },
         responses: {
           '201': noBody('Created; `Location` is the new object’s URI.'),
-          ...problems(...WRITE_ERRORS),
+          ...problems(...WRITE_ERRORS, '422'),
         },
       },
     };
@@ -302,12 +292,12 @@ function classPaths(model: Model, cls: ClassDef): Record<string, PathItem> {
         post: {
           operationId: `${relatedOp}Create`,
           summary: `Create one of ${other.plural} linked to one of ${cls.plural} through ${end.relation.name}`,
-          parameters: [ID, subclassParam],
+          parameters: [ID, subclassParam, IDEMPOTENCY_KEY],
           requestBody: {
             required: true,
             content: { 'application/json': { schema: ref(schemaNames(other).create) } },
           },
-          responses: { '201': noBody('Created.'), ...problems(...WRITE_ERRORS) },
+          responses: { '201': noBody('Created.'), ...problems(...WRITE_ERRORS, '422') },
         },
       };
     }
@@ -390,10 +380,11 @@ function tenantPaths(): Record<string, PathItem> {
       post: {
         operationId: 'batch',
         summary: 'Creates, creates related, patches and deletes written all together or not at all',
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: { required: true, content: { 'application/json': { schema: BATCH_BODY } } },
         responses: {
           '200': json(BATCH_RESULTS, 'One result per operation, in order, as its own request answers it.'),
-          ...problems('400', '401', '403', '404', '409', '412', '413', '503'),
+          ...problems('400', '401', '403', '404', '409', '412', '413', '422', '503'),
         },
       },
     },
@@ -469,6 +460,7 @@ export function tenantOpenApi(model: Model, target: OpenApiTarget): OpenApiDocum
     paths,
     components: {
       schemas,
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
       responses: Object.fromEntries(
         Object.entries(PROBLEM_STATUSES).map(([status, description]) => [
           `Problem${status}`,

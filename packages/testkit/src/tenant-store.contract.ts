@@ -18,6 +18,7 @@ import {
 } from './tenant-store/distinct.js';
 import { describeExpectationsContract } from './tenant-store/expectations.js';
 import { describeFiltersContract, describeRelatedSelectionsContract } from './tenant-store/filters.js';
+import { describeIdempotencyContract } from './tenant-store/idempotency.js';
 import { describeObjectLinksContract } from './tenant-store/links.js';
 import { describeOutboxContract } from './tenant-store/outbox.js';
 import {
@@ -52,5 +53,6 @@ export function describeTenantStoreContract(name: string, open: () => Promise<Te
     describeWritesContract(tenant);
     describeExpectationsContract(tenant);
     describeOutboxContract(tenant);
+    describeIdempotencyContract(tenant);
   });
 }

@@ -2,15 +2,14 @@
  * The object data routes of `/data/{tenant}/...` (interface spec: List, Related list, Distinct,
  * Field values, Aggregations, Create, Create related, Get one, Get own, Patch, Delete, Merge,
  * loadDefaultData, eventStream) and the batch of writes. Get one answers an `ETag`; Patch, Delete
- * and Merge take `If-Match` (see `conditional.ts`). The handlers only translate HTTP to the tenant's
+ * and Merge take `If-Match` (see `conditional.ts`); Create, Create related and the batch take
+ * `Idempotency-Key` (see `idempotency.ts`). The handlers only translate HTTP to the tenant's
  * DataResources (the resource layer over its object service).
  * Paths that belong to other route modules (search, upload, download, excel, import, capabilities,
  * reports) are passed on untouched.
  */
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import { NotFoundError } from '@odp/core';
-import type { Account } from '@odp/core';
-import type { DataResources, ListPath, WrittenResource } from '@odp/data';
+import type { DataResources, IdempotencyKeyUse, ListPath, WrittenResource } from '@odp/data';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
 import type { TenantRequest } from '../context.js';
@@ -18,7 +17,10 @@ import { assertBatchLimits } from './batch-limits.js';
 import { booleanParam } from './boolean-param.js';
 import { ifMatchOf, notModified } from './conditional.js';
 import { eventStream } from './data-events.js';
+import { idempotent, recordAnswerBody } from './idempotency.js';
+import type { KeyedWriteContext } from './idempotency.js';
 import { routeModule } from './router.js';
+import { answerWrite, prefersRepresentation } from './write-answers.js';
 
 /** First path segments after `/data/{tenant}/` that other route modules own. */
 const FOREIGN_SEGMENTS: ReadonlySet<string> = new Set([
@@ -107,22 +109,20 @@ export function dataRoutes(deps: AppDeps): Router {
   router.get('/data/:tenant/:typeName', list);
   router.post(
     '/data/:tenant/batch',
-    handle(async (req, res, { account, data }) => {
+    handle(async (req, res, context) => {
       assertBatchLimits(req.body, deps.config.batch);
-      res.json(await data.batch(account, req.body));
+      await idempotent(req, res, keyedContext(deps, context), false, async (key) => {
+        res.json(await context.data.batch(context.account, req.body, key));
+      });
     }),
   );
   router.post(
     '/data/:tenant/:typeName',
-    handle(async (req, res, { account, data, query }) => {
-      const written = await data.create(
-        account,
-        param(req, 'typeName'),
-        req.body,
-        query.get('class') ?? undefined,
-      );
-      await answerWrite(req, res, { account, data, written, status: 201, withBody: 201 });
-    }),
+    handle(
+      createHandler(deps, (req, { account, data, query }, key) =>
+        data.create(account, param(req, 'typeName'), req.body, query.get('class') ?? undefined, key),
+      ),
+    ),
   );
   router.get(
     '/data/:tenant/:typeName/:id',
@@ -164,13 +164,42 @@ export function dataRoutes(deps: AppDeps): Router {
   router.get(related, list);
   router.post(
     related,
-    handle(async (req, res, { account, data, query }) => {
-      const path = listPath(req) as Required<ListPath>;
-      const written = await data.createRelated(account, path, req.body, query.get('class') ?? undefined);
-      await answerWrite(req, res, { account, data, written, status: 201, withBody: 201 });
-    }),
+    handle(
+      createHandler(deps, (req, { account, data, query }, key) => {
+        const path = listPath(req) as Required<ListPath>;
+        return data.createRelated(account, path, req.body, query.get('class') ?? undefined, key);
+      }),
+    ),
   );
   return router;
+}
+
+/** What a keyed write of this request needs (idempotency.ts). */
+function keyedContext(deps: AppDeps, { account, data }: DataRequest): KeyedWriteContext {
+  return { account, data, ttlSeconds: deps.config.idempotencyTtlSeconds, now: deps.now, log: deps.log };
+}
+
+/**
+ * Create and Create related: `create` writes the object, answered 201 with its `Location` (and the
+ * object, when asked for), under the request's `Idempotency-Key` when it has one.
+ */
+function createHandler(
+  deps: AppDeps,
+  create: (
+    req: Request,
+    context: DataRequest,
+    key: IdempotencyKeyUse | undefined,
+  ) => Promise<WrittenResource>,
+): DataHandler {
+  return async (req, res, context) => {
+    const keyed = keyedContext(deps, context);
+    await idempotent(req, res, keyed, prefersRepresentation(req), async (key) => {
+      const { account, data } = context;
+      const written = await create(req, context, key);
+      const body = await answerWrite(req, res, { account, data, written, status: 201, withBody: 201 });
+      await recordAnswerBody(keyed, key, body);
+    });
+  };
 }
 
 /**
@@ -209,43 +238,4 @@ function tenantRoutes(router: Router, deps: AppDeps): void {
     const runtime = await deps.runtimes.get(tenant.tenantId);
     res.json(await runtime.data().objects.jobs.loadDefaultData(tenant.account));
   });
-}
-
-/** Whether the client asked for the written object in the response (`Prefer: return=representation`, RFC 7240). */
-function prefersRepresentation(req: Request): boolean {
-  return /(^|[\s,;])return\s*=\s*"?representation"?($|[\s,;])/i.test(req.get('Prefer') ?? '');
-}
-
-/**
- * Answers a write with `status`, its `Location` and no body, as the spec says; with
- * `Prefer: return=representation`, with `withBody` and the written object as Get one renders it for
- * the same account (`Preference-Applied` says so), saving the client a round trip. An object the
- * account may write but not read is answered without a body.
- */
-async function answerWrite(
-  req: Request,
-  res: Response,
-  write: {
-    account: Account;
-    data: DataResources;
-    written: WrittenResource;
-    status: number;
-    withBody: number;
-  },
-): Promise<void> {
-  const { account, data, written, status, withBody } = write;
-  res.location(written.href);
-  if (!prefersRepresentation(req)) {
-    res.status(status).end();
-    return;
-  }
-  const object = await data.objects.reads.read(account, written.id).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return null;
-    throw error;
-  });
-  if (object === null) {
-    res.status(status).end();
-    return;
-  }
-  res.status(withBody).setHeader('Preference-Applied', 'return=representation').json(object);
 }

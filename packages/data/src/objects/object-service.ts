@@ -5,7 +5,7 @@
  * (`resources/`) owns those, and non-HTTP callers (imports, the worker, administration) call this
  * service directly. Its operations are grouped by concern.
  */
-import type { EventLog } from '@odp/core';
+import type { EventLog, IdempotencyRecords } from '@odp/core';
 import type { DataServiceDeps } from '../deps.js';
 import { EventPages } from '../event-pages.js';
 import { Renderer } from '../render.js';
@@ -40,6 +40,11 @@ export class ObjectService {
     this.reports = new ReportContexts(deps, this.reads);
     this.events = new EventPages(deps, this.renderer);
     this.tabular = new Tabular(deps, this.renderer);
+  }
+
+  /** The records of the tenant's keyed writes (`Idempotency-Key`): what a retry is answered. */
+  get idempotency(): IdempotencyRecords {
+    return this.deps.store.idempotency;
   }
 
   /** The tenant's event log (where a new event stream starts, what a client's `Last-Event-ID` names). */

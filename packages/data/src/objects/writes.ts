@@ -12,6 +12,8 @@ import { SECRET_CLASS, namedObject } from '../system-settings.js';
 import { withWriteRetries } from '../unit-of-work.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type { ObjectWriter } from '../writes/object-writer.js';
+import { idempotencyRecord } from './keyed-writes.js';
+import type { KeyedWrite } from './keyed-writes.js';
 import type { ObjectReads } from './reads.js';
 import { assertVersion } from './versions.js';
 import type { IfMatch } from './versions.js';
@@ -68,22 +70,33 @@ export class ObjectWrites {
     private readonly writer: ObjectWriter,
   ) {}
 
-  /** One unit of work planned by `plan` and written, retried on a write conflict. */
-  private unit<T>(plan: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-    return withWriteRetries(() => this.writer.written(plan));
+  /**
+   * One unit of work planned by `plan` and written, retried on a write conflict; with `keyed`, its
+   * batch also stores the record of the answer (IdempotencyKeyTakenError when the key is taken).
+   */
+  private unit<T>(plan: (uow: UnitOfWork) => Promise<T>, keyed?: KeyedWrite<T>): Promise<T> {
+    return withWriteRetries(() =>
+      this.writer.written(async (uow) => {
+        const result = await plan(uow);
+        if (keyed) uow.recordIdempotency(idempotencyRecord(keyed, result, uow.timestamp));
+        return result;
+      }),
+    );
   }
 
   /**
    * Creates an object of class `className`: NotFoundError for a class this service does not reach,
-   * 400 for an abstract or role class, 403 without the CREATE right.
+   * 400 for an abstract or role class, 403 without the CREATE right. `keyed`: sent with an
+   * `Idempotency-Key`.
    */
   create(
     account: Account,
     className: string,
     body: unknown,
     options: CreateOptions = {},
+    keyed?: KeyedWrite<WrittenObject>,
   ): Promise<WrittenObject> {
-    return this.unit((uow) => this.planCreate(uow, account, className, body, options));
+    return this.unit((uow) => this.planCreate(uow, account, className, body, options), keyed);
   }
 
   private async planCreate(
@@ -163,15 +176,20 @@ export class ObjectWrites {
    * fails, none (an error names the failing operation's index in `operation`). Each goes through
    * the rules of the same write on its own; a later one sees the effects of the earlier ones on
    * the objects it addresses. Resolves, per operation, the written object (null for a delete).
+   * `keyed`: sent with an `Idempotency-Key`.
    */
-  batch(account: Account, operations: readonly WriteOperation[]): Promise<(WrittenObject | null)[]> {
+  batch(
+    account: Account,
+    operations: readonly WriteOperation[],
+    keyed?: KeyedWrite<(WrittenObject | null)[]>,
+  ): Promise<(WrittenObject | null)[]> {
     return this.unit(async (uow) => {
       const results: (WrittenObject | null)[] = [];
       for (const [index, operation] of operations.entries()) {
         results.push(await inOperation(index, () => this.plan(uow, account, operation)));
       }
       return results;
-    });
+    }, keyed);
   }
 
   private plan(uow: UnitOfWork, account: Account, operation: WriteOperation): Promise<WrittenObject | null> {

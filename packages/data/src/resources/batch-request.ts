@@ -9,8 +9,33 @@ import type { Account } from '@odp/core';
 import { isPlainObject } from '../encode.js';
 import { parseEntityTags } from '../objects/versions.js';
 import type { IfMatch } from '../objects/versions.js';
-import type { WriteOperation } from '../objects/writes.js';
+import type { WriteOperation, WrittenObject } from '../objects/writes.js';
 import type { DataResources } from './data-resources.js';
+
+/** What one operation of a batch answers: its status and, for a written object, its id and URI. */
+export interface BatchResult {
+  readonly status: number;
+  readonly id?: string;
+  readonly location?: string;
+}
+
+/**
+ * The answer of a batch: per operation, what its own request answers (status and, for a written
+ * object, its id and `Location`, made by `href`).
+ */
+export function batchResults(
+  operations: readonly WriteOperation[],
+  written: readonly (WrittenObject | null)[],
+  href: (object: WrittenObject) => string,
+): { results: BatchResult[] } {
+  return {
+    results: written.map((object, index) =>
+      object === null
+        ? { status: 200 }
+        : { status: operations[index]?.kind === 'create' ? 201 : 204, id: object.id, location: href(object) },
+    ),
+  };
+}
 
 /** The writes a batch may hold, by method: Create (related), Patch and Delete. */
 export type BatchMethod = 'POST' | 'PATCH' | 'DELETE';

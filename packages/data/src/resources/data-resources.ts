@@ -21,13 +21,16 @@ import type { ClassReach } from '../classes.js';
 import type { DataServiceDeps } from '../deps.js';
 import { ObjectService } from '../objects/object-service.js';
 import type { ReportContext } from '../objects/report-contexts.js';
+import { keyedBatch, keyedCreate } from '../objects/keyed-writes.js';
+import type { IdempotencyKeyUse } from '../objects/keyed-writes.js';
 import type { IfMatch } from '../objects/versions.js';
 import { versionTag } from '../objects/versions.js';
 import { inOperation } from '../objects/writes.js';
 import type { CreateParent, ObjectTarget, WriteOperation, WrittenObject } from '../objects/writes.js';
 import type { DataObject, Renderer } from '../render.js';
 import { ObjectSearch } from '../search.js';
-import { parseBatch, writeOperation } from './batch-request.js';
+import { batchResults, parseBatch, writeOperation } from './batch-request.js';
+import type { BatchResult } from './batch-request.js';
 import type { ExportSheet, ImportTarget } from '../tabular.js';
 
 /** A list path: `/{typeName}` or the related shape `/{relatedTypeName}/{relatedId}/{typeName}`. */
@@ -54,13 +57,6 @@ export interface AggregationsResponse {
   readonly sum?: Record<string, number>;
   readonly avg?: Record<string, number>;
   readonly count?: Record<string, number>;
-}
-
-/** What one operation of a batch answers: its status and, for a written object, its id and URI. */
-export interface BatchResult {
-  readonly status: number;
-  readonly id?: string;
-  readonly location?: string;
 }
 
 /** A written object as the resource layer answers it: its id and its URI (`Location`). */
@@ -365,15 +361,17 @@ export class DataResources {
     return { id: object.id, href: this.renderer.href(object) };
   }
 
-  /** Create: the new object's id and URI. */
+  /** Create: the new object's id and URI. `key`: sent with an `Idempotency-Key`. */
   async create(
     account: Account,
     typeName: string,
     body: unknown,
     classParam?: string,
+    key?: IdempotencyKeyUse,
   ): Promise<WrittenResource> {
     const cls = this.createdClass(typeName, classParam);
-    return this.written(await this.objects.writes.create(account, cls.name, body));
+    const keyed = key && keyedCreate(key, (object) => this.renderer.href(object));
+    return this.written(await this.objects.writes.create(account, cls.name, body, {}, keyed));
   }
 
   /** Create related: the path's reference object supplies the relation. The new object's id and URI. */
@@ -382,9 +380,11 @@ export class DataResources {
     path: Required<ListPath>,
     body: unknown,
     classParam?: string,
+    key?: IdempotencyKeyUse,
   ): Promise<WrittenResource> {
     const { className, parent } = await this.relatedCreate(account, path, classParam);
-    return this.written(await this.objects.writes.create(account, className, body, { parent }));
+    const keyed = key && keyedCreate(key, (object) => this.renderer.href(object));
+    return this.written(await this.objects.writes.create(account, className, body, { parent }, keyed));
   }
 
   /** Patch: the object's id and URI. `ifMatch`: the versions it requires (412 otherwise). */
@@ -426,24 +426,16 @@ export class DataResources {
    * own requests would be and written as one unit of work (see {@link ObjectWrites.batch}). Per
    * operation, what its own request answers: status and `Location` (with the object's id).
    */
-  async batch(account: Account, body: unknown): Promise<{ results: BatchResult[] }> {
+  async batch(account: Account, body: unknown, key?: IdempotencyKeyUse): Promise<{ results: BatchResult[] }> {
     const requested = parseBatch(body, this.base());
     const operations: WriteOperation[] = [];
     for (const [index, operation] of requested.entries()) {
       operations.push(await inOperation(index, () => writeOperation(this, account, operation)));
     }
-    const written = await this.objects.writes.batch(account, operations);
-    return {
-      results: written.map((object, index) =>
-        object === null
-          ? { status: 200 }
-          : {
-              status: operations[index]?.kind === 'create' ? 201 : 204,
-              id: object.id,
-              location: this.renderer.href(object),
-            },
-      ),
-    };
+    const results = (written: readonly (WrittenObject | null)[]) =>
+      batchResults(operations, written, (object) => this.renderer.href(object));
+    const keyed = key && keyedBatch(key, results);
+    return results(await this.objects.writes.batch(account, operations, keyed));
   }
 
   /** The class a Create related creates and the parent it links the new object to. */

@@ -1,6 +1,6 @@
 /**
- * The batch writer of the MongoDB tenant store: applies a `WriteBatch` in the port's order (puts,
- * redirects, deletes, ACL rows, holdings, events, outbox jobs), after checking its expectations,
+ * The batch writer of the MongoDB tenant store: applies a `WriteBatch` in the port's order (its
+ * idempotency record, puts, redirects, deletes, ACL rows, holdings, events, outbox jobs), after checking its expectations,
  * links and unique values. See `write` for what a batch guarantees with and without transactions.
  */
 import { NotFoundError, WriteConflictError } from '@odp/core';
@@ -13,6 +13,7 @@ import { isDuplicateKey } from './collections.js';
 import type { Session, TenantCollections } from './collections.js';
 import { parseLinkEntry, toDocument } from './documents.js';
 import type { TenantEvents } from './events.js';
+import type { MongoIdempotencyRecords } from './idempotency.js';
 import type { TenantOutbox } from './outbox.js';
 
 export class BatchWriter {
@@ -27,6 +28,7 @@ export class BatchWriter {
     private readonly accessRows: AccessRows,
     private readonly events: TenantEvents,
     private readonly outbox: TenantOutbox,
+    private readonly idempotency: MongoIdempotencyRecords,
   ) {}
 
   /**
@@ -35,12 +37,14 @@ export class BatchWriter {
    * FerretDB) the batch is first validated completely - every link target exists, no unique value
    * is shared - so a refused batch writes nothing; then applied in the port's order with writes that
    * are each atomic on one document and idempotent (README.md lists what a crash midway leaves).
+   * The batch's idempotency record is stored first; without transactions, a batch that then fails
+   * removes it again, so a retry with its key runs again.
    */
   async write(batch: WriteBatch): Promise<void> {
     const held = await this.claims.claimVersions(batch.expect ?? []);
     try {
       if (!this.transactions) {
-        await this.apply(batch, {});
+        await this.applyWithoutTransaction(batch);
         return;
       }
       const session = this.client.startSession();
@@ -54,7 +58,25 @@ export class BatchWriter {
     }
   }
 
+  private async applyWithoutTransaction(batch: WriteBatch): Promise<void> {
+    const record = batch.idempotency;
+    if (record) await this.idempotency.insert(record, {});
+    try {
+      await this.applyChanges(batch, {});
+    } catch (error) {
+      if (record) await this.idempotency.withdraw(record);
+      throw error;
+    }
+  }
+
+  /** The whole batch in one transaction's `session`. */
   private async apply(batch: WriteBatch, session: Session): Promise<void> {
+    if (batch.idempotency) await this.idempotency.insert(batch.idempotency, session);
+    await this.applyChanges(batch, session);
+  }
+
+  /** The batch without its idempotency record. */
+  private async applyChanges(batch: WriteBatch, session: Session): Promise<void> {
     const expected = new Map((batch.expect ?? []).map((entry) => [entry.id, entry.modifiedAt]));
     await this.checkExpectations(expected, session);
     // Objects the batch expects are put first, so a conditional put that fails applies nothing.

@@ -6,6 +6,7 @@ import type { ChangeEvent } from '@odp/core';
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import type { ObjectDoc } from './documents.js';
+import type { IdempotencyDoc } from './idempotency.js';
 import type { SearchPageDoc } from './search.js';
 
 export interface HoldingDoc {
@@ -93,6 +94,7 @@ export class TenantCollections {
   readonly outboxJobs: Collection<OutboxDoc>;
   readonly meta: Collection<MetaDoc>;
   readonly searchPages: Collection<SearchPageDoc>;
+  readonly idempotency: Collection<IdempotencyDoc>;
 
   constructor(readonly db: Db) {
     this.objects = db.collection<ObjectDoc>('objects');
@@ -104,6 +106,7 @@ export class TenantCollections {
     this.outboxJobs = db.collection<OutboxDoc>('outbox');
     this.meta = db.collection<MetaDoc>('meta');
     this.searchPages = db.collection<SearchPageDoc>('searchPages');
+    this.idempotency = db.collection<IdempotencyDoc>('idempotency');
   }
 
   /** The indexes every tenant database has, whatever its model. Idempotent. */
@@ -125,6 +128,7 @@ export class TenantCollections {
     await ensureIndexes(this.redirects, [{ key: { to: 1 }, name: 'to' }]);
     await ensureIndexes(this.claims, [{ key: { owner: 1 }, name: 'owner' }]);
     await ensureIndexes(this.outboxJobs, [{ key: { seq: 1 }, name: 'seq' }]);
+    await ensureIndexes(this.idempotency, [{ key: { expiresAt: 1 }, name: 'expiresAt' }]);
   }
 
   /** Reserves `count` numbers of a counter; resolves the last one (the first is `last - count + 1`). */

@@ -45,6 +45,7 @@ import { fieldPath, fromDocument, objectIndexedFields } from './documents.js';
 import { TenantEvents } from './events.js';
 import { ListReads } from './list-reads.js';
 import { TenantNames } from './names.js';
+import { MongoIdempotencyRecords } from './idempotency.js';
 import { TenantOutbox } from './outbox.js';
 import { accessCondition, and } from './query.js';
 import { DerivedRebuild } from './rebuild.js';
@@ -93,6 +94,8 @@ export class MongoTenantStore implements TenantStore {
   readonly search: MongoSearchIndex;
   /** The change events `write` appends (events.ts). */
   readonly events: EventLog;
+  /** The records of keyed requests, which `write` stores with the batch they describe (idempotency.ts). */
+  readonly idempotency: MongoIdempotencyRecords;
   private readonly c: TenantCollections;
   private readonly model: AppliedModel;
   private readonly lists: ListReads;
@@ -121,6 +124,7 @@ export class MongoTenantStore implements TenantStore {
     const events = new TenantEvents(c);
     this.events = events.events;
     const claims = new UniqueClaims(c, this.model);
+    this.idempotency = new MongoIdempotencyRecords(c.idempotency);
     this.writer = new BatchWriter(
       c,
       this.model,
@@ -130,6 +134,7 @@ export class MongoTenantStore implements TenantStore {
       this.accessRows,
       events,
       this.outboxJobs,
+      this.idempotency,
     );
     this.rebuilds = new DerivedRebuild(c, Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500)));
     this.search = new MongoSearchIndex({

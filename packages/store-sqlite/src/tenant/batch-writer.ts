@@ -1,10 +1,11 @@
 /**
  * The batch writer of the tenant store: applies a `WriteBatch` inside the caller's transaction, in
- * this order: puts (rows first, then links, so objects of the batch may link to each other),
- * redirects, deletes, unique checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError
- * when a link names an object that does not exist after the batch, ConflictError when a `unique`
- * value would be shared, WriteConflictError when an expected version moved; nothing is applied then
- * (the transaction rolls back). Each object's class, index, counter and search rows are derived
+ * this order: its idempotency record (IdempotencyKeyTakenError when its key is held), puts (rows
+ * first, then links, so objects of the batch may link to each other), redirects, deletes, unique
+ * checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError when a link names an object
+ * that does not exist after the batch, ConflictError when a `unique` value would be shared,
+ * WriteConflictError when an expected version moved; nothing is applied then (the transaction
+ * rolls back). Each object's class, index, counter and search rows are derived
  * from the applied model in the same transaction.
  */
 import {
@@ -20,6 +21,7 @@ import type { TenantAggregates } from './aggregates.js';
 import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
 import { appendEvents } from './events.js';
+import type { SqliteIdempotencyRecords } from './idempotency.js';
 import { indexKeysOf, indexedFields, ixKey } from './index-keys.js';
 import type { TenantOutbox } from './outbox.js';
 import { EMPTY_KEY } from './query/sql.js';
@@ -32,9 +34,11 @@ export class BatchWriter {
     private readonly aggregates: TenantAggregates,
     private readonly accessRows: AccessRows,
     private readonly outbox: TenantOutbox,
+    private readonly idempotency: SqliteIdempotencyRecords,
   ) {}
 
   apply(batch: WriteBatch): void {
+    if (batch.idempotency) this.idempotency.insert(batch.idempotency);
     for (const { id, modifiedAt } of batch.expect ?? []) {
       const current = this.database.statement('SELECT modified FROM objects WHERE id = ?').pluck().get(id) as
         string | undefined;

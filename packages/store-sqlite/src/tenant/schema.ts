@@ -201,6 +201,27 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE events ADD COLUMN changed TEXT;
   `,
   },
+  {
+    version: 9,
+    name: 'idempotency records',
+    up: `
+  -- What a request sent with an Idempotency-Key answered (idempotency.ts), per account and key;
+  -- response is the IdempotentResponse as JSON. Written by the write it describes, in its
+  -- transaction; times are ISO strings (UTC), so they compare as text.
+  CREATE TABLE idempotency (
+    account TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL,
+    response TEXT NOT NULL,
+    object_id TEXT,
+    created TEXT NOT NULL,
+    expires TEXT NOT NULL,
+    PRIMARY KEY (account, key)
+  );
+  CREATE INDEX idempotency_expires ON idempotency (expires);
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

@@ -40,6 +40,7 @@ import { registerStoreParts } from './inspection.js';
 import { ListPlanner } from './list-planner.js';
 import { TenantNames } from './names.js';
 import { ObjectRows } from './object-rows.js';
+import { SqliteIdempotencyRecords } from './idempotency.js';
 import { TenantOutbox } from './outbox.js';
 import { compileSort } from './query/sort.js';
 import { DerivedRebuild } from './rebuild.js';
@@ -78,6 +79,8 @@ export class SqliteTenantStore implements TenantStore {
   readonly search: SqliteSearchIndex;
   /** The change events `write` appends (events.ts). */
   readonly events: EventLog;
+  /** The records of keyed requests, which `write` stores with the batch they describe (idempotency.ts). */
+  readonly idempotency: SqliteIdempotencyRecords;
 
   private readonly database: TenantDatabase;
   private readonly model: AppliedModel;
@@ -103,7 +106,15 @@ export class SqliteTenantStore implements TenantStore {
     this.names = new TenantNames({ keys: database.keys, statement });
     this.accessRows = new AccessRows(database, this.model);
     this.outboxJobs = new TenantOutbox(database);
-    this.writer = new BatchWriter(database, this.model, aggregates, this.accessRows, this.outboxJobs);
+    this.idempotency = new SqliteIdempotencyRecords(database);
+    this.writer = new BatchWriter(
+      database,
+      this.model,
+      aggregates,
+      this.accessRows,
+      this.outboxJobs,
+      this.idempotency,
+    );
     const batchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
     this.rebuilds = new DerivedRebuild(database, this.model, this.writer, aggregates, batchSize);
     this.events = tenantEventLog(database);
