@@ -39,6 +39,12 @@ describe('FairShare (fake clock and timers)', () => {
     jest.runOnlyPendingTimers();
   }
 
+  /** Another tenant, B, is seen: A now contends with it, and A's kinds are capped by their cost. */
+  function otherTenantActive(): void {
+    send('b-seen', 'B');
+    finish('b-seen');
+  }
+
   beforeEach(() => {
     jest.useFakeTimers();
     clock = 0;
@@ -49,6 +55,7 @@ describe('FairShare (fake clock and timers)', () => {
   afterEach(() => jest.useRealTimers());
 
   it('admits of one kind up to the work budget over its estimate, then refuses with Retry-After 1', () => {
+    otherTenantActive();
     for (let i = 0; i < 5; i++) expect(send(`list${i}`, 'A', LIST)).toBeUndefined();
     const refused = send('list5', 'A', LIST);
     expect(refused).toBeInstanceOf(RateLimitedError);
@@ -63,6 +70,7 @@ describe('FairShare (fake clock and timers)', () => {
 
   it('counts a request served at once at its admission as under way until the end of the turn', () => {
     create({ tenantWorkMs: 40 });
+    otherTenantActive();
     // Two lists served, and ended, within their admission (synchronous work).
     for (let i = 0; i < 2; i++) {
       let release: () => void = () => undefined;
@@ -110,6 +118,7 @@ describe('FairShare (fake clock and timers)', () => {
   });
 
   it('learns what a kind costs: after slow ones its cap shrinks to the budget over their cost', () => {
+    otherTenantActive();
     for (let round = 0; round < 8; round++) {
       send(`slow${round}`, 'A', CHEAP);
       finish(`slow${round}`, 50);
@@ -117,6 +126,16 @@ describe('FairShare (fake clock and timers)', () => {
     send('x1', 'A', CHEAP);
     send('x2', 'A', CHEAP);
     expect(send('x3', 'A', CHEAP)).toBeInstanceOf(RateLimitedError);
+  });
+
+  it('caps a tenant alone by its requests under way only, whatever their kind costs', () => {
+    create({ tenantRequests: 8 });
+    for (let i = 0; i < 8; i++) expect(send(`list${i}`, 'A', LIST)).toBeUndefined();
+    expect(send('list8', 'A', LIST)).toBeInstanceOf(RateLimitedError);
+    // Once another tenant is active, the kind's cost caps it again (100 ms over 20 ms: 5).
+    finish('list0');
+    otherTenantActive();
+    expect(send('list9', 'A', LIST)).toBeInstanceOf(RateLimitedError);
   });
 
   it('runs everything of a tenant alone at once: a tenant alone is never slowed', () => {

@@ -8,9 +8,10 @@
  *   (its *debt*) is the sum of its charges, halving every {@link DEBT_HALF_LIFE_MS}. Per tenant and
  *   kind of request (method, branch, shape, body size: request-kind.ts) the charge of the last ones
  *   is kept as an estimate of the next one's.
- * - **Admission.** A tenant may have `tenantRequests` requests under way (waiting or running), and
- *   of one kind at most `tenantWorkMs / estimate` (at least one): a cheap kind many, an expensive one
- *   few. One more is refused at once with RateLimitedError (429, `Retry-After`).
+ * - **Admission.** A tenant may have `tenantRequests` requests under way (waiting or running), and,
+ *   while another tenant is active, of one kind at most `tenantWorkMs / estimate` (at least one): a
+ *   cheap kind many, an expensive one few. One more is refused at once with RateLimitedError (429,
+ *   `Retry-After`). A tenant alone meets only the first cap: there is nobody its burst would hold up.
  * - **Turns.** A tenant alone runs everything it was admitted at once. While several tenants are
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
  *   `tenantConcurrency` requests at once, and the one with the highest debt only one: the rest wait
@@ -135,7 +136,7 @@ export class FairShare {
       );
     }
     const cap = this.capOf(tenant, kind);
-    if ((tenant.underWay.get(kind.label) ?? 0) >= cap) {
+    if (this.contended(tenant) && (tenant.underWay.get(kind.label) ?? 0) >= cap) {
       throw new RateLimitedError(
         `This tenant already has ${cap} requests like this one (${kind.label}) under way in this api ` +
           'process, its share for their cost; retry shortly.',
@@ -317,6 +318,11 @@ export class FairShare {
       for (; taken < slots && tenant.queue.length > 0; taken++) this.startJob(tenant.queue.shift() as Job);
     }
     this.pumpWhenFree(nextFree - now);
+  }
+
+  /** Whether a tenant other than `tenant` is active: then its kinds are capped by their cost. */
+  private contended(tenant: TenantShare): boolean {
+    return this.activeTenants(this.now()).some((other) => other !== tenant);
   }
 
   /** Tenants with a request under way or seen in the last {@link ACTIVE_MS}. */
