@@ -439,19 +439,28 @@ describe('change events', () => {
 });
 
 /** The stream up to and including its first event (a blank line after a `data:` line), then its end. */
+/**
+ * The stream up to the end of its first event, then closed: a connection dropped right after one
+ * event (also when that event shares a chunk with the next one, which is cut off).
+ */
 function cutAfterFirstEvent(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   let seen = '';
   const reader = body.getReader();
+  const decoder = new TextDecoder();
   return new ReadableStream({
     async pull(controller) {
       const { done, value } = await reader.read();
       if (done) return controller.close();
-      seen += new TextDecoder().decode(value);
-      controller.enqueue(value);
-      if (/data:.*\n\n/.test(seen)) {
-        await reader.cancel();
-        controller.close();
+      const before = seen.length;
+      seen += decoder.decode(value, { stream: true });
+      const end = /data:[^\n]*\n\n/.exec(seen);
+      if (end === null) {
+        controller.enqueue(value);
+        return;
       }
+      controller.enqueue(new TextEncoder().encode(seen.slice(before, end.index + end[0].length)));
+      await reader.cancel();
+      controller.close();
     },
   });
 }

@@ -596,7 +596,7 @@ describe('documentation', () => {
     const tenant = synchronousOf('packages/store-sqlite/src/tenant/database.ts');
     // The registry opens its file through openSharedDatabase, with the job queue and the replication buffer.
     expect(
-      readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform/store.ts'), 'utf8'),
+      readFileSync(path.join(REPO_ROOT, 'packages/store-sqlite/src/platform/registry.ts'), 'utf8'),
     ).toContain('openSharedDatabase(');
     const platform = synchronousOf('packages/store-sqlite/src/migrations.ts');
     expect([tenant, platform]).toEqual(['NORMAL', 'FULL']);
