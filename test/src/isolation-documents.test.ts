@@ -122,6 +122,19 @@ describe('report rendering on a worker thread', () => {
     expect(pages).toBeGreaterThan(10);
     expect(text).toContain(`Line ${LINES - 1} of a long note`);
   }, 120_000);
+
+  it("refuses a rendering past the tenant's ODP_TENANT_REPORTS (2) before reading its object", async () => {
+    const noteId = await longNote(a);
+    const running = [report(a, noteId), report(a, noteId)];
+    // Both renderings hold the tenant's slots (each takes a second or more); a report of a note
+    // that does not exist is refused for the slot, not answered 404 after reading the note.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await report(a, '00000000-0000-4000-8000-000000000000');
+    expect(refused.status).toBe(429);
+    expect(refused.retryAfter).toBe('2');
+    expect((await Promise.all(running)).map((sent) => sent.status)).toEqual([200, 200]);
+    expect((await report(a, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  }, 120_000);
 });
 
 describe('a report over its limit (a server with ODP_REPORT_TIMEOUT_MS=10)', () => {
