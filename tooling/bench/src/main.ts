@@ -35,7 +35,7 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
-import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
+import { matrixProblems, measureNoisyNeighbours, neighbourTable, selectedFloods } from './noisy-neighbour.js';
 import type { NeighbourMatrix } from './noisy-neighbour.js';
 import { LIST, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
@@ -64,6 +64,7 @@ const { values: flags } = parseArgs({
     startup: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
+    floods: { type: 'string' },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
     'import-rows': { type: 'string' },
@@ -83,6 +84,8 @@ const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
  */
 const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
 const neighbourWarmupSeconds = flags.quick ? 0 : 2;
+/** The matrix's rows to measure (`--floods lists,small creates`): all by default. */
+const floods = selectedFloods(flags.floods?.split(','));
 const connections = Number(flags.connections);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
 const warmupSeconds = 1;
@@ -302,6 +305,7 @@ async function measureSize(
         phaseSeconds: neighbourSeconds,
         warmupSeconds: neighbourWarmupSeconds,
         connections,
+        floods,
         quick: flags.quick,
         log,
       });
