@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { LoopSlices } from '@odp/core';
 import type { Request, Response } from 'express';
+import { drained } from './drained.js';
 
 /** Bytes written to the socket at a time. */
 const WRITE_CHUNK_BYTES = 64 * 1024;
@@ -53,19 +54,6 @@ export async function stringifyInSlices(
 function weakEtag(body: Buffer): string {
   const hash = createHash('sha1').update(body).digest('base64').substring(0, 27);
   return `W/"${body.length.toString(16)}-${hash}"`;
-}
-
-/** Resolves when `res` may be written again, or has closed (the client went away). */
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /** Answers `value` as `res.json(value)` would, serialised and written in slices of the event loop. */
