@@ -179,7 +179,7 @@ export async function seedPocketBase(
     });
     await pocketbase.call('POST', '/api/batch', { requests });
     written += batch.length;
-    if (written % 100_000 < BATCH_SIZE && batch.length === BATCH_SIZE)
+    if (Math.floor(written / 100_000) > Math.floor((written - batch.length) / 100_000))
       log(`  PocketBase: seeded ${written} records`);
   }
   const seconds = (Date.now() - started) / 1000;

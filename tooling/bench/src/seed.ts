@@ -235,7 +235,9 @@ export async function seedPlatform(options: {
   for (const batch of benchBatches(options.objects, SEED_BATCH)) {
     await seeded.put(batch);
     written += batch.length;
-    if (batch.length === SEED_BATCH && written % 100_000 < SEED_BATCH) log(`  seeded ${written} objects`);
+    if (Math.floor(written / 100_000) > Math.floor((written - batch.length) / 100_000)) {
+      log(`  seeded ${written} objects`);
+    }
   }
   const objectsSeconds = (Date.now() - objectsStarted) / 1000;
 
