@@ -5,7 +5,7 @@
  * checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError when a link names an object
  * that does not exist after the batch, ConflictError when a `unique` value would be shared,
  * WriteConflictError when an expected version moved; nothing is applied then (the transaction
- * rolls back). Each object's class, index, counter and search rows are derived
+ * rolls back). Each object's class, index, class value table, counter and search rows are derived
  * from the applied model in the same transaction.
  */
 import {
@@ -19,6 +19,7 @@ import type { StoredObject, WriteBatch } from '@odp/core';
 import type { AccessRows } from './access-rows.js';
 import type { TenantAggregates } from './aggregates.js';
 import type { AppliedModel } from './applied-model.js';
+import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
 import { appendEvents } from './events.js';
 import type { SqliteIdempotencyRecords } from './idempotency.js';
@@ -32,6 +33,7 @@ export class BatchWriter {
     private readonly database: TenantDatabase,
     private readonly model: AppliedModel,
     private readonly aggregates: TenantAggregates,
+    private readonly columns: ClassColumns,
     private readonly accessRows: AccessRows,
     private readonly outbox: TenantOutbox,
     private readonly idempotency: SqliteIdempotencyRecords,
@@ -91,10 +93,14 @@ export class BatchWriter {
     return n;
   }
 
-  /** Writes the class membership, value index and search rows of an object (replacing old ones). */
+  /**
+   * Writes the class membership, value index, class value table and search rows of an object
+   * (replacing old ones).
+   */
   deriveRows(object: StoredObject, n: number, replace: boolean): void {
     if (replace) {
       this.aggregates.apply(n, -1);
+      this.columns.remove(n, this.classKeysOf(n));
       this.database.statement('DELETE FROM cls WHERE n = ?').run(n);
       this.database.statement('DELETE FROM ix WHERE n = ?').run(n);
       this.database.statement('DELETE FROM search WHERE rowid = ?').run(n);
@@ -116,10 +122,16 @@ export class BatchWriter {
         for (const key of keys) insertValue.run(c, f, ixKey(key), n);
       }
     }
+    this.columns.put(object, n);
     this.aggregates.apply(n, 1);
     const text = searchTextOf(this.model.current, object);
     if (text !== '') this.database.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
     if (replace) this.accessRows.refreshAclClasses(n);
+  }
+
+  /** The keys of the classes the object `n` is stored as a member of. */
+  private classKeysOf(n: number): number[] {
+    return this.database.statement('SELECT c FROM cls WHERE n = ?').pluck().all(n) as number[];
   }
 
   private putLinks(object: StoredObject, n: number): void {
@@ -145,6 +157,7 @@ export class BatchWriter {
     const n = this.database.objectKey(id);
     if (n === null) return;
     this.aggregates.apply(n, -1);
+    this.columns.remove(n, this.classKeysOf(n));
     for (const sql of [
       'DELETE FROM cls WHERE n = ?',
       'DELETE FROM ix WHERE n = ?',
