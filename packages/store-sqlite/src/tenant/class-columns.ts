@@ -1,7 +1,7 @@
 /**
  * The per-class value tables of the tenant store: for each class, one row per member object
  * (`cv<c>`, keyed by the object key `n`) holding every single-valued indexed field of the class as a
- * column `f<f>` (the field's index key as `ix` holds it, EMPTY_KEY when empty), with a composite
+ * column `f<f>` (the field's index key as `ix` holds it, EMPTY_KEY (-Infinity) when empty), with a composite
  * index per (equality field, sort field) pair the layout rule picks. A list filtered on an
  * equality field and sorted by another field walks that index in order, so its page at any page
  * number costs an index range read (no probe per skipped row). The generic value index `ix` still
@@ -15,7 +15,6 @@ import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
 import { indexKeysOf, indexedFields, ixKey } from './index-keys.js';
 import type { IndexKey } from './index-keys.js';
-import { EMPTY_KEY } from './query/sql.js';
 import type { Driver } from './query/sql.js';
 
 /**
@@ -76,23 +75,41 @@ export class ClassColumns {
     }
   }
 
-  /** Writes the object's row in the table of each of its classes (replacing an older one). */
+  /**
+   * Writes the object's row in the table of each of its classes: inserted when missing, else only
+   * the columns whose value changed are updated (an unchanged row is not written, and an index over
+   * unchanged columns is left alone).
+   */
   put(object: StoredObject, n: number): void {
     const layouts = this.current();
     for (const className of new Set(object.classes)) {
       const c = this.database.lookupKey(`c:${className}`);
       const layout = c === null ? undefined : layouts.get(c);
       if (layout === undefined) continue;
+      const names = layout.columns.map(({ column }) => column);
       const values = layout.columns.map(({ field }) => {
         const key: IndexKey | undefined = indexKeysOf(field, object.values[field.name])[0];
-        return key === undefined ? null : ixKey(key);
+        return key === undefined ? -Infinity : ixKey(key);
       });
+      const stored = this.database
+        .statement(`SELECT ${names.join(', ')} FROM ${layout.table} WHERE n = ?`)
+        .raw(true)
+        .get(n) as IndexKey[] | undefined;
+      if (stored === undefined) {
+        this.database
+          .statement(
+            `INSERT INTO ${layout.table} (n, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`,
+          )
+          .run(n, ...values);
+        continue;
+      }
+      const changed = names.flatMap((name, index) => (stored[index] === values[index] ? [] : [index]));
+      if (changed.length === 0) continue;
       this.database
         .statement(
-          `INSERT OR REPLACE INTO ${layout.table} (n, ${layout.columns.map(({ column }) => column).join(', ')}) ` +
-            `VALUES (?, ${layout.columns.map(() => `COALESCE(?, ${EMPTY_KEY})`).join(', ')})`,
+          `UPDATE ${layout.table} SET ${changed.map((index) => `${names[index]} = ?`).join(', ')} WHERE n = ?`,
         )
-        .run(n, ...values);
+        .run(...changed.map((index) => values[index]), n);
     }
   }
 

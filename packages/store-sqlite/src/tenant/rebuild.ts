@@ -48,7 +48,7 @@ export class DerivedRebuild {
         const rows = batch.all(after ?? 0, last, this.rebuildBatchSize) as ObjectRow[];
         if (rows.length === 0) return null;
         this.database.inTransaction(() => {
-          for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n, true);
+          for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n);
         });
         return { count: rows.length, last: rows.at(-1)?.n ?? last };
       },

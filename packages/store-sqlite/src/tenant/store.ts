@@ -45,6 +45,7 @@ import { TenantOutbox } from './outbox.js';
 import { compileSort } from './query/sort.js';
 import { DerivedRebuild } from './rebuild.js';
 import { ClassColumns, classColumnsTag } from './class-columns.js';
+import { DerivedRows } from './derived-rows.js';
 import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
 import { SummaryReads } from './summary-reads.js';
@@ -69,7 +70,7 @@ export interface SqliteTenantStoreOptions {
   /**
    * Composite (equality field, sort field) indexes per class at most (class-columns.ts): each
    * serves the sorted pages of a filter on an enumeration or flag, and costs an index entry per
-   * write of a member of the class. Default 8; changing it rebuilds the derived data.
+   * write of a member of the class. Default 4; changing it rebuilds the derived data.
    */
   readonly compositeIndexLimit?: number;
   /** Objects re-derived per transaction by a rebuild (the event loop runs between). Default 500. */
@@ -106,7 +107,7 @@ export class SqliteTenantStore implements TenantStore {
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
     database.onForget('rollback', () => aggregates.forgetKeys());
-    const compositeLimit = Math.max(0, Math.trunc(options.compositeIndexLimit ?? 8));
+    const compositeLimit = Math.max(0, Math.trunc(options.compositeIndexLimit ?? 4));
     this.model = new AppliedModel(
       database,
       (model) => aggregates.setModel(model),
@@ -123,8 +124,7 @@ export class SqliteTenantStore implements TenantStore {
     this.writer = new BatchWriter(
       database,
       this.model,
-      aggregates,
-      columns,
+      new DerivedRows(database, this.model, aggregates, columns, this.accessRows),
       this.accessRows,
       this.outboxJobs,
       this.idempotency,
