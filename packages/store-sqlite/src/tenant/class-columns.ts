@@ -1,15 +1,17 @@
 /**
  * The per-class value tables of the tenant store: for each class, one row per member object
- * (`cv<c>`, keyed by the object key `n`) holding every single-valued indexed field of the class as a
+ * (`cv<c>_<shape>`, keyed by the object key `n`) holding every single-valued indexed field of the class as a
  * column `f<f>` (the field's index key as `ix` holds it, EMPTY_KEY (-Infinity) when empty), with a composite
  * index per (equality field, sort field) pair the layout rule picks. A list filtered on an
  * equality field and sorted by another field walks that index in order, so its page at any page
  * number costs an index range read (no probe per skipped row). The generic value index `ix` still
  * serves every other filter, sort, distinct value and aggregate. See docs/storage.md.
  *
- * The tables are derived data: dropped and created afresh when a rebuild starts (the rebuild
- * re-derives their rows), and read only while the stored derived data is current for the model.
+ * The tables are derived data, named for their columns (`cv<c>_<shape>`): brought to the model's
+ * layout when a rebuild starts (the rebuild re-derives their rows), and read only while the stored
+ * derived data is current for the model and layout.
  */
+import { createHash } from 'node:crypto';
 import type { FieldDef, Model, StoredObject } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
@@ -49,27 +51,43 @@ export class ClassColumns {
   ) {}
 
   /**
-   * Drops every class value table and creates the current model's, empty (inside the transaction
-   * that starts a rebuild, which then re-derives their rows). Interns the names it needs.
+   * Brings the class value tables to the current model's layout, inside the transaction that
+   * starts a rebuild (which then re-derives every object's rows): a table named for its columns is
+   * kept when the layout still has it (another process rebuilding for the same model at the same
+   * time keeps the rows it wrote), created when missing; tables and composite indexes the layout no
+   * longer has are dropped. Interns the names it needs.
    */
-  recreateTables(): void {
-    const db = this.database.db;
-    const stale = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'cv[0-9]*'")
-      .pluck()
-      .all() as string[];
-    for (const name of stale) db.exec(`DROP TABLE ${name}`);
+  prepareTables(): void {
     for (const classDef of this.model.current.classes.values()) {
       this.database.intern(`c:${classDef.name}`);
       for (const field of singleValued(indexedFields(classDef))) this.database.intern(`f:${field.name}`);
     }
-    for (const layout of this.current().values()) {
+    const layouts = [...this.current().values()];
+    const tables = new Set(layouts.map((layout) => layout.table));
+    const indexes = new Set(
+      layouts.flatMap((layout) => [...layout.composites].map((pair) => compositeIndexName(layout, pair))),
+    );
+    const db = this.database.db;
+    const stored = db
+      .prepare(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') AND name GLOB 'cv[0-9]*'",
+      )
+      .all() as { type: 'table' | 'index'; name: string }[];
+    for (const { type, name } of stored) {
+      if (type === 'table' && !tables.has(name)) db.exec(`DROP TABLE ${name}`);
+    }
+    for (const { type, name } of stored) {
+      if (type === 'index' && !indexes.has(name) && tables.has(name.split('_').slice(0, 2).join('_'))) {
+        db.exec(`DROP INDEX ${name}`);
+      }
+    }
+    for (const layout of layouts) {
       const columns = layout.columns.map(({ column }) => `${column} COLLATE NOCASE NOT NULL`);
-      db.exec(`CREATE TABLE ${layout.table} (n INTEGER PRIMARY KEY, ${columns.join(', ')})`);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${layout.table} (n INTEGER PRIMARY KEY, ${columns.join(', ')})`);
       for (const pair of layout.composites) {
         const [equality, sort] = pair.split(':');
         db.exec(
-          `CREATE INDEX ${layout.table}_${equality}_${sort} ON ${layout.table} (f${equality}, f${sort})`,
+          `CREATE INDEX IF NOT EXISTS ${compositeIndexName(layout, pair)} ON ${layout.table} (f${equality}, f${sort})`,
         );
       }
     }
@@ -160,9 +178,14 @@ export class ClassColumns {
         continue;
       }
       if (fields.length === 0) continue;
+      const columns = keyed.map(({ field, key }) => ({ field, column: `f${key}` }));
+      const shape = createHash('sha256')
+        .update(columns.map(({ column }) => column).join(','))
+        .digest('hex')
+        .slice(0, 8);
       layouts.set(c, {
-        table: `cv${c}`,
-        columns: keyed.map(({ field, key }) => ({ field, column: `f${key}` })),
+        table: `cv${c}_${shape}`,
+        columns,
         composites: this.compositesOf(keyed as { field: FieldDef; key: number }[]),
       });
     }
@@ -189,6 +212,11 @@ export class ClassColumns {
     }
     return pairs;
   }
+}
+
+/** `cv<c>_<shape>_<equality field key>_<sort field key>`. */
+function compositeIndexName(layout: ClassLayout, pair: string): string {
+  return `${layout.table}_${pair.replace(':', '_')}`;
 }
 
 function singleValued(fields: readonly FieldDef[]): FieldDef[] {

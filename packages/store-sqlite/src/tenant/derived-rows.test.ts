@@ -58,7 +58,7 @@ describe('derived rows of an update', () => {
         await store.list(
           {
             className: 'ct.company',
-            filters: [{ kind: 'equals', field: 'tags', value: 'c' }],
+            filters: [{ kind: 'equals', field: 'tags', type: 'TEXT', value: 'c' }],
             page: 0,
             size: 5,
           },
@@ -70,7 +70,7 @@ describe('derived rows of an update', () => {
       await store.list(
         {
           className: 'ct.company',
-          filters: [{ kind: 'equals', field: 'tags', value: 'a' }],
+          filters: [{ kind: 'equals', field: 'tags', type: 'TEXT', value: 'a' }],
           page: 0,
           size: 5,
         },

@@ -42,7 +42,7 @@ export class DerivedRebuild {
       forgetSignature: () =>
         void this.database.inTransaction(() => {
           this.database.statement("DELETE FROM meta WHERE k = 'index_signature'").run();
-          this.columns.recreateTables();
+          this.columns.prepareTables();
         }),
       rederiveAfter: async (after) => {
         const rows = batch.all(after ?? 0, last, this.rebuildBatchSize) as ObjectRow[];
