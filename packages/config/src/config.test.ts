@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       secretKey: secret,
       smtpUrl: null,
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
-      dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024 },
+      dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024, eventPageBytes: 256 * 1024 },
       maxModelBytes: 256 * 1024 * 1024,
       reports: { memoryMb: 256, timeoutMs: 30_000, tenantConcurrent: 2 },
       imports: {
@@ -119,6 +119,7 @@ describe('loadConfig', () => {
       ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '3000',
       ODP_MAX_VALUE_BYTES: '4096',
       ODP_MAX_PAGE_BYTES: '65536',
+      ODP_EVENT_PAGE_BYTES: '4096',
       ODP_MAX_MODEL_BYTES: '1048576',
       ODP_REPORT_MEMORY_MB: '64',
       ODP_REPORT_TIMEOUT_MS: '5000',
@@ -170,7 +171,7 @@ describe('loadConfig', () => {
       },
       smtpUrl: 'smtp://127.0.0.1:25',
       http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 3000 },
-      dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536 },
+      dataLimits: { maxValueBytes: 4096, maxPageBytes: 65536, eventPageBytes: 4096 },
       maxModelBytes: 1048576,
       reports: { memoryMb: 64, timeoutMs: 5000, tenantConcurrent: 3 },
       imports: { ...DEFAULT_IMPORT_LIMITS, maxRows: 5000, memoryMb: 128, perTenant: 3 },
@@ -268,6 +269,7 @@ describe('loadConfig', () => {
     [{ ODP_SECRET_KEY: 'short' }, 'ODP_SECRET_KEY: must be at least 32 characters long'],
     [{ ODP_MAX_VALUE_BYTES: '0' }, 'ODP_MAX_VALUE_BYTES: must be a positive integer (got "0")'],
     [{ ODP_MAX_PAGE_BYTES: '1e6' }, 'ODP_MAX_PAGE_BYTES: must be a positive integer (got "1e6")'],
+    [{ ODP_EVENT_PAGE_BYTES: '0' }, 'ODP_EVENT_PAGE_BYTES: must be a positive integer (got "0")'],
     [
       { ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' },
       'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS: must be a positive integer (got "-1")',

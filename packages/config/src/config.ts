@@ -127,6 +127,11 @@ export interface DataLimitsConfig {
   readonly maxValueBytes: number;
   /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
   readonly maxPageBytes: number;
+  /**
+   * Byte budget of one page of an event stream's replay (at least one event): the work one turn of
+   * the event loop does for a stream, so another tenant's request waits at most for about that.
+   */
+  readonly eventPageBytes: number;
 }
 
 /**
@@ -282,6 +287,7 @@ export const CONFIG_VARIABLES = [
   'ODP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
+  'ODP_EVENT_PAGE_BYTES',
   'ODP_MAX_MODEL_BYTES',
   'ODP_REPORT_MEMORY_MB',
   'ODP_REPORT_TIMEOUT_MS',
@@ -452,6 +458,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataLimits: {
       maxValueBytes: parseInteger('ODP_MAX_VALUE_BYTES', read('ODP_MAX_VALUE_BYTES'), 1024 * 1024),
       maxPageBytes: parseInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
+      eventPageBytes: parseInteger('ODP_EVENT_PAGE_BYTES', read('ODP_EVENT_PAGE_BYTES'), 256 * 1024),
     },
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
     reports: parseReports(read),
