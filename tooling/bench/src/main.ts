@@ -11,8 +11,9 @@
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
- * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
- * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
+ * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--floods "OpenAPI,imports"]
+ * [--stack ...]`: the noisy-neighbour matrix alone (noisy-neighbour.ts); `--duration` sets the
+ * seconds of each of its phases, `--floods` the rows to measure (by name; all when absent).
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -35,7 +36,7 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
-import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
+import { matrixProblems, measureNoisyNeighbours, neighbourTable, selectedFloods } from './noisy-neighbour.js';
 import type { NeighbourMatrix } from './noisy-neighbour.js';
 import { LIST, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
@@ -64,6 +65,7 @@ const { values: flags } = parseArgs({
     startup: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
+    floods: { type: 'string' },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
     'import-rows': { type: 'string' },
@@ -88,6 +90,14 @@ const connections = Number(flags.connections);
 const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
 const log = (line: string) => process.stderr.write(line + '\n');
+/** The noisy-neighbour rows to measure (`--floods`), checked before anything is seeded. */
+const floods = flags.floods?.split(',');
+try {
+  selectedFloods(floods);
+} catch (error) {
+  log(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
 
 /** A fixed JSON body the size of a typical DataObject, for the ceilings. */
 const FIXED_BODY = JSON.stringify({ ceiling: true, padding: 'x'.repeat(600) });
@@ -303,6 +313,7 @@ async function measureSize(
         warmupSeconds: neighbourWarmupSeconds,
         connections,
         quick: flags.quick,
+        ...(floods === undefined ? {} : { floods }),
         log,
       });
     } finally {

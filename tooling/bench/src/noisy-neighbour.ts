@@ -41,6 +41,8 @@ export interface NeighbourOptions {
   /** A's connections for the floods of single requests. */
   readonly connections: number;
   readonly quick: boolean;
+  /** The rows to measure, by their names (`kind`, any case); all when absent. */
+  readonly floods?: readonly string[];
   readonly log: (line: string) => void;
 }
 
@@ -195,6 +197,20 @@ async function measureRow(
   }
 }
 
+/** The rows named in `names` (any case), in the matrix's order; every row when absent. */
+export function selectedFloods(names: readonly string[] | undefined): readonly Flood[] {
+  if (names === undefined) return FLOODS;
+  const wanted = new Set(names.map((name) => name.trim().toLowerCase()));
+  const unknown = [...wanted].filter((name) => !FLOODS.some((flood) => flood.kind.toLowerCase() === name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `Unknown flood ${unknown.map((name) => `"${name}"`).join(', ')}; the rows are: ` +
+        FLOODS.map((flood) => flood.kind).join(', '),
+    );
+  }
+  return FLOODS.filter((flood) => wanted.has(flood.kind.toLowerCase()));
+}
+
 export async function measureNoisyNeighbours(options: NeighbourOptions): Promise<NeighbourMatrix> {
   const context: FloodContext = {
     baseUrl: options.api.baseUrl,
@@ -205,7 +221,7 @@ export async function measureNoisyNeighbours(options: NeighbourOptions): Promise
     log: options.log,
   };
   const rows: NeighbourRow[] = [];
-  for (const flood of FLOODS) {
+  for (const flood of selectedFloods(options.floods)) {
     options.log(`  tenant A floods with ${flood.kind}`);
     rows.push(await measureRow(flood, context, options));
   }
