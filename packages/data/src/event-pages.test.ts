@@ -19,10 +19,7 @@ afterEach(async () => {
 });
 
 /** Creates the companies with large descriptions; answers their ids and the log's head before them. */
-async function seeded(): Promise<{
-  ids: string[];
-  head: Awaited<ReturnType<CrmFixture['data']['objects']['eventLog']['head']>>;
-}> {
+async function seeded(): Promise<{ ids: string[]; head: EventCursor }> {
   const head = await crm.data.objects.eventLog.head();
   const ids: string[] = [];
   for (let index = 0; index < COMPANIES; index += 1) {
