@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   DEFAULT_IMPORT_LIMITS,
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   DEFAULT_TENANT_IMPORTS,
   EXTERNAL_SERVICES,
@@ -52,6 +53,12 @@ export interface Config {
    * child process with a heap of its own (`ODP_ISOLATED_TASKS`); more wait their turn.
    */
   readonly isolatedTasks: number;
+  /**
+   * How much lower than the api's own the processor priority of an isolated task's process is, as
+   * a nice increment (`ODP_ISOLATED_TASK_NICENESS`; 0: the same): on a machine the tasks share with
+   * the api, the api's requests are scheduled first and the tasks take the time left.
+   */
+  readonly isolatedTaskNiceness: number;
   /**
    * How many change event streams of one tenant one api process keeps open at once
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
@@ -294,6 +301,7 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_REPORTS',
   'ODP_TENANT_IMPORTS',
   'ODP_ISOLATED_TASKS',
+  'ODP_ISOLATED_TASK_NICENESS',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_TENANT_EVENT_STREAMS',
   'ODP_TENANT_REQUESTS',
@@ -466,6 +474,12 @@ export function loadConfig(env: Env = process.env): Config {
     isolatedTasks: parseInteger('ODP_ISOLATED_TASKS', read('ODP_ISOLATED_TASKS'), DEFAULT_ISOLATED_TASKS, {
       max: 256,
     }),
+    isolatedTaskNiceness: parseInteger(
+      'ODP_ISOLATED_TASK_NICENESS',
+      read('ODP_ISOLATED_TASK_NICENESS'),
+      DEFAULT_ISOLATED_TASK_NICENESS,
+      { min: 0, max: 19 },
+    ),
     tenantEventStreams: parseInteger(
       'ODP_TENANT_EVENT_STREAMS',
       read('ODP_TENANT_EVENT_STREAMS'),

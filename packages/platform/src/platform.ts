@@ -19,7 +19,13 @@ import type {
   Warehouse,
   WindowCounters,
 } from '@odp/core';
-import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedRegistry } from '@odp/core';
+import {
+  createInProcessCoordination,
+  limitIsolatedTasks,
+  NotFoundError,
+  setIsolatedTaskNiceness,
+  sharedRegistry,
+} from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
@@ -71,6 +77,12 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
   return openS3BlobStore(config.blobs);
 }
 
+/** The process's isolated tasks: how many run at once, and their priority below the api's. */
+function configureIsolatedTasks(config: Config): void {
+  limitIsolatedTasks(config.isolatedTasks);
+  setIsolatedTaskNiceness(config.isolatedTaskNiceness);
+}
+
 /**
  * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
  * through Redis: writes wake event streams on every instance, registry reads are cached under the
@@ -87,7 +99,7 @@ export async function openPlatform(
   options: { readonly log?: Logger } = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
-  limitIsolatedTasks(config.isolatedTasks);
+  configureIsolatedTasks(config);
   const store = await openPlatformRegistry(config);
   await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
     await store.close();
