@@ -77,6 +77,24 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
   return openS3BlobStore(config.blobs);
 }
 
+/** The imports of this process: their limits, and their row writes at the tenant's fair-share turn. */
+function spreadsheetImports(
+  config: Config,
+  blobs: BlobStore,
+  files: FileService,
+  fairShare: FairShare,
+  log: Logger,
+): SpreadsheetImports {
+  return new SpreadsheetImports({
+    blobs,
+    files,
+    limits: config.imports,
+    tenantImports: config.imports.perTenant,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+    turn: (tenantId, work) => fairShare.turn(tenantId, work),
+  });
+}
+
 /** The process's isolated tasks: how many run at once, and their priority below the api's. */
 function configureIsolatedTasks(config: Config): void {
   limitIsolatedTasks(config.isolatedTasks);
@@ -119,13 +137,8 @@ export async function openPlatform(
     onError: (message, error) => log.error(message, { error: String(error) }),
     tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
   });
-  const imports = new SpreadsheetImports({
-    blobs,
-    files,
-    limits: config.imports,
-    tenantImports: config.imports.perTenant,
-    onError: (message, error) => log.error(message, { error: String(error) }),
-  });
+  const fairShare = new FairShare(config.fairShare);
+  const imports = spreadsheetImports(config, blobs, files, fairShare, log);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
@@ -172,7 +185,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
-    fairShare: new FairShare(config.fairShare),
+    fairShare,
     deletion: tenantDeletion({
       config,
       registry,
