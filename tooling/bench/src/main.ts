@@ -11,9 +11,8 @@
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
- * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--floods "OpenAPI,imports"]
- * [--stack ...]`: the noisy-neighbour matrix alone (noisy-neighbour.ts); `--duration` sets the
- * seconds of each of its phases, `--floods` the rows to measure (by name; all when absent).
+ * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
+ * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
  * For each size N: seeds a fresh tenant of the example CRM model, starts the api on it, and
  * measures every operation over HTTP on 127.0.0.1 for a fixed time, beside the raw store doing the
@@ -85,19 +84,13 @@ const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
  */
 const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
 const neighbourWarmupSeconds = flags.quick ? 0 : 2;
+/** The matrix's rows to measure (`--floods lists,small creates`): all by default. */
+const floods = selectedFloods(flags.floods?.split(','));
 const connections = Number(flags.connections);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
 const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
 const log = (line: string) => process.stderr.write(line + '\n');
-/** The noisy-neighbour rows to measure (`--floods`), checked before anything is seeded. */
-const floods = flags.floods?.split(',');
-try {
-  selectedFloods(floods);
-} catch (error) {
-  log(error instanceof Error ? error.message : String(error));
-  process.exit(2);
-}
 
 /** A fixed JSON body the size of a typical DataObject, for the ceilings. */
 const FIXED_BODY = JSON.stringify({ ceiling: true, padding: 'x'.repeat(600) });
@@ -312,8 +305,8 @@ async function measureSize(
         phaseSeconds: neighbourSeconds,
         warmupSeconds: neighbourWarmupSeconds,
         connections,
+        floods,
         quick: flags.quick,
-        ...(floods === undefined ? {} : { floods }),
         log,
       });
     } finally {

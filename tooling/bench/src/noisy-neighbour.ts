@@ -40,9 +40,9 @@ export interface NeighbourOptions {
   readonly warmupSeconds: number;
   /** A's connections for the floods of single requests. */
   readonly connections: number;
+  /** The rows to measure, in order (selectedFloods). */
+  readonly floods: readonly Flood[];
   readonly quick: boolean;
-  /** The rows to measure, by their names (`kind`, any case); all when absent. */
-  readonly floods?: readonly string[];
   readonly log: (line: string) => void;
 }
 
@@ -197,18 +197,17 @@ async function measureRow(
   }
 }
 
-/** The rows named in `names` (any case), in the matrix's order; every row when absent. */
-export function selectedFloods(names: readonly string[] | undefined): readonly Flood[] {
-  if (names === undefined) return FLOODS;
-  const wanted = new Set(names.map((name) => name.trim().toLowerCase()));
-  const unknown = [...wanted].filter((name) => !FLOODS.some((flood) => flood.kind.toLowerCase() === name));
-  if (unknown.length > 0) {
+/** The floods named in `kinds` (case-insensitive), in the matrix's order; every flood without it. */
+export function selectedFloods(kinds: readonly string[] | undefined): Flood[] {
+  if (kinds === undefined) return [...FLOODS];
+  const wanted = new Set(kinds.map((kind) => kind.trim().toLowerCase()));
+  const selected = FLOODS.filter((flood) => wanted.has(flood.kind.toLowerCase()));
+  if (selected.length !== wanted.size) {
     throw new Error(
-      `Unknown flood ${unknown.map((name) => `"${name}"`).join(', ')}; the rows are: ` +
-        FLOODS.map((flood) => flood.kind).join(', '),
+      `--floods names ${[...wanted].join(', ')}; the rows are ${FLOODS.map((f) => f.kind).join(', ')}.`,
     );
   }
-  return FLOODS.filter((flood) => wanted.has(flood.kind.toLowerCase()));
+  return selected;
 }
 
 export async function measureNoisyNeighbours(options: NeighbourOptions): Promise<NeighbourMatrix> {
@@ -221,7 +220,7 @@ export async function measureNoisyNeighbours(options: NeighbourOptions): Promise
     log: options.log,
   };
   const rows: NeighbourRow[] = [];
-  for (const flood of selectedFloods(options.floods)) {
+  for (const flood of options.floods) {
     options.log(`  tenant A floods with ${flood.kind}`);
     rows.push(await measureRow(flood, context, options));
   }
