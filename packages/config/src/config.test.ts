@@ -47,7 +47,7 @@ describe('loadConfig', () => {
         perTenant: 2,
       },
       isolatedTasks: 4,
-      isolatedTaskNiceness: 10,
+      isolatedTaskNiceness: 5,
       tenantEventStreams: 64,
       fairShare: { tenantRequests: 64, tenantWorkMs: 2000, tenantConcurrency: 4 },
       jsonLimits: { maxMembers: 10_000, maxValues: 200_000 },

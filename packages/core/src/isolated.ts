@@ -101,8 +101,12 @@ function startProcess(entry: URL, limits: IsolationLimits): ChildProcess {
   return child;
 }
 
-/** Task processes run this much below the api's processor priority by default (`ODP_ISOLATED_TASK_NICENESS`). */
-export const DEFAULT_ISOLATED_TASK_NICENESS = 10;
+/**
+ * Task processes run this much below the api's processor priority by default
+ * (`ODP_ISOLATED_TASK_NICENESS`): about a third of the share of a process at the api's priority. Not
+ * lower: a task's time limit is wall-clock time, which a task starved on a busy machine would meet.
+ */
+export const DEFAULT_ISOLATED_TASK_NICENESS = 5;
 
 /** The highest nice value (the lowest priority) a process can have. */
 const LOWEST_PRIORITY = 19;
