@@ -5,14 +5,17 @@
  * deployment's public address (ODP_BASE_URL). Through the proxy: writes and reads, a file uploaded
  * through one instance and downloaded through the other, an event stream on one instance that sees
  * the writes of the other, gateway jobs each delivered once by two workers, a service's rate limit
- * held across the four processes, and a tenant deleted everywhere. Afterwards no data directory holds a tenant's data.
+ * held across the four processes, replicated changes flushed once to the warehouse (BigQuery's API,
+ * played by a local stand-in: no BigQuery runs here), and a tenant deleted everywhere. Afterwards no data directory holds a tenant's data.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describeWithEngine } from '@odp/testkit';
-import { startHttpsReceiver } from '@odp/gateways/testing';
+import { addCompanyReplicator, startHttpsReceiver } from '@odp/gateways/testing';
+import { startBigQueryStandIn } from '@odp/warehouse-bigquery/testing';
+import type { BigQueryStandIn, StandInRequest } from '@odp/warehouse-bigquery/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
 import { DEMO, DataApi } from './data-api.js';
 import { openEventStream } from './support/event-stream.js';
@@ -30,6 +33,25 @@ jest.setTimeout(120_000);
 
 /** Webhook calls the tenant may make per day (`ODP_RATE_LIMITS`), across all four processes. */
 const CALLS = 8;
+
+/** The tenant's BigQuery service account: its key signs the requests the stand-in verifies. */
+const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const credentials = JSON.stringify({
+  type: 'service_account',
+  project_id: 'hosts-analytics',
+  private_key_id: 'key-1',
+  private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  client_email: 'replicator@hosts-analytics.iam.gserviceaccount.com',
+});
+
+/** The object ids a MERGE job of the stand-in wrote or deleted. */
+function mergedIds(request: StandInRequest): string[] {
+  const query = (request.body?.['configuration'] as { query?: { queryParameters?: unknown[] } } | undefined)
+    ?.query;
+  const rows = query?.queryParameters?.[0] as
+    { parameterValue: { arrayValues: { structValues: { id: { value: string } } }[] } } | undefined;
+  return rows?.parameterValue.arrayValues.map((row) => row.structValues.id.value) ?? [];
+}
 
 /** Every engine the suite needs; the first one missing skips it with its reason. */
 const ENGINES = [
@@ -49,6 +71,7 @@ describeWithEngine(
     const TENANT_NAME = `Hosts ${run}`;
     let proxy: RoundRobinProxy;
     let receiver: HttpsReceiver;
+    let standIn: BigQueryStandIn;
     let modelDir: string;
     const apis: TestServer[] = [];
     const workers: WorkerProcess[] = [];
@@ -61,8 +84,13 @@ describeWithEngine(
     beforeAll(async () => {
       proxy = await startRoundRobinProxy();
       receiver = await startHttpsReceiver();
+      standIn = await startBigQueryStandIn(keys.publicKey.export({ type: 'spki', format: 'pem' }).toString());
       modelDir = mkdtempSync(path.join(os.tmpdir(), 'odp-hosts-model-'));
       cpSync(path.join(REPO_ROOT, 'examples/models/crm'), modelDir, { recursive: true });
+      addCompanyReplicator(modelDir, { dataset: 'crm', table: 'companies' }, [
+        { name: '_flushInterval', value: '1s' },
+        { name: 'legalName', formula: 'legalName' },
+      ]);
       const env: Record<string, string> = {
         ODP_BASE_URL: proxy.url,
         ODP_SECRET_KEY: randomBytes(32).toString('base64url'),
@@ -77,6 +105,8 @@ describeWithEngine(
         ODP_S3_ACCESS_KEY: process.env['ODP_TEST_S3_ACCESS_KEY'] ?? '',
         ODP_S3_SECRET_KEY: process.env['ODP_TEST_S3_SECRET_KEY'] ?? '',
         ODP_JOBS: 'agenda',
+        ODP_WAREHOUSE: 'bigquery',
+        ODP_BIGQUERY_API_ENDPOINT: standIn.url,
         ODP_JOBS_AGENDA_DATABASE: `odp_hosts_jobs_${run}`,
         ODP_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
         ODP_GATEWAY_CA_FILE: receiver.caFile,
@@ -110,6 +140,7 @@ describeWithEngine(
       await Promise.all(apis.map((api) => api.stop()));
       await proxy?.close();
       await receiver?.close();
+      await standIn?.close();
       for (const dir of [...workerDirs, modelDir]) if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
@@ -217,6 +248,37 @@ describeWithEngine(
         const refused = await runScript(api, 'invoices', DEMO.invoice1, 'notifyAccountant');
         expect(refused.status).toBe(429);
       }
+    });
+
+    it('flushes each replicated change once, whichever worker buffered it and whichever claimed the flush', async () => {
+      await createSystemObject(balanced, 'systemSettings', {
+        name: 'warehouseProject',
+        value: 'hosts-analytics',
+      });
+      await createSystemObject(balanced, 'secretValues', {
+        name: 'warehouseCredentials',
+        secretValue: credentials,
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++)
+        ids.push(await balanced.create('companies', { legalName: `Replicated ${run} ${i}` }));
+      const merged = () =>
+        standIn.requests
+          .filter((request) => request.method === 'POST' && request.path.endsWith('/jobs'))
+          .flatMap(mergedIds);
+      const deadline = Date.now() + 60_000;
+      while (!ids.every((id) => merged().includes(id)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      // Two more flush intervals: a change flushed twice would show by now.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(
+        merged()
+          .filter((id) => ids.includes(id))
+          .sort(),
+      ).toEqual([...ids].sort());
+      const flushes = (await jobsOf(balanced, '?size=500')).filter((job) => job.gateway === null);
+      expect(flushes.every((job) => job.status === 'done')).toBe(true);
     });
 
     it('deletes the tenant through one instance for every instance, and no data directory held its data', async () => {
