@@ -1,19 +1,16 @@
 /**
- * Large JSON answers (a page of 1,000 objects) sent in slices of the event loop (`LoopSlices`,
+ * Large JSON answers (a page of 1,000 objects) serialised in slices of the event loop (`LoopSlices`,
  * docs/architecture.md "Where heavy work runs"): the elements of the value's arrays are serialised
- * one at a time, and the bytes written a chunk at a time after the socket drained, yielding in
- * between, so a page neither holds the event loop for tens of milliseconds nor copies megabytes
- * into the socket in one write while another tenant's request waits. The answer is the one
- * `res.json` gives: the same bytes, `Content-Type`, `Content-Length`, weak `ETag` and `304` to a
- * matching `If-None-Match`.
+ * one at a time, yielding in between, so a page does not hold the event loop for the whole of its
+ * `JSON.stringify` while another tenant's request waits. The answer is the one `res.json` gives:
+ * the same bytes, `Content-Type`, `Content-Length`, weak `ETag` and `304` to a matching
+ * `If-None-Match`, written in one `end` (the request ends, and frees its share, as its last byte is
+ * handed to the socket).
  */
 import { createHash } from 'node:crypto';
 import { LoopSlices } from '@odp/core';
 import type { Request, Response } from 'express';
-import { drained } from './drained.js';
 
-/** Bytes written to the socket at a time. */
-const WRITE_CHUNK_BYTES = 64 * 1024;
 /** Levels of plain objects opened to reach arrays (a page: `_embedded`, then its plural). */
 const OPENED_LEVELS = 2;
 
@@ -56,7 +53,7 @@ function weakEtag(body: Buffer): string {
   return `W/"${body.length.toString(16)}-${hash}"`;
 }
 
-/** Answers `value` as `res.json(value)` would, serialised and written in slices of the event loop. */
+/** Answers `value` as `res.json(value)` would, serialised in slices of the event loop. */
 export async function sendJsonInSlices(req: Request, res: Response, value: unknown): Promise<void> {
   const slices = new LoopSlices();
   const body = Buffer.from((await stringifyInSlices(value, slices)) ?? '', 'utf8');
@@ -72,12 +69,5 @@ export async function sendJsonInSlices(req: Request, res: Response, value: unkno
     res.end();
     return;
   }
-  // The last chunk ends the answer in the same call: the client, which has every byte once it is
-  // written, must find the request ended (its share freed) when it sends its next one.
-  let offset = 0;
-  for (; offset + WRITE_CHUNK_BYTES < body.length && !res.destroyed; offset += WRITE_CHUNK_BYTES) {
-    if (!res.write(body.subarray(offset, offset + WRITE_CHUNK_BYTES))) await drained(res);
-    await slices.next();
-  }
-  res.end(body.subarray(offset));
+  res.end(body);
 }

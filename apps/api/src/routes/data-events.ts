@@ -22,7 +22,6 @@ import type { Account, EventCursor, EventLog } from '@odp/core';
 import type { ChangeSignal, EventPage, ObjectService, StreamEvent } from '@odp/data';
 import type { TenantEventStreams } from '@odp/platform';
 import { booleanParam } from './boolean-param.js';
-import { drained } from '../drained.js';
 
 export const HEARTBEAT_MS = 15_000;
 /** Events read from the log for one page (fewer are sent when their JSON passes the byte budget). */
@@ -53,6 +52,19 @@ function lastEventId(req: Request, log: EventLog): EventCursor | null {
 /** One event as an SSE message. */
 function message(event: StreamEvent): string {
   return `id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/** Resolves once `res` has sent what it buffered (`drain`), or has closed. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 export async function eventStream(req: Request, res: Response, context: EventStreamContext): Promise<void> {
