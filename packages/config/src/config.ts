@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import {
   DEFAULT_IMPORT_LIMITS,
   DEFAULT_ISOLATED_TASKS,
@@ -52,6 +53,12 @@ export interface Config {
    * child process with a heap of its own (`ODP_ISOLATED_TASKS`); more wait their turn.
    */
   readonly isolatedTasks: number;
+  /**
+   * How many processes serve the api on this machine (`ODP_API_PROCESSES`, default one per core):
+   * they share the listening port and the data directory (docs/architecture.md, "Api processes");
+   * 1 serves it from the process that started it.
+   */
+  readonly apiProcesses: number;
   /**
    * How many change event streams of one tenant one api process keeps open at once
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
@@ -288,6 +295,7 @@ export const CONFIG_VARIABLES = [
   'ODP_TENANT_REPORTS',
   'ODP_TENANT_IMPORTS',
   'ODP_ISOLATED_TASKS',
+  'ODP_API_PROCESSES',
   ...Object.values(IMPORT_LIMIT_VARIABLES),
   'ODP_TENANT_EVENT_STREAMS',
   'ODP_TENANT_REQUESTS',
@@ -457,6 +465,9 @@ export function loadConfig(env: Env = process.env): Config {
     reports: parseReports(read),
     imports: parseImports(read),
     isolatedTasks: parseInteger('ODP_ISOLATED_TASKS', read('ODP_ISOLATED_TASKS'), DEFAULT_ISOLATED_TASKS, {
+      max: 256,
+    }),
+    apiProcesses: parseInteger('ODP_API_PROCESSES', read('ODP_API_PROCESSES'), availableParallelism(), {
       max: 256,
     }),
     tenantEventStreams: parseInteger(
