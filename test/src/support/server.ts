@@ -214,6 +214,9 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     PORT: String(port),
     ODP_BASE_URL: `http://127.0.0.1:${port}`,
     ODP_DATA_DIR: dataDir,
+    // One process unless a suite asks for more (test/src/api-processes.test.ts): suites stay light
+    // on a shared machine, and a suite that kills the server kills the whole api.
+    ODP_API_PROCESSES: '1',
     ...extraEnv,
   };
   const child = spawn(
