@@ -75,6 +75,8 @@ export interface TestServer {
   readonly extraEnv: Readonly<Record<string, string>>;
   /** Everything the server wrote to stdout and stderr so far. */
   output(): string;
+  /** The process id of the server (with several api processes, of their primary). */
+  readonly pid: number;
   /**
    * Runs `odp <args> --json` against the same configuration; resolves the parsed object, rejects on
    * failure. Runs the command's code in-process (fast); `runOdpProcess` runs the real executable.
@@ -277,6 +279,7 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     env,
     extraEnv,
     output: () => output,
+    pid: child.pid ?? 0,
     odpRaw,
     async kill() {
       child.kill('SIGKILL');
