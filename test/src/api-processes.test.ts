@@ -16,6 +16,7 @@ import { startHttpsReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
 import { DEMO, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
+import { createAccount } from './support/accounts.js';
 import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient } from './support/event-stream.js';
 import { createSystemObject, settled } from './support/jobs.js';
@@ -138,6 +139,21 @@ describe('the embedded api as two processes over one data directory', () => {
     for (const answer of await onEveryProcess(4, () => get(href))) {
       expect(JSON.parse(answer.body)).toMatchObject({ legalName: 'Written twice' });
     }
+  });
+
+  it('applies access granted or revoked through one process on the very next request to the other', async () => {
+    const bob = await createAccount(api, { name: 'bob', role: 'viewer', objectId: DEMO.bob });
+    const created = await fresh(server, 'POST', api.path('/companies'), api.systemKey, { legalName: 'Held' });
+    const href = api.href('companies', created.createdId);
+    const asBob = () => onEveryProcess(4, () => get(href, bob.key));
+    // Both processes now remember what Bob holds (nothing).
+    expect((await asBob()).map((answer) => answer.status)).toEqual([404, 404, 404, 404]);
+    const employees = (persons: string[]) =>
+      fresh(server, 'PATCH', href, api.systemKey, { employees: persons });
+    expect((await employees([api.href('persons', DEMO.bob)])).status).toBe(204);
+    expect((await asBob()).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect((await employees([])).status).toBe(204);
+    expect((await asBob()).map((answer) => answer.status)).toEqual([404, 404, 404, 404]);
   });
 
   it('wakes every event stream, on either process, for each write of a series that alternates between them', async () => {
