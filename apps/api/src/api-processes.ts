@@ -1,21 +1,55 @@
 /**
  * The api on every core (`ODP_API_PROCESSES` > 1, docs/architecture.md "Api processes"): the
- * process `pnpm start` started becomes the primary, which forks the api processes (`node:cluster`:
- * they share the listening port, the primary hands each new connection to the next process in
- * turn) and relays their coordination (`ClusterHub`). It serves no request itself. A process that
- * ends is replaced; SIGTERM or SIGINT stops every process gracefully, then the primary.
+ * process that was started becomes the primary, which does the one-time start-up work, then forks
+ * the api processes (`node:cluster`: they share the listening port, the primary hands each new
+ * connection to the next process in turn) and relays their coordination (`ClusterHub`). It serves
+ * no request itself. A process that ends is replaced; SIGTERM or SIGINT stops every process
+ * gracefully, then the primary. With `ODP_API_PROCESSES=1` the process that was started serves.
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import { ClusterHub } from '@odp/platform';
-import type { ClusterMember, Logger } from '@odp/platform';
+import type { Config } from '@odp/config';
+import { ClusterHub, createLogger, openPlatformOrExit, primaryChannel } from '@odp/platform';
+import type { ClusterMember, Logger, Platform } from '@odp/platform';
 import { SHUTDOWN_GRACE_MS } from './server.js';
+
+export interface ApiEntry {
+  /** Serves the api (and what else each serving process runs) on `platform`; resolves once it listens. */
+  serve(platform: Platform): Promise<void>;
+  /**
+   * The one-time work of a start (the demo tenant): with one process once it listens, with several
+   * before they start. Resolves what the operator is told, ending with the `ODP_READY` line, which
+   * is printed once every process listens.
+   */
+  startUp(platform: Platform): Promise<string>;
+}
+
+/** Starts the api of an entry point on `config.apiProcesses` processes. */
+export async function startApi(config: Config, examplesDir: string, entry: ApiEntry): Promise<void> {
+  if (config.apiProcesses === 1) {
+    const platform = await openPlatformOrExit(config, examplesDir);
+    await entry.serve(platform);
+    process.stdout.write(await entry.startUp(platform));
+  } else if (cluster.isPrimary) {
+    // Opening the platform migrates the data files: the processes start on migrated files.
+    const platform = await openPlatformOrExit(config, examplesDir);
+    const ready = await entry.startUp(platform);
+    await platform.close();
+    runApiProcesses({
+      processes: config.apiProcesses,
+      log: createLogger(),
+      onReady: () => process.stdout.write(ready),
+    });
+  } else {
+    await entry.serve(await openPlatformOrExit(config, examplesDir, { primary: primaryChannel() }));
+  }
+}
 
 /** A process that ended sooner than this after its start is replaced after a pause, not at once. */
 const SHORT_LIFE_MS = 10_000;
 const RESTART_PAUSE_MS = 1000;
 
-export interface ApiProcessesOptions {
+interface ApiProcessesOptions {
   /** How many api processes to keep running. */
   readonly processes: number;
   readonly log: Logger;
@@ -28,7 +62,7 @@ export interface ApiProcessesOptions {
  * its exit code (a port in use is a configuration error, 2): a start that cannot succeed is not
  * retried for ever.
  */
-export function runApiProcesses(options: ApiProcessesOptions): void {
+function runApiProcesses(options: ApiProcessesOptions): void {
   const { processes, log } = options;
   const hub = new ClusterHub();
   let ready = false;

@@ -1,38 +1,22 @@
 /**
- * `pnpm start`: the whole platform on the embedded defaults (the api and the background worker).
- * On the first start with an empty data directory it creates the demo tenant, loads its model's
- * default data and prints its id and a system key.
+ * `pnpm start`: the whole platform on the embedded defaults (the api and the background worker),
+ * on `ODP_API_PROCESSES` processes (api-processes.ts; one per core by default), each serving the
+ * api and running a background worker over the same data directory. On the first start with an
+ * empty data directory it creates the demo tenant, loads its model's default data and prints its
+ * id and a system key.
  * Prints one machine-readable line `ODP_READY {...}` when it accepts requests.
- *
- * With `ODP_API_PROCESSES` > 1 (the default on a machine of several cores) this process does the
- * one-time start-up work (migrations, the demo tenant) and then runs the api processes
- * (api-processes.ts), each serving the api and a background worker over the same data directory.
  */
-import cluster from 'node:cluster';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { ADMIN_UI_PATH } from './routes/admin-ui.js';
-import {
-  configOrExit,
-  createLogger,
-  ensureDemoTenant,
-  openPlatformOrExit,
-  primaryChannel,
-  startWorker,
-} from '@odp/platform';
+import { configOrExit, ensureDemoTenant, startWorker } from '@odp/platform';
 import type { Platform } from '@odp/platform';
-import { runApiProcesses } from './api-processes.js';
+import { startApi } from './api-processes.js';
 import { listen, shutdownOnSignal } from './server.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/models/', import.meta.url));
 const config = configOrExit();
-
-/** The api and the background worker on `platform` in this process; resolves once it listens. */
-async function serve(platform: Platform): Promise<void> {
-  const server = await listen(createApp(platform), config);
-  shutdownOnSignal(server, platform, startWorker(platform));
-}
 
 /**
  * The demo tenant (created, with its default data, on the first start) and what the operator is
@@ -62,20 +46,10 @@ async function startUp(platform: Platform): Promise<string> {
   return lines.join('\n') + '\n';
 }
 
-if (config.apiProcesses === 1) {
-  const platform = await openPlatformOrExit(config, examplesDir);
-  await serve(platform);
-  process.stdout.write(await startUp(platform));
-} else if (cluster.isPrimary) {
-  // Opening the platform migrates the data files; the processes start on migrated files.
-  const platform = await openPlatformOrExit(config, examplesDir);
-  const ready = await startUp(platform);
-  await platform.close();
-  runApiProcesses({
-    processes: config.apiProcesses,
-    log: createLogger(),
-    onReady: () => process.stdout.write(ready),
-  });
-} else {
-  await serve(await openPlatformOrExit(config, examplesDir, { primary: primaryChannel() }));
-}
+await startApi(config, examplesDir, {
+  async serve(platform) {
+    const server = await listen(createApp(platform), config);
+    shutdownOnSignal(server, platform, startWorker(platform));
+  },
+  startUp,
+});

@@ -11,6 +11,8 @@
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
+ * `--api-processes N` (default 1): the api's processes (`ODP_API_PROCESSES`); its CPU per request
+ * then counts every process.
  * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
  * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
@@ -70,6 +72,7 @@ const { values: flags } = parseArgs({
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
+    'api-processes': { type: 'string', default: '1' },
     out: { type: 'string', default: path.join(REPO_ROOT, 'bench-results') },
   },
 });
@@ -84,6 +87,7 @@ const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
 const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
 const neighbourWarmupSeconds = flags.quick ? 0 : 2;
 const connections = Number(flags.connections);
+const apiProcesses = Number(flags['api-processes']);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
 const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
@@ -210,7 +214,7 @@ async function measureSize(
     };
     const api = await startChild(
       'apps/api/src/main.ts',
-      { ...stack.env, ODP_DATA_DIR: dataDir },
+      { ...stack.env, ODP_DATA_DIR: dataDir, ODP_API_PROCESSES: String(apiProcesses) },
       'ODP api is running',
     );
     // Opens both tenants and lets their search indexes catch up (on the scale-out stack the
@@ -439,7 +443,7 @@ if (flags.neighbours) {
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
-  settings: { stack: stack.description, durationSeconds, connections, sizes },
+  settings: { stack: stack.description, durationSeconds, connections, apiProcesses, sizes },
   ceilings: await measureCeilings(),
   operations: [],
   neighbours: [],
