@@ -13,8 +13,8 @@ import type {
   InvalidationChannel,
   Lease,
   LockService,
-  Unsubscribe,
 } from '@odp/core';
+import { Listeners } from '@odp/core';
 
 /** Every message of the protocol carries this tag, so other IPC traffic passes by untouched. */
 export const CLUSTER_MESSAGE_TAG = 'odp:coordination';
@@ -27,14 +27,17 @@ export type ClusterCall =
   | { readonly op: 'renew'; readonly lease: string }
   | { readonly op: 'release'; readonly lease: string };
 
+/** "Tenant T's event log advanced to `head`", from a process to the hub and on to every process. */
+interface ChangeMessage {
+  readonly tag: typeof CLUSTER_MESSAGE_TAG;
+  readonly kind: 'change';
+  readonly tenantId: string;
+  readonly head: string;
+}
+
 /** What a process sends to the hub. */
 export type ToHub =
-  | {
-      readonly tag: typeof CLUSTER_MESSAGE_TAG;
-      readonly kind: 'change';
-      readonly tenantId: string;
-      readonly head: string;
-    }
+  | ChangeMessage
   | {
       readonly tag: typeof CLUSTER_MESSAGE_TAG;
       readonly kind: 'call';
@@ -44,12 +47,7 @@ export type ToHub =
 
 /** What the hub sends to a process. */
 export type FromHub =
-  | {
-      readonly tag: typeof CLUSTER_MESSAGE_TAG;
-      readonly kind: 'change';
-      readonly tenantId: string;
-      readonly head: string;
-    }
+  | ChangeMessage
   | {
       readonly tag: typeof CLUSTER_MESSAGE_TAG;
       readonly kind: 'invalidation';
@@ -73,7 +71,8 @@ export interface ClusterChannel {
 /** A call the hub has not answered within this time fails (the primary is gone or stalled). */
 const CALL_TIMEOUT_MS = 10_000;
 
-export function isFromHub(message: unknown): message is FromHub {
+/** Whether `message` belongs to the protocol (its direction is known from where it arrived). */
+export function isClusterMessage<T extends ToHub | FromHub>(message: unknown): message is T {
   return (
     typeof message === 'object' &&
     message !== null &&
@@ -97,8 +96,8 @@ export function primaryChannel(): ClusterChannel {
 
 /** The coordination of one api process through the hub at the other end of `channel`. */
 export function createClusterCoordination(channel: ClusterChannel): Coordination {
-  const changeListeners = new Map<string, Set<(head: string) => void>>();
-  const invalidationListeners = new Set<(message: Invalidation) => void>();
+  const changeListeners = new Listeners<string>();
+  const invalidationListeners = new Listeners<Invalidation>();
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
 
@@ -124,13 +123,10 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
     });
 
   const stopReceiving = channel.onMessage((message) => {
-    if (!isFromHub(message)) return;
-    if (message.kind === 'change') {
-      for (const listener of [...(changeListeners.get(message.tenantId) ?? [])])
-        notify(listener, message.head);
-    } else if (message.kind === 'invalidation') {
-      for (const listener of [...invalidationListeners]) notify(listener, message.message);
-    } else {
+    if (!isClusterMessage<FromHub>(message)) return;
+    if (message.kind === 'change') changeListeners.emit(message.tenantId, message.head);
+    else if (message.kind === 'invalidation') invalidationListeners.emit('', message.message);
+    else {
       const waiting = pending.get(message.id);
       pending.delete(message.id);
       if (message.error !== undefined) waiting?.reject(new Error(message.error));
@@ -144,14 +140,7 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
       channel.send({ tag: CLUSTER_MESSAGE_TAG, kind: 'change', tenantId, head });
     },
     async subscribe(tenantId, listener) {
-      const set = changeListeners.get(tenantId) ?? new Set();
-      changeListeners.set(tenantId, set);
-      const entry = (head: string) => listener(head);
-      set.add(entry);
-      return async () => {
-        set.delete(entry);
-        if (set.size === 0 && changeListeners.get(tenantId) === set) changeListeners.delete(tenantId);
-      };
+      return changeListeners.add(tenantId, listener);
     },
   };
 
@@ -160,10 +149,7 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
       await call({ op: 'invalidate', message });
     },
     async subscribe(listener) {
-      const entry = (message: Invalidation) => listener(message);
-      invalidationListeners.add(entry);
-      const stop: Unsubscribe = async () => void invalidationListeners.delete(entry);
-      return stop;
+      return invalidationListeners.add('', listener);
     },
     async generation() {
       return String(await call({ op: 'generation' }));
@@ -193,13 +179,4 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
       invalidationListeners.clear();
     },
   };
-}
-
-/** A listener's failure is its own; the announcement still reaches the others. */
-function notify<T>(listener: (value: T) => void, value: T): void {
-  try {
-    listener(value);
-  } catch {
-    // See above.
-  }
 }

@@ -7,20 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { createInProcessCoordination } from '@odp/core';
 import type { Lease } from '@odp/core';
-import { CLUSTER_MESSAGE_TAG } from './cluster-coordination.js';
+import { CLUSTER_MESSAGE_TAG, isClusterMessage } from './cluster-coordination.js';
 import type { ClusterCall, FromHub, ToHub } from './cluster-coordination.js';
 
 /** One process connected to the hub: where its messages go. */
 export interface ClusterMember {
   send(message: FromHub): void;
-}
-
-function isToHub(message: unknown): message is ToHub {
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    (message as { tag?: unknown }).tag === CLUSTER_MESSAGE_TAG
-  );
 }
 
 export class ClusterHub {
@@ -45,7 +37,7 @@ export class ClusterHub {
 
   /** Handles one message from `member` (anything that is not of the protocol is ignored). */
   receive(member: ClusterMember, message: unknown): void {
-    if (!isToHub(message)) return;
+    if (!isClusterMessage<ToHub>(message)) return;
     if (message.kind === 'change') {
       this.broadcast({
         tag: CLUSTER_MESSAGE_TAG,
