@@ -18,7 +18,7 @@ export interface ApiEntry {
   serve(platform: Platform): Promise<void>;
   /**
    * The one-time work of a start (the demo tenant): with one process once it listens, with several
-   * before they start. Resolves what the operator is told, ending with the `ODP_READY` line, which
+   * while they start. Resolves what the operator is told, ending with the `ODP_READY` line, which
    * is printed once every process listens.
    */
   startUp(platform: Platform): Promise<string>;
@@ -31,15 +31,14 @@ export async function startApi(config: Config, examplesDir: string, entry: ApiEn
     await entry.serve(platform);
     process.stdout.write(await entry.startUp(platform));
   } else if (cluster.isPrimary) {
-    // Opening the platform migrates the data files: the processes start on migrated files.
+    // Opening the platform migrates the data files and checks the engines and the secret key once,
+    // with one line on a bad configuration; the processes then start while the start-up work runs.
     const platform = await openPlatformOrExit(config, examplesDir);
+    const listening = runApiProcesses({ processes: config.apiProcesses, log: createLogger() });
     const ready = await entry.startUp(platform);
     await platform.close();
-    runApiProcesses({
-      processes: config.apiProcesses,
-      log: createLogger(),
-      onReady: () => process.stdout.write(ready),
-    });
+    await listening;
+    process.stdout.write(ready);
   } else {
     await entry.serve(await openPlatformOrExit(config, examplesDir, { primary: primaryChannel() }));
   }
@@ -53,17 +52,17 @@ interface ApiProcessesOptions {
   /** How many api processes to keep running. */
   readonly processes: number;
   readonly log: Logger;
-  /** Called once, when every process listens. */
-  readonly onReady: () => void;
 }
 
 /**
- * Forks and keeps `processes` api processes. One that ends before all listen ends the primary with
- * its exit code (a port in use is a configuration error, 2): a start that cannot succeed is not
- * retried for ever.
+ * Forks and keeps `processes` api processes; resolves once every one listens. One that ends before
+ * then ends the primary with its exit code (a port in use is a configuration error, 2): a start
+ * that cannot succeed is not retried for ever.
  */
-function runApiProcesses(options: ApiProcessesOptions): void {
+function runApiProcesses(options: ApiProcessesOptions): Promise<void> {
   const { processes, log } = options;
+  let allListen = () => {};
+  const allListening = new Promise<void>((resolve) => (allListen = resolve));
   const hub = new ClusterHub();
   let ready = false;
   let listening = 0;
@@ -83,7 +82,7 @@ function runApiProcesses(options: ApiProcessesOptions): void {
       listening += 1;
       if (ready || listening < processes) return;
       ready = true;
-      options.onReady();
+      allListen();
     });
     worker.once('exit', (code, signal) => {
       hub.leave(member);
@@ -119,4 +118,5 @@ function runApiProcesses(options: ApiProcessesOptions): void {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   for (let i = 0; i < processes; i++) fork();
+  return allListening;
 }
