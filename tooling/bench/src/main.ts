@@ -13,6 +13,8 @@
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
  * `--api-processes N` (default 1): the api's processes (`ODP_API_PROCESSES`); its CPU per request
  * then counts every process.
+ * `pnpm bench --peers [--sizes 100000] [--duration 10] [--repetitions 3]`: this platform beside
+ * PocketBase, side by side (peers.ts; builds PocketBase's Go module once, so never part of `--quick`).
  * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
  * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
@@ -39,7 +41,7 @@ import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
 import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
 import type { NeighbourMatrix } from './noisy-neighbour.js';
-import { LIST, operations } from './operations.js';
+import { LIST, deepCursorPath, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
 import { openStack } from './stack.js';
 import type { Stack } from './stack.js';
@@ -53,6 +55,7 @@ import { jobsTable, measureJobs } from './jobs.js';
 import { excelTable, measureExcel } from './excel.js';
 import { cliTable, measureCli } from './cli.js';
 import { measureStartup, startupTable } from './startup.js';
+import { measurePeers, peersComplete, peersTable } from './peers.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -66,6 +69,8 @@ const { values: flags } = parseArgs({
     startup: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
+    peers: { type: 'boolean', default: false },
+    repetitions: { type: 'string', default: '3' },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
     'import-rows': { type: 'string' },
@@ -76,9 +81,9 @@ const { values: flags } = parseArgs({
     out: { type: 'string', default: path.join(REPO_ROOT, 'bench-results') },
   },
 });
-const sizes = (flags.sizes ?? (flags.quick || flags.neighbours ? '10000' : '10000,100000,1000000'))
-  .split(',')
-  .map(Number);
+const defaultSizes =
+  flags.quick || flags.neighbours ? '10000' : flags.peers ? '100000' : '10000,100000,1000000';
+const sizes = (flags.sizes ?? defaultSizes).split(',').map(Number);
 const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
 /**
  * Each phase of a noisy-neighbour row (B alone, B while A floods), and the unrecorded flood before
@@ -146,11 +151,7 @@ async function deepCursorOf(
   plan: ReturnType<typeof parseListQuery>,
   store: OperationContext['store'],
 ): Promise<OperationContext['deepCursor']> {
-  const res = await fetch(`${api.baseUrl}${tenantPath}/invoices?${LIST}&page=499`, {
-    headers: { 'x-api-key': key },
-  });
-  if (!res.ok) throw new Error(`page 499: ${res.status} ${await res.text()}`);
-  const next = ((await res.json()) as { _links: { next?: { href: string } } })._links.next?.href;
+  const next = await deepCursorPath(api.baseUrl, key, tenantPath);
   const page = await store.page(plan, { kind: 'all' });
   const after = page.positions[plan.size - 1];
   if (next === undefined || after === undefined || page.rows.length <= plan.size) return undefined;
@@ -401,6 +402,23 @@ if (flags.startup) {
   process.stdout.write(table + '\n');
   writeBench('startup', table, { startup: bench });
   process.exit(bench.complete ? 0 : 1);
+}
+
+if (flags.peers) {
+  const bench = await measurePeers({
+    sizes,
+    durationSeconds,
+    warmupSeconds,
+    connections,
+    repetitions: Number(flags.repetitions),
+    modelDir,
+    log,
+  });
+  const table = peersTable(bench);
+  process.stdout.write(table + '\n');
+  writeBench('peers', table, { peers: bench });
+  if (!peersComplete(bench)) log('A request failed: the side-by-side figures are not valid.');
+  process.exit(peersComplete(bench) ? 0 : 1);
 }
 
 if (flags.excel) {

@@ -35,33 +35,57 @@ export async function startChild(
   readyPrefix: string,
 ): Promise<Child> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    script.endsWith('.ts')
+  return startProcess({
+    name: script,
+    command: process.execPath,
+    args: script.endsWith('.ts')
       ? ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, script)]
       : [path.join(REPO_ROOT, script)],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+    env: { ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
+    port,
+    readyLine: (line) => (line.startsWith(readyPrefix) ? line.slice(readyPrefix.length).trim() : undefined),
+  });
+}
+
+/**
+ * Runs any program that serves HTTP on 127.0.0.1:`port` (the api, a peer it is measured beside)
+ * and waits until `readyLine` accepts a line of its output (what it returns is the child's `ready`);
+ * its later output is discarded.
+ */
+export async function startProcess(options: {
+  /** For the errors: the script or program. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  port: number;
+  /** The ready part of a line that says the program is ready; undefined for any other line. */
+  readyLine: (line: string) => string | undefined;
+}): Promise<Child> {
+  const { name, command, args, port, readyLine } = options;
+  const child: ChildProcess = spawn(command, [...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const line = output.split('\n').find((candidate) => candidate.startsWith(readyPrefix));
-      if (line !== undefined) {
+      for (const line of output.split('\n')) {
+        const ready = readyLine(line);
+        if (ready === undefined) continue;
         clearTimeout(timer);
-        resolve(line.slice(readyPrefix.length).trim());
+        resolve(ready);
+        return;
       }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${script} exited with ${code}:\n${output}`));
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
     });
   });
   child.removeAllListeners('exit');
