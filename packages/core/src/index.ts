@@ -20,9 +20,11 @@ export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
 export { EXTERNAL_SERVICES } from './external-services.js';
 export {
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   IsolatedTaskError,
   limitIsolatedTasks,
+  setIsolatedTaskNiceness,
   runIsolated,
   serveIsolatedStream,
   serveIsolatedTask,

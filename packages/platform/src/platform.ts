@@ -12,7 +12,13 @@ import type {
   Warehouse,
   WindowCounters,
 } from '@odp/core';
-import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedRegistry } from '@odp/core';
+import {
+  createInProcessCoordination,
+  limitIsolatedTasks,
+  NotFoundError,
+  setIsolatedTaskNiceness,
+  sharedRegistry,
+} from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
@@ -77,6 +83,30 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
   return openS3BlobStore(config.blobs);
 }
 
+/** The imports of this process: their limits, and their row writes at the tenant's fair-share turn. */
+function spreadsheetImports(
+  config: Config,
+  blobs: BlobStore,
+  files: FileService,
+  fairShare: FairShare,
+  log: Logger,
+): SpreadsheetImports {
+  return new SpreadsheetImports({
+    blobs,
+    files,
+    limits: config.imports,
+    tenantImports: config.imports.perTenant,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+    turn: (tenantId, work) => fairShare.turn(tenantId, work),
+  });
+}
+
+/** The process's isolated tasks: how many run at once, and their priority below the api's. */
+function configureIsolatedTasks(config: Config): void {
+  limitIsolatedTasks(config.isolatedTasks);
+  setIsolatedTaskNiceness(config.isolatedTaskNiceness);
+}
+
 /**
  * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
  * through Redis: writes wake event streams on every instance, registry reads are cached under the
@@ -93,7 +123,7 @@ export async function openPlatform(
   options: PlatformOptions = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
-  limitIsolatedTasks(config.isolatedTasks);
+  configureIsolatedTasks(config);
   const store = await openPlatformRegistry(config);
   await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
     await store.close();
@@ -113,13 +143,8 @@ export async function openPlatform(
     onError: (message, error) => log.error(message, { error: String(error) }),
     tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
   });
-  const imports = new SpreadsheetImports({
-    blobs,
-    files,
-    limits: config.imports,
-    tenantImports: config.imports.perTenant,
-    onError: (message, error) => log.error(message, { error: String(error) }),
-  });
+  const fairShare = new FairShare(config.fairShare);
+  const imports = spreadsheetImports(config, blobs, files, fairShare, log);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
@@ -166,7 +191,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
-    fairShare: new FairShare(config.fairShare),
+    fairShare,
     deletion: tenantDeletion({
       config,
       registry,

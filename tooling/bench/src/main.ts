@@ -39,7 +39,7 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
-import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
+import { matrixProblems, measureNoisyNeighbours, neighbourTable, selectedFloods } from './noisy-neighbour.js';
 import type { NeighbourMatrix } from './noisy-neighbour.js';
 import { LIST, deepCursorPath, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
@@ -69,6 +69,7 @@ const { values: flags } = parseArgs({
     startup: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
+    floods: { type: 'string' },
     peers: { type: 'boolean', default: false },
     repetitions: { type: 'string', default: '3' },
     calls: { type: 'string', default: '15' },
@@ -91,6 +92,8 @@ const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
  */
 const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
 const neighbourWarmupSeconds = flags.quick ? 0 : 2;
+/** The matrix's rows to measure (`--floods lists,small creates`): all by default. */
+const floods = selectedFloods(flags.floods?.split(','));
 const connections = Number(flags.connections);
 const apiProcesses = Number(flags['api-processes']);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
@@ -307,6 +310,7 @@ async function measureSize(
         phaseSeconds: neighbourSeconds,
         warmupSeconds: neighbourWarmupSeconds,
         connections,
+        floods,
         quick: flags.quick,
         log,
       });
