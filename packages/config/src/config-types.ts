@@ -42,6 +42,12 @@ export interface Config {
    */
   readonly isolatedTasks: number;
   /**
+   * How many processes serve the api on this machine (`ODP_API_PROCESSES`, default one per core):
+   * they share the listening port and the data directory (docs/architecture.md, "Api processes");
+   * 1 serves it from the process that started it.
+   */
+  readonly apiProcesses: number;
+  /**
    * How much lower than the api's own the processor priority of an isolated task's process is, as
    * a nice increment (`ODP_ISOLATED_TASK_NICENESS`; 0: the same): on a machine the tasks share with
    * the api, the api's requests are scheduled first and the tasks take the time left.

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import {
   DEFAULT_IMPORT_LIMITS,
   DEFAULT_ISOLATED_TASK_NICENESS,
@@ -27,6 +28,7 @@ export type LimitsConfig = Pick<
   | 'reports'
   | 'imports'
   | 'isolatedTasks'
+  | 'apiProcesses'
   | 'isolatedTaskNiceness'
   | 'tenantEventStreams'
   | 'fairShare'
@@ -51,6 +53,7 @@ export function parseLimits(read: Read): LimitsConfig {
     reports: parseReports(read),
     imports: parseImports(read),
     isolatedTasks: integer('ODP_ISOLATED_TASKS', DEFAULT_ISOLATED_TASKS, { max: 256 }),
+    apiProcesses: integer('ODP_API_PROCESSES', availableParallelism(), { max: 256 }),
     isolatedTaskNiceness: integer('ODP_ISOLATED_TASK_NICENESS', DEFAULT_ISOLATED_TASK_NICENESS, {
       min: 0,
       max: 19,

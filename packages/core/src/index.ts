@@ -12,7 +12,7 @@ export * from './index-keys.js';
 export * from './blobs.js';
 export * from './files.js';
 export * from './coordination.js';
-export { createInProcessCoordination } from './in-process-coordination.js';
+export { createInProcessCoordination, Listeners } from './in-process-coordination.js';
 export { sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';

@@ -32,6 +32,8 @@ import type { Logger } from './log.js';
 import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
+import { createClusterCoordination } from './cluster-coordination.js';
+import type { ClusterChannel } from './cluster-coordination.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
 import { FairShare } from './fair-share.js';
@@ -59,6 +61,16 @@ export interface Platform extends PlatformServices {
    * connection and the coordination.
    */
   close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  /** Replaces the JSON log on stdout. */
+  readonly log?: Logger;
+  /**
+   * The channel to the primary process when this is one of several api processes of one machine
+   * (`ODP_API_PROCESSES`): without Redis, they coordinate through it.
+   */
+  readonly primary?: ClusterChannel;
 }
 
 /**
@@ -108,7 +120,7 @@ function configureIsolatedTasks(config: Config): void {
 export async function openPlatform(
   config: Config,
   examplesDir: string,
-  options: { readonly log?: Logger } = {},
+  options: PlatformOptions = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
   configureIsolatedTasks(config);
@@ -118,7 +130,7 @@ export async function openPlatform(
     throw error;
   });
   const stores = await openTenantStores(config);
-  const coordination = await openCoordination(config);
+  const coordination = await openCoordination(config, options.primary);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
@@ -288,10 +300,15 @@ async function openAgendaQueue(url: string, database: string): Promise<JobQueue>
 
 /**
  * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
- * variable when it does not answer), otherwise in-process.
+ * variable when it does not answer), otherwise through `primary` when this is one of several api
+ * processes (cluster-coordination.ts), otherwise in-process.
  */
-export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
+export async function openCoordination(
+  config: Pick<Config, 'redisUrl'>,
+  primary?: ClusterChannel,
+): Promise<Coordination> {
   const { redisUrl } = config;
+  if (redisUrl === null && primary !== undefined) return createClusterCoordination(primary);
   if (redisUrl === null) return createInProcessCoordination();
   return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
 }
@@ -300,9 +317,13 @@ export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promis
  * `openPlatform` for a process entry point: an engine that does not answer ends the process like a
  * bad configuration value, with one line on stderr naming the variable (exit code 2).
  */
-export async function openPlatformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+export async function openPlatformOrExit(
+  config: Config,
+  examplesDir: string,
+  options: PlatformOptions = {},
+): Promise<Platform> {
   try {
-    return await openPlatform(config, examplesDir);
+    return await openPlatform(config, examplesDir, options);
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;
