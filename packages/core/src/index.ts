@@ -7,6 +7,7 @@ export * from './idempotency.js';
 export * from './events.js';
 export * from './access.js';
 export * from './platform.js';
+export type { ModelVersionRecord, ModelVersions } from './model-versions.js';
 export * from './search.js';
 export * from './index-keys.js';
 export * from './blobs.js';

@@ -1,5 +1,5 @@
 /**
- * The platform registry port: tenants, user profiles and API keys, shared by every api instance and
+ * The platform registry port: tenants, user profiles, API keys and model versions, shared by every api instance and
  * the `odp` command. Implemented by `@odp/store-sqlite` (`openSqlitePlatformRegistry`, the embedded default) and
  * `@odp/store-mongodb` (`openMongoPlatformRegistry`, with `ODP_STORE=mongodb`); both run the contract
  * suite `describePlatformRegistryContract`.
@@ -8,6 +8,7 @@
 import type { TenantRole } from './account.js';
 import type { LinkedProfile } from './access.js';
 import { ConflictError, NotFoundError } from './errors.js';
+import type { ModelVersions } from './model-versions.js';
 
 export interface TenantRecord {
   readonly id: string;
@@ -74,7 +75,7 @@ export interface NewProfile {
   readonly activeUntil?: string | null;
 }
 
-export interface PlatformRegistry {
+export interface PlatformRegistry extends ModelVersions {
   createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord>;
   getTenant(id: string): Promise<TenantRecord | null>;
   /** All tenants, oldest first. */

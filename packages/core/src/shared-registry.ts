@@ -108,6 +108,16 @@ export function sharedRegistry(registry: PlatformRegistry, channel: Invalidation
     getSetting: (key) => remember(`setting:${key}`, () => registry.getSetting(key)),
     setSetting: (key, value) => announce(registry.setSetting(key, value), () => ({ kind: 'setting', key })),
 
+    // Model versions are read uncached: the instances' poll of the current version is the fallback
+    // for a lost announcement, so it must reach the store.
+    saveModelVersion: (tenantId, hash, bundle) => registry.saveModelVersion(tenantId, hash, bundle),
+    readModelVersion: (tenantId, version) => registry.readModelVersion(tenantId, version),
+    listModelVersions: (tenantId) => registry.listModelVersions(tenantId),
+    setCurrentModelVersion: (tenantId, version) =>
+      announce(registry.setCurrentModelVersion(tenantId, version), () => ({ kind: 'model', tenantId })),
+    currentModelVersion: (tenantId) => registry.currentModelVersion(tenantId),
+    currentModelVersions: () => registry.currentModelVersions(),
+
     close: () => registry.close(),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The platform registry (tenants, profiles, API keys, settings) on MongoDB, for deployments whose
+ * The platform registry (tenants, profiles, API keys, settings, model versions) on MongoDB, for deployments whose
  * api instances run on several hosts and so cannot share the embedded registry's SQLite file.
  *
  * One database (the one `ODP_MONGODB_URL` names in its path, else `odp_platform`) with a collection per record kind. Every uniqueness rule
@@ -36,12 +36,14 @@ import type {
   ApiKeyRecord,
   Invitation,
   LinkedProfile,
+  ModelVersions as Versions,
   NewProfile,
   PlatformRegistry,
   TenantRecord,
   UserProfile,
 } from '@odp/core';
 import { connectMongo, databaseOf } from '../connect.js';
+import { MongoModelVersions } from './model-versions.js';
 
 /** The registry's database when the address names none (tenant databases are `odp_<hex id>`). */
 export const PLATFORM_DATABASE = 'odp_platform';
@@ -139,6 +141,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   private readonly apiKeys: Collection<ApiKeyDocument>;
   private readonly invitations: Collection<InvitationDocument>;
   private readonly settings: Collection<SettingDocument>;
+  private readonly models: MongoModelVersions;
 
   constructor(
     private readonly client: MongoClient,
@@ -150,6 +153,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     this.apiKeys = db.collection('apiKeys');
     this.invitations = db.collection('invitations');
     this.settings = db.collection('settings');
+    this.models = new MongoModelVersions(db);
   }
 
   /** The indexes of the tenant-scoped lists; uniqueness needs none (it is carried by `_id`). */
@@ -157,6 +161,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     await this.profiles.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.apiKeys.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.invitations.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
+    await this.models.createIndexes();
   }
 
   async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
@@ -199,6 +204,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     await this.invitations.deleteMany({ tenantId: id });
     await this.profiles.deleteMany({ tenantId: id });
     await this.profilePersons.deleteMany({ tenantId: id });
+    await this.models.deleteTenant(id);
     return (await this.tenants.deleteOne({ _id: id })).deletedCount > 0;
   }
 
@@ -412,6 +418,16 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   async drop(): Promise<void> {
     await this.db.dropDatabase();
   }
+
+  // The tenants' model versions (model-versions.ts).
+  readonly saveModelVersion: Versions['saveModelVersion'] = (...a) => this.models.saveModelVersion(...a);
+  readonly readModelVersion: Versions['readModelVersion'] = (...a) => this.models.readModelVersion(...a);
+  readonly listModelVersions: Versions['listModelVersions'] = (...a) => this.models.listModelVersions(...a);
+  readonly setCurrentModelVersion: Versions['setCurrentModelVersion'] = (...a) =>
+    this.models.setCurrentModelVersion(...a);
+  readonly currentModelVersion: Versions['currentModelVersion'] = (...a) =>
+    this.models.currentModelVersion(...a);
+  readonly currentModelVersions: Versions['currentModelVersions'] = () => this.models.currentModelVersions();
 
   async close(): Promise<void> {
     await this.client.close();

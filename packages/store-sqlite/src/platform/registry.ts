@@ -17,12 +17,14 @@ import type {
   ApiKeyRecord,
   Invitation,
   LinkedProfile,
+  ModelVersions as Versions,
   NewProfile,
   PlatformRegistry,
   TenantRecord,
   UserProfile,
 } from '@odp/core';
 import { openSharedDatabase, PLATFORM_MIGRATIONS } from '../migrations.js';
+import { SqliteModelVersions } from './model-versions.js';
 import {
   INVITATION_COLUMNS,
   TENANT_COLUMNS,
@@ -72,11 +74,19 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
    */
   private checkedThisTurn: number | undefined;
 
+  /** The tenants' model versions (model-versions.ts). */
+  private readonly models: SqliteModelVersions;
+
   constructor(
     private readonly db: Database.Database,
     /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
-  ) {}
+  ) {
+    this.models = new SqliteModelVersions(db, () => {
+      this.remembered.clear();
+      writesInThisProcess += 1;
+    });
+  }
 
   async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
     const row: TenantRow = {
@@ -356,6 +366,16 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       value,
     );
   }
+
+  // The tenants' model versions (model-versions.ts).
+  readonly saveModelVersion: Versions['saveModelVersion'] = (...a) => this.models.saveModelVersion(...a);
+  readonly readModelVersion: Versions['readModelVersion'] = (...a) => this.models.readModelVersion(...a);
+  readonly listModelVersions: Versions['listModelVersions'] = (...a) => this.models.listModelVersions(...a);
+  readonly setCurrentModelVersion: Versions['setCurrentModelVersion'] = (...a) =>
+    this.models.setCurrentModelVersion(...a);
+  readonly currentModelVersion: Versions['currentModelVersion'] = (...a) =>
+    this.models.currentModelVersion(...a);
+  readonly currentModelVersions: Versions['currentModelVersions'] = () => this.models.currentModelVersions();
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
