@@ -43,6 +43,8 @@ export interface Config {
    * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
    */
   readonly maxModelBytes: number;
+  /** How tenants' models are kept as versions in the platform registry (docs/models.md). */
+  readonly modelVersions: ModelVersionsConfig;
   /** Limits of report rendering (docs/reports.md). */
   readonly reports: ReportsConfig;
   /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
@@ -105,6 +107,20 @@ export interface ServiceRateLimit {
   readonly units: number | null;
   /** Monthly spend budget in EUR; informational (shown with the usage aggregations). */
   readonly budgetEur: number | null;
+}
+
+export interface ModelVersionsConfig {
+  /**
+   * Largest model version stored, in bytes of its bundle (`ODP_MAX_MODEL_VERSION_BYTES`): a larger
+   * model is refused (422, `odp` exit 1) and never becomes current.
+   */
+  readonly maxBytes: number;
+  /**
+   * How often each api process reads the registry's current model versions (`ODP_MODEL_POLL_MS`):
+   * the fallback that switches an instance that missed an announcement, and the only signal between
+   * processes without Redis.
+   */
+  readonly pollMs: number;
 }
 
 export interface HttpConfig {
@@ -283,6 +299,8 @@ export const CONFIG_VARIABLES = [
   'ODP_MAX_VALUE_BYTES',
   'ODP_MAX_PAGE_BYTES',
   'ODP_MAX_MODEL_BYTES',
+  'ODP_MAX_MODEL_VERSION_BYTES',
+  'ODP_MODEL_POLL_MS',
   'ODP_REPORT_MEMORY_MB',
   'ODP_REPORT_TIMEOUT_MS',
   'ODP_TENANT_REPORTS',
@@ -454,6 +472,19 @@ export function loadConfig(env: Env = process.env): Config {
       maxPageBytes: parseInteger('ODP_MAX_PAGE_BYTES', read('ODP_MAX_PAGE_BYTES'), 8 * 1024 * 1024),
     },
     maxModelBytes: parseInteger('ODP_MAX_MODEL_BYTES', read('ODP_MAX_MODEL_BYTES'), 256 * 1024 * 1024),
+    modelVersions: {
+      maxBytes: parseInteger(
+        'ODP_MAX_MODEL_VERSION_BYTES',
+        read('ODP_MAX_MODEL_VERSION_BYTES'),
+        8 * 1024 * 1024,
+        { min: 1024, max: MAX_MODEL_VERSION_BYTES, unit: 'bytes' },
+      ),
+      pollMs: parseInteger('ODP_MODEL_POLL_MS', read('ODP_MODEL_POLL_MS'), 2000, {
+        min: 100,
+        max: 3_600_000,
+        unit: 'milliseconds',
+      }),
+    },
     reports: parseReports(read),
     imports: parseImports(read),
     isolatedTasks: parseInteger('ODP_ISOLATED_TASKS', read('ODP_ISOLATED_TASKS'), DEFAULT_ISOLATED_TASKS, {
@@ -739,6 +770,12 @@ function parseInteger(
   }
   return value;
 }
+
+/**
+ * The largest model version the registry can hold: one MongoDB document is at most 16 MiB, and a
+ * version is one document with its bundle.
+ */
+const MAX_MODEL_VERSION_BYTES = 15 * 1024 * 1024;
 
 /**
  * Event streams one tenant may hold open per api process by default: a browser tab of each of a
