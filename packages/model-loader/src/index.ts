@@ -1,5 +1,7 @@
 export { loadModelRepository, buildModel } from './load.js';
 export type { ModelLoadResult } from './load.js';
+export { bundleOf, contentOfBundle, loadModelBundle, modelCandidate } from './bundle.js';
+export type { ModelBundle, ModelCandidate } from './bundle.js';
 export { readRepository, MAX_FILE_BYTES, MAX_FILES, MAX_JSON_DEPTH } from './read.js';
 export type { RepositoryContent, RepositoryFile } from './read.js';
 export { MAX_CLASSES, RESERVED_PLURALS } from './classes.js';
