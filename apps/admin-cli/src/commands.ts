@@ -7,7 +7,6 @@ import {
   defaultDataRequestKey,
   AppError,
   isProfileActive,
-  modelReloadRequestKey,
   NotFoundError,
   rebuildRequestKey,
   TENANT_ROLES,
@@ -44,6 +43,8 @@ export interface Command {
   readonly usage: string;
   /** String options of the command (every option takes a value); `--json` is handled by the cli. */
   readonly options: readonly string[];
+  /** The name its one positional argument is handed in `values` under; none when absent. */
+  readonly positional?: string;
   run(context: CommandContext, values: Values): Promise<CommandResult>;
 }
 
@@ -166,7 +167,7 @@ async function existingTenant(registry: PlatformRegistry, id: string): Promise<T
 /** A model status as text: one summary line, then one line per error and warning. */
 function modelStatusLines(tenantId: string, status: ModelStatus): string[] {
   return [
-    `Model of tenant ${tenantId}: ${status.state} (${status.errors.length} error(s), ${status.warnings.length} warning(s), ${status.upgradableFiles} upgradable file(s))`,
+    `Model of tenant ${tenantId}: ${status.state}${status.version === null ? '' : `, version ${status.version}`} (${status.errors.length} error(s), ${status.warnings.length} warning(s), ${status.upgradableFiles} upgradable file(s))`,
     ...[...status.errors, ...status.warnings].map(
       (i) => `${i.severity} ${i.file}${i.path === '' ? '' : `#${i.path}`}: ${i.message}`,
     ),
@@ -379,14 +380,47 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'model reload': {
     usage: 'odp model reload --tenant ID',
     options: ['tenant'],
-    async run({ registry, config }, values) {
+    /**
+     * Reads the tenant's model repository and, when it loads, stores it as the tenant's current
+     * model version, which every api instance then serves; prints the status of the attempt.
+     */
+    async run({ registry, config, now }, values) {
       const tenant = await existingTenant(registry, need(values, 'tenant'));
-      const { TenantModel } = await import('@odp/model-loader');
-      const { status } = await TenantModel.open(tenant.modelSource, {
-        maxRepositoryBytes: config.maxModelBytes,
-      });
-      await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
+      const { readModelCandidate, storeModelCandidate } = await import('@odp/platform/model-versions');
+      const candidate = await readModelCandidate(tenant.modelSource, config);
+      const status = await storeModelCandidate(registry, tenant.id, candidate, now());
       return { json: { ...status }, text: modelStatusLines(tenant.id, status).join('\n') };
+    },
+  },
+  'model push': {
+    usage: 'odp model push --tenant ID DIR',
+    options: ['tenant'],
+    positional: 'dir',
+    /**
+     * Stores the model repository DIR (any directory, a git working tree) as the tenant's current
+     * model version once it loads, which every api instance then serves. A refused model stores
+     * nothing and the command fails (exit 1) naming its errors; the current version stays.
+     */
+    async run({ registry, config, cwd, now }, values) {
+      const tenant = await existingTenant(registry, need(values, 'tenant'));
+      const dir = path.resolve(cwd, need(values, 'dir'));
+      if (!(existsSync(dir) && statSync(dir).isDirectory()))
+        throw new UsageError(`${dir} is not a directory`);
+      const { readModelCandidate, storeModelCandidate } = await import('@odp/platform/model-versions');
+      const status = await storeModelCandidate(
+        registry,
+        tenant.id,
+        await readModelCandidate(dir, config),
+        now(),
+      );
+      const lines = modelStatusLines(tenant.id, status);
+      if (status.state !== 'LOADED') {
+        throw new AppError(
+          'MODEL_REFUSED',
+          `the model was refused; nothing was stored.\n${lines.join('\n')}`,
+        );
+      }
+      return { json: { ...status }, text: lines.join('\n') };
     },
   },
   types: {

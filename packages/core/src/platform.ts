@@ -144,14 +144,6 @@ export interface PlatformRegistry extends ModelVersions {
 }
 
 /**
- * The registry setting through which `odp model reload` asks the running api to reload a tenant's
- * model: the command stores a fresh value, and the api reloads when it sees a value it has not seen.
- */
-export function modelReloadRequestKey(tenantId: string): string {
-  return `modelReloadRequest:${tenantId}`;
-}
-
-/**
  * The registry setting through which `odp rebuild` asks the running api to rebuild a tenant's derived
  * data: the command stores a fresh non-empty value; the api starts the rebuild on its next request to
  * the tenant and clears the value (so a restart does not rebuild again).

@@ -20,7 +20,7 @@ export {
   MODEL_FILE_KINDS,
 } from './schemas.js';
 export type { ModelFileKind } from './schemas.js';
-export { TenantModel } from './status.js';
+export { modelStatusOf, TenantModel } from './status.js';
 export type { ModelState, ModelStatus, TenantModelOptions } from './status.js';
 export { upgradeModelRepository, UPGRADE_REPORT_FILE } from './upgrade.js';
 export type { ModelUpgrade } from './upgrade.js';

@@ -27,6 +27,26 @@ export interface ModelStatus {
   readonly version: number | null;
 }
 
+/**
+ * The status of a load, given the model `served` after it (the loaded one, or the earlier one that
+ * stays; null when none): LOADED when it loaded; refused, REFUSED while a model is served, else
+ * FAILED. The status names the served model's registry version.
+ */
+export function modelStatusOf(
+  result: ModelLoadResult,
+  served: { readonly version: number | null } | null,
+  checkedAt: string,
+): ModelStatus {
+  return {
+    state: result.model ? 'LOADED' : served ? 'REFUSED' : 'FAILED',
+    checkedAt,
+    errors: result.issues.filter((i) => i.severity === 'ERROR'),
+    warnings: result.issues.filter((i) => i.severity !== 'ERROR'),
+    upgradableFiles: result.upgradableFiles.length,
+    version: served?.version ?? null,
+  };
+}
+
 export interface TenantModelOptions {
   /** The clock for `checkedAt`; the system clock when absent. */
   readonly now?: () => Date;
@@ -129,21 +149,13 @@ export class TenantModel {
   }
 
   private record(result: ModelLoadResult, version: number | null): { status: ModelStatus; changed: boolean } {
-    const errors = result.issues.filter((i) => i.severity === 'ERROR');
-    const warnings = result.issues.filter((i) => i.severity !== 'ERROR');
     const changed = result.model !== undefined;
     if (result.model) {
       this.active = result.model;
       this.activeVersion = version;
     }
-    this.latest = {
-      state: result.model ? 'LOADED' : this.active ? 'REFUSED' : 'FAILED',
-      checkedAt: this.now(),
-      errors,
-      warnings,
-      upgradableFiles: result.upgradableFiles.length,
-      version: this.activeVersion,
-    };
+    const served = this.active ? { version: this.activeVersion } : null;
+    this.latest = modelStatusOf(result, served, this.now());
     return { status: this.latest, changed };
   }
 

@@ -30,6 +30,7 @@ import type { PlatformServices } from './services.js';
 import { openTenantStores, openPlatformRegistry } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
+import { pollCurrentModelVersions } from './model-versions.js';
 import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
@@ -74,8 +75,9 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
 /**
  * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
  * through Redis: writes wake event streams on every instance, registry reads are cached under the
- * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
- * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
+ * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model version made
+ * current through one instance is applied by the others (and, without Redis too, by the poll of
+ * the current model versions every `ODP_MODEL_POLL_MS`), and a tenant's rebuild runs on one instance at a time.
  * Without it everything stays in this process. Tenant objects live in the document store of
  * `ODP_STORE` (see tenant-stores.ts). Throws ConfigError when Redis or the MongoDB server of
  * `ODP_STORE=mongodb` does not answer, and naming ODP_SECRET_KEY when it is not the key the stored
@@ -142,6 +144,12 @@ export async function openPlatform(
         log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
       );
   });
+  const stopModelPoll = pollCurrentModelVersions(
+    registry,
+    (current) => runtimes.followModelVersions(current),
+    config.modelVersions.pollMs,
+    log,
+  );
   const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
@@ -186,6 +194,7 @@ export async function openPlatform(
     ],
     async close() {
       clearInterval(sweeper);
+      stopModelPoll();
       await imports.close();
       await stopListening();
       await runtimes.closeAll();
