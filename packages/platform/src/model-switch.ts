@@ -91,16 +91,21 @@ export class ModelSwitch {
   }
 
   /**
-   * Reads the model repository again; when it loads, stores it as a version, names that current
-   * and switches to it. Refused, the current version stays (status REFUSED, or FAILED without one).
+   * Reads the model repository again; when it loads, stores it as a version, switches to it and
+   * names it current. Refused, the current version stays (status REFUSED, or FAILED without one).
    */
   reload(): Promise<ReloadResult> {
     return this.serialized(async () => {
       const { result, bundle } = await readModelCandidate(this.tenant.modelSource, this.sources.config);
       if (bundle === undefined) return this.apply(result, null);
-      const { version } = await publishModelVersion(this.sources.registry, this.tenant.id, bundle);
+      const { registry } = this.sources;
+      const { version } = await registry.saveModelVersion(this.tenant.id, bundle.hash, bundle.text);
       this.triedVersion = version;
-      return this.apply(result, version);
+      // Switched here first, then named current: the others follow a store that already has the
+      // model applied (its indexes, its derived fields) rather than applying it at the same time.
+      const applied = await this.apply(result, version);
+      await registry.setCurrentModelVersion(this.tenant.id, version);
+      return applied;
     });
   }
 
