@@ -12,7 +12,6 @@ import type { PlatformRegistry, TenantRecord } from '@odp/core';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelLoadResult, ModelStatus } from '@odp/model-loader';
-import type { Logger } from './log.js';
 import { loadModelVersion, publishModelVersion, readModelCandidate } from './model-versions.js';
 import { openTenantData, withModel } from './tenant-data.js';
 import type { TenantData, TenantDataOptions } from './tenant-data.js';

@@ -137,19 +137,7 @@ export async function openPlatform(
     gatewayLimit: (tenantId) => gatewayLimitOf(usage, tenantId),
   });
   const usage = serviceUsage(config, counters, runtimes, log, () => new Date());
-  const stopListening = await coordination.invalidations.subscribe((message) => {
-    runtimes
-      .apply(message)
-      .catch((error: unknown) =>
-        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
-      );
-  });
-  const stopModelPoll = pollCurrentModelVersions(
-    registry,
-    (current) => runtimes.followModelVersions(current),
-    config.modelVersions.pollMs,
-    log,
-  );
+  const stopFollowing = await followDeployment(coordination, registry, runtimes, config, log);
   const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
@@ -194,9 +182,8 @@ export async function openPlatform(
     ],
     async close() {
       clearInterval(sweeper);
-      stopModelPoll();
       await imports.close();
-      await stopListening();
+      await stopFollowing();
       await runtimes.closeAll();
       await stores.close();
       await jobs.close();
@@ -208,6 +195,38 @@ export async function openPlatform(
       await blobs.close();
       await coordination.close();
     },
+  };
+}
+
+/**
+ * Applies to this process's runtimes what other instances change: the invalidations announced on
+ * the coordination (a tenant deleted, a model version made current) and, every `ODP_MODEL_POLL_MS`,
+ * the registry's current model versions (a lost announcement; processes without Redis). Resolves
+ * the function that stops both.
+ */
+async function followDeployment(
+  coordination: Coordination,
+  registry: PlatformRegistry,
+  runtimes: TenantRuntimes,
+  config: Config,
+  log: Logger,
+): Promise<() => Promise<void>> {
+  const stopListening = await coordination.invalidations.subscribe((message) => {
+    runtimes
+      .apply(message)
+      .catch((error: unknown) =>
+        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
+      );
+  });
+  const stopPolling = pollCurrentModelVersions(
+    registry,
+    (current) => runtimes.followModelVersions(current),
+    config.modelVersions.pollMs,
+    log,
+  );
+  return async () => {
+    stopPolling();
+    await stopListening();
   };
 }
 
