@@ -17,25 +17,25 @@ export interface ModelVersionRecord {
   readonly createdAt: string;
 }
 
-/** The registry's store of model versions (part of the PlatformRegistry port). */
+/** The registry's store of model versions (`PlatformRegistry.modelVersions`). */
 export interface ModelVersions {
   /**
    * Stores `bundle` as the tenant's next version, unless a version with the same `hash` exists
    * (that one is returned): versions never change once stored. Storing does not make it current.
    * NotFoundError for an unknown tenant.
    */
-  saveModelVersion(tenantId: string, hash: string, bundle: string): Promise<ModelVersionRecord>;
+  save(tenantId: string, hash: string, bundle: string): Promise<ModelVersionRecord>;
   /** The version and its bundle; null when the tenant has no such version. */
-  readModelVersion(
+  read(
     tenantId: string,
     version: number,
   ): Promise<{ readonly record: ModelVersionRecord; readonly bundle: string } | null>;
   /** Every stored version of the tenant, oldest first. */
-  listModelVersions(tenantId: string): Promise<ModelVersionRecord[]>;
+  list(tenantId: string): Promise<ModelVersionRecord[]>;
   /** Names the version every instance serves. NotFoundError when the tenant has no such version. */
-  setCurrentModelVersion(tenantId: string, version: number): Promise<void>;
+  setCurrent(tenantId: string, version: number): Promise<void>;
   /** The version the tenant's instances serve; null when none was ever made current. */
-  currentModelVersion(tenantId: string): Promise<ModelVersionRecord | null>;
+  current(tenantId: string): Promise<ModelVersionRecord | null>;
   /** The current version number of every tenant that has one (one read, for the instances' poll). */
-  currentModelVersions(): Promise<ReadonlyMap<string, number>>;
+  currentOfAll(): Promise<ReadonlyMap<string, number>>;
 }

@@ -75,7 +75,7 @@ export interface NewProfile {
   readonly activeUntil?: string | null;
 }
 
-export interface PlatformRegistry extends ModelVersions {
+export interface PlatformRegistry {
   createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord>;
   getTenant(id: string): Promise<TenantRecord | null>;
   /** All tenants, oldest first. */
@@ -135,6 +135,9 @@ export interface PlatformRegistry extends ModelVersions {
   listApiKeys(tenantId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked (idempotent). Throws NotFoundError when the tenant has no such key. */
   revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord>;
+
+  /** The tenants' model versions and the current one of each (removed with their tenant). */
+  readonly modelVersions: ModelVersions;
 
   /** Small platform-wide settings (for example which tenant is the demo tenant). */
   getSetting(key: string): Promise<string | null>;

@@ -11,6 +11,7 @@
  * only slower).
  */
 import type { InvalidationChannel, Invalidation } from './coordination.js';
+import type { ModelVersions } from './model-versions.js';
 import type { PlatformRegistry } from './platform.js';
 
 /** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
@@ -110,14 +111,24 @@ export function sharedRegistry(registry: PlatformRegistry, channel: Invalidation
 
     // Model versions are read uncached: the instances' poll of the current version is the fallback
     // for a lost announcement, so it must reach the store.
-    saveModelVersion: (tenantId, hash, bundle) => registry.saveModelVersion(tenantId, hash, bundle),
-    readModelVersion: (tenantId, version) => registry.readModelVersion(tenantId, version),
-    listModelVersions: (tenantId) => registry.listModelVersions(tenantId),
-    setCurrentModelVersion: (tenantId, version) =>
-      announce(registry.setCurrentModelVersion(tenantId, version), () => ({ kind: 'model', tenantId })),
-    currentModelVersion: (tenantId) => registry.currentModelVersion(tenantId),
-    currentModelVersions: () => registry.currentModelVersions(),
+    modelVersions: {
+      ...pick(registry.modelVersions),
+      setCurrent: (tenantId, version) =>
+        announce(registry.modelVersions.setCurrent(tenantId, version), () => ({ kind: 'model', tenantId })),
+    },
 
     close: () => registry.close(),
+  };
+}
+
+/** The members of a model version store, bound to it (an adapter may be a class instance). */
+function pick(versions: ModelVersions): ModelVersions {
+  return {
+    save: (tenantId, hash, bundle) => versions.save(tenantId, hash, bundle),
+    read: (tenantId, version) => versions.read(tenantId, version),
+    list: (tenantId) => versions.list(tenantId),
+    setCurrent: (tenantId, version) => versions.setCurrent(tenantId, version),
+    current: (tenantId) => versions.current(tenantId),
+    currentOfAll: () => versions.currentOfAll(),
   };
 }

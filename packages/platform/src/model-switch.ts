@@ -54,7 +54,7 @@ export class ModelSwitch {
     onChange: () => void,
     options: TenantDataOptions,
   ): Promise<ModelSwitch> {
-    const current = await sources.registry.currentModelVersion(tenant.id);
+    const current = await sources.registry.modelVersions.current(tenant.id);
     const stored =
       current === null ? null : await loadModelVersion(sources.registry, tenant.id, current.version);
     let model: TenantModel;
@@ -98,12 +98,12 @@ export class ModelSwitch {
       const { result, bundle } = await readModelCandidate(this.tenant.modelSource, this.sources.config);
       if (bundle === undefined) return this.apply(result, null);
       const { registry } = this.sources;
-      const { version } = await registry.saveModelVersion(this.tenant.id, bundle.hash, bundle.text);
+      const { version } = await registry.modelVersions.save(this.tenant.id, bundle.hash, bundle.text);
       this.triedVersion = version;
       // Switched here first, then named current: the others follow a store that already has the
       // model applied (its indexes, its derived fields) rather than applying it at the same time.
       const applied = await this.apply(result, version);
-      await registry.setCurrentModelVersion(this.tenant.id, version);
+      await registry.modelVersions.setCurrent(this.tenant.id, version);
       return applied;
     });
   }
@@ -114,7 +114,7 @@ export class ModelSwitch {
    */
   sync(current?: number): Promise<boolean> {
     return this.serialized(async () => {
-      const version = current ?? (await this.sources.registry.currentModelVersion(this.tenant.id))?.version;
+      const version = current ?? (await this.sources.registry.modelVersions.current(this.tenant.id))?.version;
       if (version === undefined || version === this.model.status.version || version === this.triedVersion) {
         return false;
       }

@@ -55,8 +55,8 @@ export async function publishModelVersion(
   tenantId: string,
   bundle: ModelBundle,
 ): Promise<ModelVersionRecord> {
-  const record = await registry.saveModelVersion(tenantId, bundle.hash, bundle.text);
-  await registry.setCurrentModelVersion(tenantId, record.version);
+  const record = await registry.modelVersions.save(tenantId, bundle.hash, bundle.text);
+  await registry.modelVersions.setCurrent(tenantId, record.version);
   return record;
 }
 
@@ -73,7 +73,7 @@ export async function storeModelCandidate(
 ): Promise<ModelStatus> {
   const served = candidate.bundle
     ? await publishModelVersion(registry, tenantId, candidate.bundle)
-    : await registry.currentModelVersion(tenantId);
+    : await registry.modelVersions.current(tenantId);
   return modelStatusOf(candidate.result, served, now.toISOString());
 }
 
@@ -83,7 +83,7 @@ export async function loadModelVersion(
   tenantId: string,
   version: number,
 ): Promise<ModelLoadResult | null> {
-  const stored = await registry.readModelVersion(tenantId, version);
+  const stored = await registry.modelVersions.read(tenantId, version);
   if (stored === null) return null;
   try {
     return loadModelBundle(stored.bundle);
@@ -104,7 +104,7 @@ function refusedLoad(message: string): ModelLoadResult {
  * a failure is logged and the next poll tries again. Returns the stop function.
  */
 export function pollCurrentModelVersions(
-  registry: Pick<PlatformRegistry, 'currentModelVersions'>,
+  registry: Pick<PlatformRegistry, 'modelVersions'>,
   follow: (current: ReadonlyMap<string, number>) => Promise<void>,
   pollMs: number,
   log: Logger,
@@ -113,8 +113,8 @@ export function pollCurrentModelVersions(
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    registry
-      .currentModelVersions()
+    registry.modelVersions
+      .currentOfAll()
       .then(follow)
       .catch((error: unknown) => log.error('model version poll failed', { error: String(error) }))
       .finally(() => {

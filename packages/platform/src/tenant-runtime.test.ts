@@ -222,7 +222,7 @@ describe('TenantRuntimes', () => {
       expect(fieldsOf(there)).toContain('reloadedField');
       expect(there.model.status.version).toBe(2);
       expect(here.model.status.checkedAt).toBe(checkedByReload);
-      expect((await registry.currentModelVersion(tenant.id))?.version).toBe(2);
+      expect((await registry.modelVersions.current(tenant.id))?.version).toBe(2);
     } finally {
       await first.closeAll();
       await second.closeAll();
@@ -235,7 +235,7 @@ describe('TenantRuntimes', () => {
     changeRepository(repository);
     expect((await here.reloadModel()).version).toBe(2);
     expect(fieldsOf(there)).not.toContain('reloadedField');
-    await other.followModelVersions(await registry.currentModelVersions());
+    await other.followModelVersions(await registry.modelVersions.currentOfAll());
     expect(fieldsOf(there)).toContain('reloadedField');
     expect(there.model.status).toMatchObject({ state: 'LOADED', version: 2 });
   });
@@ -247,8 +247,8 @@ describe('TenantRuntimes', () => {
     const refused = await here.reloadModel();
     expect(refused).toMatchObject({ state: 'REFUSED', version: 1 });
     expect(refused.errors.length).toBeGreaterThan(0);
-    expect((await registry.listModelVersions(tenant.id)).map((v) => v.version)).toEqual([1]);
-    await other.followModelVersions(await registry.currentModelVersions());
+    expect((await registry.modelVersions.list(tenant.id)).map((v) => v.version)).toEqual([1]);
+    await other.followModelVersions(await registry.modelVersions.currentOfAll());
     expect(there.model.status).toMatchObject({ state: 'LOADED', version: 1 });
     expect(here.data()).toBeDefined();
   });

@@ -41,7 +41,7 @@ function toRecord(document: Omit<BundleDocument, 'bundle'>): ModelVersionRecord 
 export class MongoModelVersions implements ModelVersions {
   private readonly bundles: Collection<BundleDocument>;
   private readonly counters: Collection<CounterDocument>;
-  private readonly current: Collection<CurrentDocument>;
+  private readonly currents: Collection<CurrentDocument>;
 
   /** The registry's tenants: a version of an unknown tenant is refused. */
   private readonly tenants: Collection<{ _id: string }>;
@@ -50,14 +50,14 @@ export class MongoModelVersions implements ModelVersions {
     this.tenants = db.collection('tenants');
     this.bundles = db.collection('modelBundles');
     this.counters = db.collection('modelVersionCounters');
-    this.current = db.collection('currentModelVersions');
+    this.currents = db.collection('currentModelVersions');
   }
 
   async createIndexes(): Promise<void> {
     await this.bundles.createIndex({ tenantId: 1, version: 1 });
   }
 
-  async saveModelVersion(tenantId: string, hash: string, bundle: string): Promise<ModelVersionRecord> {
+  async save(tenantId: string, hash: string, bundle: string): Promise<ModelVersionRecord> {
     const _id = `${tenantId}\n${hash}`;
     const existing = await this.bundles.findOne({ _id }, WITHOUT_BUNDLE);
     if (existing !== null) return toRecord(existing);
@@ -88,7 +88,7 @@ export class MongoModelVersions implements ModelVersions {
     }
   }
 
-  async readModelVersion(
+  async read(
     tenantId: string,
     version: number,
   ): Promise<{ record: ModelVersionRecord; bundle: string } | null> {
@@ -96,33 +96,33 @@ export class MongoModelVersions implements ModelVersions {
     return document === null ? null : { record: toRecord(document), bundle: document.bundle };
   }
 
-  async listModelVersions(tenantId: string): Promise<ModelVersionRecord[]> {
+  async list(tenantId: string): Promise<ModelVersionRecord[]> {
     const documents = await this.bundles.find({ tenantId }, WITHOUT_BUNDLE).sort({ version: 1 }).toArray();
     return documents.map(toRecord);
   }
 
-  async setCurrentModelVersion(tenantId: string, version: number): Promise<void> {
+  async setCurrent(tenantId: string, version: number): Promise<void> {
     if ((await this.bundles.countDocuments({ tenantId, version }, { limit: 1 })) === 0) {
       throw new NotFoundError('No such model version.');
     }
-    await this.current.updateOne({ _id: tenantId }, { $set: { version } }, { upsert: true });
+    await this.currents.updateOne({ _id: tenantId }, { $set: { version } }, { upsert: true });
   }
 
-  async currentModelVersion(tenantId: string): Promise<ModelVersionRecord | null> {
-    const current = await this.current.findOne({ _id: tenantId });
+  async current(tenantId: string): Promise<ModelVersionRecord | null> {
+    const current = await this.currents.findOne({ _id: tenantId });
     if (current === null) return null;
     const document = await this.bundles.findOne({ tenantId, version: current.version }, WITHOUT_BUNDLE);
     return document === null ? null : toRecord(document);
   }
 
-  async currentModelVersions(): Promise<ReadonlyMap<string, number>> {
-    const documents = await this.current.find().toArray();
+  async currentOfAll(): Promise<ReadonlyMap<string, number>> {
+    const documents = await this.currents.find().toArray();
     return new Map(documents.map((document) => [document._id, document.version]));
   }
 
   /** Removes every version of the tenant (its deletion). */
   async deleteTenant(tenantId: string): Promise<void> {
-    await this.current.deleteOne({ _id: tenantId });
+    await this.currents.deleteOne({ _id: tenantId });
     await this.bundles.deleteMany({ tenantId });
     await this.counters.deleteOne({ _id: tenantId });
   }

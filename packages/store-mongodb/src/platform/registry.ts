@@ -36,7 +36,6 @@ import type {
   ApiKeyRecord,
   Invitation,
   LinkedProfile,
-  ModelVersions as Versions,
   NewProfile,
   PlatformRegistry,
   TenantRecord,
@@ -141,7 +140,8 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   private readonly apiKeys: Collection<ApiKeyDocument>;
   private readonly invitations: Collection<InvitationDocument>;
   private readonly settings: Collection<SettingDocument>;
-  private readonly models: MongoModelVersions;
+  /** The tenants' model versions (model-versions.ts). */
+  readonly modelVersions: MongoModelVersions;
 
   constructor(
     private readonly client: MongoClient,
@@ -153,7 +153,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     this.apiKeys = db.collection('apiKeys');
     this.invitations = db.collection('invitations');
     this.settings = db.collection('settings');
-    this.models = new MongoModelVersions(db);
+    this.modelVersions = new MongoModelVersions(db);
   }
 
   /** The indexes of the tenant-scoped lists; uniqueness needs none (it is carried by `_id`). */
@@ -161,7 +161,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     await this.profiles.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.apiKeys.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.invitations.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
-    await this.models.createIndexes();
+    await this.modelVersions.createIndexes();
   }
 
   async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
@@ -204,7 +204,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     await this.invitations.deleteMany({ tenantId: id });
     await this.profiles.deleteMany({ tenantId: id });
     await this.profilePersons.deleteMany({ tenantId: id });
-    await this.models.deleteTenant(id);
+    await this.modelVersions.deleteTenant(id);
     return (await this.tenants.deleteOne({ _id: id })).deletedCount > 0;
   }
 
@@ -418,16 +418,6 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   async drop(): Promise<void> {
     await this.db.dropDatabase();
   }
-
-  // The tenants' model versions (model-versions.ts).
-  readonly saveModelVersion: Versions['saveModelVersion'] = (...a) => this.models.saveModelVersion(...a);
-  readonly readModelVersion: Versions['readModelVersion'] = (...a) => this.models.readModelVersion(...a);
-  readonly listModelVersions: Versions['listModelVersions'] = (...a) => this.models.listModelVersions(...a);
-  readonly setCurrentModelVersion: Versions['setCurrentModelVersion'] = (...a) =>
-    this.models.setCurrentModelVersion(...a);
-  readonly currentModelVersion: Versions['currentModelVersion'] = (...a) =>
-    this.models.currentModelVersion(...a);
-  readonly currentModelVersions: Versions['currentModelVersions'] = () => this.models.currentModelVersions();
 
   async close(): Promise<void> {
     await this.client.close();

@@ -34,7 +34,7 @@ export class SqliteModelVersions implements ModelVersions {
     private readonly afterWrite: () => void,
   ) {}
 
-  async saveModelVersion(tenantId: string, hash: string, bundle: string): Promise<ModelVersionRecord> {
+  async save(tenantId: string, hash: string, bundle: string): Promise<ModelVersionRecord> {
     const save = this.db.transaction((): VersionRow => {
       const existing = this.db
         .prepare(`SELECT ${VERSION_COLUMNS} FROM model_versions WHERE tenant_id = ? AND hash = ?`)
@@ -68,7 +68,7 @@ export class SqliteModelVersions implements ModelVersions {
     }
   }
 
-  async readModelVersion(
+  async read(
     tenantId: string,
     version: number,
   ): Promise<{ record: ModelVersionRecord; bundle: string } | null> {
@@ -78,14 +78,14 @@ export class SqliteModelVersions implements ModelVersions {
     return row === undefined ? null : { record: toRecord(row), bundle: row.bundle };
   }
 
-  async listModelVersions(tenantId: string): Promise<ModelVersionRecord[]> {
+  async list(tenantId: string): Promise<ModelVersionRecord[]> {
     const rows = this.db
       .prepare(`SELECT ${VERSION_COLUMNS} FROM model_versions WHERE tenant_id = ? ORDER BY version`)
       .all(tenantId) as VersionRow[];
     return rows.map(toRecord);
   }
 
-  async setCurrentModelVersion(tenantId: string, version: number): Promise<void> {
+  async setCurrent(tenantId: string, version: number): Promise<void> {
     const exists = this.db
       .prepare('SELECT 1 FROM model_versions WHERE tenant_id = ? AND version = ?')
       .get(tenantId, version);
@@ -102,7 +102,7 @@ export class SqliteModelVersions implements ModelVersions {
     }
   }
 
-  async currentModelVersion(tenantId: string): Promise<ModelVersionRecord | null> {
+  async current(tenantId: string): Promise<ModelVersionRecord | null> {
     const row = this.db
       .prepare(
         `SELECT v.tenant_id, v.version, v.hash, v.bytes, v.created_at
@@ -114,7 +114,7 @@ export class SqliteModelVersions implements ModelVersions {
     return row === undefined ? null : toRecord(row);
   }
 
-  async currentModelVersions(): Promise<ReadonlyMap<string, number>> {
+  async currentOfAll(): Promise<ReadonlyMap<string, number>> {
     const rows = this.db.prepare('SELECT tenant_id, version FROM current_model_versions').all() as {
       tenant_id: string;
       version: number;

@@ -17,7 +17,6 @@ import type {
   ApiKeyRecord,
   Invitation,
   LinkedProfile,
-  ModelVersions as Versions,
   NewProfile,
   PlatformRegistry,
   TenantRecord,
@@ -75,14 +74,14 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
   private checkedThisTurn: number | undefined;
 
   /** The tenants' model versions (model-versions.ts). */
-  private readonly models: SqliteModelVersions;
+  readonly modelVersions: SqliteModelVersions;
 
   constructor(
     private readonly db: Database.Database,
     /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
   ) {
-    this.models = new SqliteModelVersions(db, () => {
+    this.modelVersions = new SqliteModelVersions(db, () => {
       this.remembered.clear();
       writesInThisProcess += 1;
     });
@@ -366,16 +365,6 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       value,
     );
   }
-
-  // The tenants' model versions (model-versions.ts).
-  readonly saveModelVersion: Versions['saveModelVersion'] = (...a) => this.models.saveModelVersion(...a);
-  readonly readModelVersion: Versions['readModelVersion'] = (...a) => this.models.readModelVersion(...a);
-  readonly listModelVersions: Versions['listModelVersions'] = (...a) => this.models.listModelVersions(...a);
-  readonly setCurrentModelVersion: Versions['setCurrentModelVersion'] = (...a) =>
-    this.models.setCurrentModelVersion(...a);
-  readonly currentModelVersion: Versions['currentModelVersion'] = (...a) =>
-    this.models.currentModelVersion(...a);
-  readonly currentModelVersions: Versions['currentModelVersions'] = () => this.models.currentModelVersions();
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
