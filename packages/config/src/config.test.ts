@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_IMPORT_LIMITS } from '@odp/core';
-import { CONFIG_VARIABLES, ConfigError, loadConfig, SECRET_KEY_FILE } from './config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, SECRET_KEY_FILE } from './index.js';
 
 describe('loadConfig', () => {
   let dataDir: string;

@@ -1,14 +1,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
-import {
-  ConfigError,
-  blobsDir,
-  jobsDatabasePath,
-  loadConfig,
-  replicationDatabasePath,
-  warehouseDir,
-} from '@odp/config';
+import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, warehouseDir } from '@odp/config';
 import type { Config } from '@odp/config';
 import type {
   BlobStore,
@@ -23,11 +16,11 @@ import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedR
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
-import { openSqliteJobQueue, openSqliteReplicationBuffer } from '@odp/store-sqlite';
+import { openSqliteJobQueue } from '@odp/store-sqlite';
 import { BigQueryWarehouse } from '@odp/warehouse-bigquery';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { PlatformServices } from './services.js';
-import { openTenantStores, openPlatformRegistry } from './tenant-stores.js';
+import { openPlatformRegistry, openReplicationBuffer, openTenantStores } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
 import { pollCurrentModelVersions } from './model-versions.js';
@@ -50,8 +43,9 @@ export interface Platform extends PlatformServices {
   /** The rate-limit counters of external services (SQLite, or Redis with `ODP_REDIS_URL`). */
   readonly counters: WindowCounters;
   /**
-   * The DatastoreReplicator's buffer (`<dataDir>/replication.sqlite`) and warehouse (the embedded
-   * DuckDB files of `<dataDir>/warehouse`), used by the worker.
+   * The DatastoreReplicator's buffer (`<dataDir>/replication.sqlite`, or beside the MongoDB registry
+   * with `ODP_STORE=mongodb`) and warehouse (the embedded DuckDB files of `<dataDir>/warehouse`, or
+   * BigQuery with `ODP_WAREHOUSE=bigquery`), used by the worker.
    */
   readonly replication: { readonly buffer: ReplicationBuffer; readonly warehouse: Warehouse };
   /**
@@ -119,7 +113,7 @@ export async function openPlatform(
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
-    buffer: openSqliteReplicationBuffer(replicationDatabasePath(config)),
+    buffer: await openReplicationBuffer(config),
     warehouse:
       config.warehouse.kind === 'bigquery'
         ? new BigQueryWarehouse(config.warehouse)

@@ -8,17 +8,22 @@
  * - `mongodb`: one database `odp_<tenant id>` per tenant on the server of `ODP_MONGODB_URL`, over
  *   one client for the process, connected before the api accepts requests.
  *
- * The platform registry (tenants, profiles, keys, settings) lives in the same engine: the data
- * directory's `platform.sqlite`, or the `odp_platform` database, so api instances on several hosts
- * share it (docs/deployment.md).
+ * The platform registry (tenants, profiles, keys, settings) and the DatastoreReplicator's buffer live
+ * in the same engine: the data directory's `platform.sqlite` and `replication.sqlite`, or the
+ * `odp_platform` database, so api instances and workers on several hosts share them
+ * (docs/deployment.md).
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { PlatformRegistry, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
-import { ConfigError, platformDatabasePath } from '@odp/config';
+import type { PlatformRegistry, ReplicationBuffer, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
+import { ConfigError, platformDatabasePath, replicationDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type * as StoreMongodb from '@odp/store-mongodb';
-import { openSqlitePlatformRegistry, openSqliteTenantStore } from '@odp/store-sqlite';
+import {
+  openSqlitePlatformRegistry,
+  openSqliteReplicationBuffer,
+  openSqliteTenantStore,
+} from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
 export type TenantStoreWithSearch = TenantStore & { readonly search: SearchIndex };
@@ -77,6 +82,17 @@ export async function openPlatformRegistry(config: Config): Promise<PlatformRegi
   if (config.store.kind === 'sqlite') return openSqlitePlatformRegistry(platformDatabasePath(config));
   const { url } = config.store;
   return openOnMongo(({ openMongoPlatformRegistry }) => openMongoPlatformRegistry({ url }));
+}
+
+/**
+ * The DatastoreReplicator's buffer of `ODP_STORE`: the data directory's `replication.sqlite`, or the
+ * `replicationEvents` collection beside the MongoDB registry, so a change buffered by one worker is
+ * flushed by whichever worker claims the flush job.
+ */
+export async function openReplicationBuffer(config: Config): Promise<ReplicationBuffer> {
+  if (config.store.kind === 'sqlite') return openSqliteReplicationBuffer(replicationDatabasePath(config));
+  const { url } = config.store;
+  return openOnMongo(({ openMongoReplicationBuffer }) => openMongoReplicationBuffer({ url }));
 }
 
 /**

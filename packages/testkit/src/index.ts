@@ -18,3 +18,4 @@ export { describeJobQueueContract } from './job-queue.contract.js';
 export { describePlatformRegistryContract } from './platform-registry.contract.js';
 export { freePort } from './ports.js';
 export { describeWindowCountersContract } from './window-counters.contract.js';
+export { describeReplicationBufferContract } from './replication-buffer.contract.js';
