@@ -5,11 +5,12 @@
  * version without the directory; a reload through one instance, and `odp model push` with the
  * other's configuration, are served by both within seconds; a refused model changes nothing.
  */
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { describeWithEngine } from '@odp/testkit';
+import { addCompanyField } from './support/model-repository.js';
 import { REPO_ROOT, runOdp, startServer } from './support/server.js';
 import type { TestServer } from './support/server.js';
 
@@ -65,13 +66,6 @@ describeWithEngine(
         const res = await call(server, `/metadata/${tenant}/form?classes=companies`);
         return JSON.stringify(await res.json());
       };
-      const addCompanyField = (dir: string, name: string) => {
-        const file = path.join(dir, 'classes/crm/company.json');
-        const definition = JSON.parse(readFileSync(file, 'utf8')) as { fields: object[] };
-        definition.fields.push({ name, type: 'TEXT' });
-        writeFileSync(file, JSON.stringify(definition));
-      };
-
       beforeAll(async () => {
         root = mkdtempSync(path.join(os.tmpdir(), 'odp-scale-out-models-'));
         repository = path.join(root, 'crm');
