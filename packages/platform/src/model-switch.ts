@@ -8,7 +8,7 @@
  * holds one version from start to end. A refused model never becomes a version.
  */
 import { UnavailableError } from '@odp/core';
-import type { PlatformRegistry, TenantRecord } from '@odp/core';
+import type { Model, PlatformRegistry, TenantRecord } from '@odp/core';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
 import type { ModelLoadResult, ModelStatus } from '@odp/model-loader';
@@ -29,8 +29,8 @@ export class ModelSwitch {
   private changes: Promise<unknown> = Promise.resolve();
   /** Set by `close`: the tenant's data may be going (deletion), so nothing may use it any more. */
   private closed = false;
-  /** The stored version last tried by a sync (one that does not load is not tried again). */
-  private triedVersion: number | null = null;
+  /** A stored version that did not load here (a sync does not try it again). */
+  private refusedVersion: number | null = null;
 
   private constructor(
     private readonly tenant: TenantRecord,
@@ -66,7 +66,6 @@ export class ModelSwitch {
       model = await TenantModel.applied(result, version?.version ?? null);
     }
     const modelSwitch = new ModelSwitch(tenant, dataDir, sources, model, onChange, options);
-    modelSwitch.triedVersion = model.status.version;
     modelSwitch.logStatus(model.status);
     if (model.model)
       modelSwitch.composed = await openTenantData(tenant, model.model, dataDir, onChange, options);
@@ -99,7 +98,6 @@ export class ModelSwitch {
       if (bundle === undefined) return this.apply(result, null);
       const { registry } = this.sources;
       const { version } = await registry.modelVersions.save(this.tenant.id, bundle.hash, bundle.text);
-      this.triedVersion = version;
       // Switched here first, then named current: the others follow a store that already has the
       // model applied (its indexes, its derived fields) rather than applying it at the same time.
       const applied = await this.apply(result, version);
@@ -115,12 +113,12 @@ export class ModelSwitch {
   sync(current?: number): Promise<boolean> {
     return this.serialized(async () => {
       const version = current ?? (await this.sources.registry.modelVersions.current(this.tenant.id))?.version;
-      if (version === undefined || version === this.model.status.version || version === this.triedVersion) {
+      if (version === undefined || version === this.model.status.version || version === this.refusedVersion) {
         return false;
       }
-      this.triedVersion = version;
       const stored = await loadModelVersion(this.sources.registry, this.tenant.id, version);
       if (stored === null) return false;
+      if (stored.model === undefined) this.refusedVersion = version;
       return (await this.apply(stored, version)).changed;
     });
   }
@@ -140,17 +138,23 @@ export class ModelSwitch {
     return run;
   }
 
-  /** Takes a load as the tenant's model (of `version`); a model that loaded replaces the composition. */
+  /**
+   * Takes a load as the tenant's model (of `version`): a model that loaded is composed first and
+   * then recorded and swapped in, so a composition that fails (the store busy) changes nothing and
+   * the next sync tries again.
+   */
   private async apply(result: ModelLoadResult, version: number | null): Promise<ReloadResult> {
+    const next = result.model && !this.closed ? await this.compose(result.model) : null;
     const applied = await this.model.apply(result, version);
     this.logStatus(applied.status);
-    const active = this.model.model;
-    if (applied.changed && active && !this.closed) {
-      this.composed = this.composed
-        ? await withModel(this.composed, this.tenant, active, this.onChange, this.options)
-        : await openTenantData(this.tenant, active, this.dataDir, this.onChange, this.options);
-    }
+    if (next !== null) this.composed = next;
     return applied;
+  }
+
+  private compose(model: Model): Promise<TenantData> {
+    return this.composed
+      ? withModel(this.composed, this.tenant, model, this.onChange, this.options)
+      : openTenantData(this.tenant, model, this.dataDir, this.onChange, this.options);
   }
 
   private logStatus(status: ModelStatus): void {
