@@ -3,13 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
-import {
-  defaultDataRequestKey,
-  AppError,
-  isProfileActive,
-  rebuildRequestKey,
-  TENANT_ROLES,
-} from '@odp/core';
+import { defaultDataRequestKey, AppError, isProfileActive, rebuildRequestKey, TENANT_ROLES } from '@odp/core';
 import type { TenantRole } from '@odp/core';
 import type { ClassJobKind, Platform } from '@odp/platform';
 import { existingTenant, need, UsageError } from './command.js';
