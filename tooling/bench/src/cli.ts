@@ -53,7 +53,8 @@ const LAUNCHES: readonly { name: string; command: string; args: readonly string[
     : []),
 ];
 
-function median(values: readonly number[]): number {
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;

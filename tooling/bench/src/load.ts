@@ -9,6 +9,8 @@ export interface LoadRequest {
   readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly body?: string;
+  /** Headers of this request, besides the load's own. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface LoadOptions {
@@ -40,6 +42,8 @@ export interface LoadFigures {
    * times this, so it says what a latency target asks of a request.
    */
   readonly cpuMsPerRequest?: number;
+  /** Bytes received per completed response (headers and body): what a request costs on the wire. */
+  readonly bytesPerResponse?: number;
   /** The answers by kind: 2xx, 429 (refused: a fair share or a limit reached) and the rest. */
   readonly outcomes?: Outcomes;
 }
@@ -62,7 +66,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
         {
           setupRequest: (request) => {
             const next = options.nextRequest();
-            return { ...request, method: next.method ?? 'GET', path: next.path, body: next.body };
+            return {
+              ...request,
+              method: next.method ?? 'GET',
+              path: next.path,
+              body: next.body,
+              headers: { ...request.headers, ...next.headers },
+            };
           },
         },
       ],
@@ -88,6 +98,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
   return {
     ...(cpuMs !== undefined && result.requests.total > 0
       ? { cpuMsPerRequest: cpuMs / result.requests.total }
+      : {}),
+    ...(result.requests.total > 0
+      ? { bytesPerResponse: result.throughput.total / result.requests.total }
       : {}),
     outcomes: { ok: result['2xx'], refused, other: result.non2xx - refused + result.errors },
     requestsPerSecond: result.requests.average,

@@ -11,6 +11,10 @@
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
+ * `--api-processes N` (default 1): the api's processes (`ODP_API_PROCESSES`); its CPU per request
+ * then counts every process.
+ * `pnpm bench --peers [--sizes 100000] [--duration 10] [--repetitions 3]`: this platform beside
+ * PocketBase, side by side (peers.ts; builds PocketBase's Go module once, so never part of `--quick`).
  * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
  * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
@@ -35,9 +39,9 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
-import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
+import { matrixProblems, measureNoisyNeighbours, neighbourTable, selectedFloods } from './noisy-neighbour.js';
 import type { NeighbourMatrix } from './noisy-neighbour.js';
-import { LIST, operations } from './operations.js';
+import { LIST, deepCursorPath, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
 import { openStack } from './stack.js';
 import type { Stack } from './stack.js';
@@ -51,6 +55,7 @@ import { jobsTable, measureJobs } from './jobs.js';
 import { excelTable, measureExcel } from './excel.js';
 import { cliTable, measureCli } from './cli.js';
 import { measureStartup, startupTable } from './startup.js';
+import { measurePeers, peersComplete, peersTable } from './peers.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -64,18 +69,22 @@ const { values: flags } = parseArgs({
     startup: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
+    floods: { type: 'string' },
+    peers: { type: 'boolean', default: false },
+    repetitions: { type: 'string', default: '3' },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
     'import-rows': { type: 'string' },
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
+    'api-processes': { type: 'string', default: '1' },
     out: { type: 'string', default: path.join(REPO_ROOT, 'bench-results') },
   },
 });
-const sizes = (flags.sizes ?? (flags.quick || flags.neighbours ? '10000' : '10000,100000,1000000'))
-  .split(',')
-  .map(Number);
+const defaultSizes =
+  flags.quick || flags.neighbours ? '10000' : flags.peers ? '100000' : '10000,100000,1000000';
+const sizes = (flags.sizes ?? defaultSizes).split(',').map(Number);
 const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
 /**
  * Each phase of a noisy-neighbour row (B alone, B while A floods), and the unrecorded flood before
@@ -83,7 +92,10 @@ const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
  */
 const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
 const neighbourWarmupSeconds = flags.quick ? 0 : 2;
+/** The matrix's rows to measure (`--floods lists,small creates`): all by default. */
+const floods = selectedFloods(flags.floods?.split(','));
 const connections = Number(flags.connections);
+const apiProcesses = Number(flags['api-processes']);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
 const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
@@ -142,11 +154,7 @@ async function deepCursorOf(
   plan: ReturnType<typeof parseListQuery>,
   store: OperationContext['store'],
 ): Promise<OperationContext['deepCursor']> {
-  const res = await fetch(`${api.baseUrl}${tenantPath}/invoices?${LIST}&page=499`, {
-    headers: { 'x-api-key': key },
-  });
-  if (!res.ok) throw new Error(`page 499: ${res.status} ${await res.text()}`);
-  const next = ((await res.json()) as { _links: { next?: { href: string } } })._links.next?.href;
+  const next = await deepCursorPath(api.baseUrl, key, tenantPath);
   const page = await store.page(plan, { kind: 'all' });
   const after = page.positions[plan.size - 1];
   if (next === undefined || after === undefined || page.rows.length <= plan.size) return undefined;
@@ -210,7 +218,7 @@ async function measureSize(
     };
     const api = await startChild(
       'apps/api/src/main.ts',
-      { ...stack.env, ODP_DATA_DIR: dataDir },
+      { ...stack.env, ODP_DATA_DIR: dataDir, ODP_API_PROCESSES: String(apiProcesses) },
       'ODP api is running',
     );
     // Opens both tenants and lets their search indexes catch up (on the scale-out stack the
@@ -302,6 +310,7 @@ async function measureSize(
         phaseSeconds: neighbourSeconds,
         warmupSeconds: neighbourWarmupSeconds,
         connections,
+        floods,
         quick: flags.quick,
         log,
       });
@@ -399,6 +408,23 @@ if (flags.startup) {
   process.exit(bench.complete ? 0 : 1);
 }
 
+if (flags.peers) {
+  const bench = await measurePeers({
+    sizes,
+    durationSeconds,
+    warmupSeconds,
+    connections,
+    repetitions: Number(flags.repetitions),
+    modelDir,
+    log,
+  });
+  const table = peersTable(bench);
+  process.stdout.write(table + '\n');
+  writeBench('peers', table, { peers: bench });
+  if (!peersComplete(bench)) log('A request failed: the side-by-side figures are not valid.');
+  process.exit(peersComplete(bench) ? 0 : 1);
+}
+
 if (flags.excel) {
   const rows = Number(flags.rows ?? (flags.quick ? 2000 : 100_000));
   const importRows = flags['import-rows'] === undefined ? rows : Number(flags['import-rows']);
@@ -439,7 +465,7 @@ if (flags.neighbours) {
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
-  settings: { stack: stack.description, durationSeconds, connections, sizes },
+  settings: { stack: stack.description, durationSeconds, connections, apiProcesses, sizes },
   ceilings: await measureCeilings(),
   operations: [],
   neighbours: [],

@@ -39,6 +39,26 @@ export interface Operation {
 /** The filtered, sorted invoice list of the list operations. */
 export const LIST = 'status=paid&sort=invoiceNumber';
 const TEN_PERCENT = 'invoiceDate_from=2020-01-01&invoiceDate_to=2020-12-31';
+/** The text queries of the search over companies, one per request in turn. */
+export const COMPANY_QUERIES = ['har', 'north', 'sum', 'lum de'] as const;
+
+/**
+ * The path of page `page` (default 500; pages are numbered from 0) of {@link LIST} by keyset cursor:
+ * the `next` link the api answers for the page before (the api seals the cursor); undefined when the
+ * list has no such page.
+ */
+export async function deepCursorPath(
+  baseUrl: string,
+  key: string,
+  tenantPath: string,
+  page = 500,
+): Promise<string | undefined> {
+  const res = await fetch(`${baseUrl}${tenantPath}/invoices?${LIST}&page=${page - 1}`, {
+    headers: { 'x-api-key': key },
+  });
+  if (!res.ok) throw new Error(`page ${page - 1}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { _links: { next?: { href: string } } })._links.next?.href;
+}
 
 /** Everything an operation needs to build its requests and its engine call. */
 export interface OperationContext {
@@ -143,15 +163,12 @@ export function operations(context: OperationContext): Operation[] {
       name: 'list with q',
       caller: 'system',
       request: (i) => ({
-        path: `${t}/companies?q=${encodeURIComponent(['har', 'north', 'sum', 'lum de'][i % 4] ?? '')}`,
+        path: `${t}/companies?q=${encodeURIComponent(COMPANY_QUERIES[i % 4] ?? '')}`,
       }),
       ...(search
         ? {
             engine: (i: number) =>
-              search.search(
-                { text: ['har', 'north', 'sum', 'lum de'][i % 4] ?? '', classes: ['crm.company'], size: 20 },
-                all,
-              ),
+              search.search({ text: COMPANY_QUERIES[i % 4] ?? '', classes: ['crm.company'], size: 20 }, all),
           }
         : {}),
       target: p50Under(10),

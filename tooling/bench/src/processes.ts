@@ -35,33 +35,57 @@ export async function startChild(
   readyPrefix: string,
 ): Promise<Child> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    script.endsWith('.ts')
+  return startProcess({
+    name: script,
+    command: process.execPath,
+    args: script.endsWith('.ts')
       ? ['--import', 'tsx', '--conditions=@odp/source', path.join(REPO_ROOT, script)]
       : [path.join(REPO_ROOT, script)],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+    env: { ...env, PORT: String(port), ODP_BASE_URL: `http://127.0.0.1:${port}` },
+    port,
+    readyLine: (line) => (line.startsWith(readyPrefix) ? line.slice(readyPrefix.length).trim() : undefined),
+  });
+}
+
+/**
+ * Runs any program that serves HTTP on 127.0.0.1:`port` (the api, a peer it is measured beside)
+ * and waits until `readyLine` accepts a line of its output (what it returns is the child's `ready`);
+ * its later output is discarded.
+ */
+export async function startProcess(options: {
+  /** For the errors: the script or program. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  port: number;
+  /** The ready part of a line that says the program is ready; undefined for any other line. */
+  readyLine: (line: string) => string | undefined;
+}): Promise<Child> {
+  const { name, command, args, port, readyLine } = options;
+  const child: ChildProcess = spawn(command, [...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const line = output.split('\n').find((candidate) => candidate.startsWith(readyPrefix));
-      if (line !== undefined) {
+      for (const line of output.split('\n')) {
+        const ready = readyLine(line);
+        if (ready === undefined) continue;
         clearTimeout(timer);
-        resolve(line.slice(readyPrefix.length).trim());
+        resolve(ready);
+        return;
       }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${script} exited with ${code}:\n${output}`));
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
     });
   });
   child.removeAllListeners('exit');
@@ -84,11 +108,31 @@ export async function startChild(
 /** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
 
-/** User + system CPU time of a process, in ms, from `/proc/<pid>/stat` (fields 14 and 15). */
+/**
+ * User + system CPU time of a process and its descendants, in ms, from `/proc/<pid>/stat` (fields
+ * 14-17: its own, and that of its children that ended) and its live children: the api processes
+ * of `ODP_API_PROCESSES` and the isolated tasks count with the process that started them.
+ */
 function processCpuMs(pid: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0; // ended since its parent listed it: its time is now the parent's
+  }
   // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  const fields = stat.split(') ')[1]?.split(' ') ?? [];
+  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+  return (ticks * 1000) / USER_HZ + childrenOf(pid).reduce((sum, child) => sum + processCpuMs(child), 0);
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    const listed = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+    return listed.split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -94,46 +94,44 @@ const stored = (
   links: Record<string, string[]> = {},
 ): StoredObject => ({ id, basicClass, classes, name, values, links, createdAt: at, modifiedAt: at });
 
-export async function seedPlatform(options: {
-  dataDir: string;
-  objects: number;
-  modelDir: string;
-  log?: (line: string) => void;
-  /** Where the objects go (default: the embedded SQLite store in the tenant's data directory). */
-  openStore?: OpenSeedStore;
-}): Promise<SeedFixture> {
-  const log = options.log ?? (() => undefined);
-  const loaded = await loadModelRepository(options.modelDir);
-  if (!loaded.model) throw new Error('The example model was refused; see its model status.');
-  const model = loaded.model;
+/** Objects per write of the seed. */
+const SEED_BATCH = 10_000;
 
-  const registry = openSqlitePlatformRegistry(platformDatabasePath({ dataDir: options.dataDir }));
-  const tenant = await registry.createTenant({ name: 'Benchmark CRM', modelSource: options.modelDir });
-  const system = generateApiKey();
-  await registry.createApiKey({
-    tenantId: tenant.id,
-    profileId: null,
-    expiresAt: null,
-    keyHash: system.hash,
-  });
+/** How many objects of each class a seed of N objects holds, and their deterministic ids. */
+export interface BenchShape {
+  readonly counts: { readonly companies: number; readonly persons: number; readonly invoices: number };
+  readonly personId: (index: number) => string;
+  readonly companyId: (index: number) => string;
+  readonly invoiceId: (index: number) => string;
+}
 
-  const companies = Math.max(10, Math.round(options.objects / 100));
-  const persons = Math.max(10, Math.round(options.objects / 1000));
-  const invoices = Math.max(0, options.objects - companies - persons);
+export function benchShape(objects: number): BenchShape {
+  const companies = Math.max(10, Math.round(objects / 100));
+  const persons = Math.max(10, Math.round(objects / 1000));
+  return {
+    counts: { companies, persons, invoices: Math.max(0, objects - companies - persons) },
+    personId: (index) => uuid(1, index),
+    companyId: (index) => uuid(2, index),
+    invoiceId: (index) => uuid(3, index),
+  };
+}
+
+/**
+ * The generated objects of a seed of N, in write order (persons, companies, then invoices, each
+ * billed to an earlier company), in batches of at most `size`: the same data on every run, for
+ * this platform and for the peers it is measured beside (peers.ts).
+ */
+export function* benchBatches(objects: number, size: number): Generator<StoredObject[]> {
+  const { counts, personId, companyId, invoiceId } = benchShape(objects);
+  const { companies, persons, invoices } = counts;
   const random = generator(42);
-  const personId = (index: number) => uuid(1, index);
-  const companyId = (index: number) => uuid(2, index);
-  const invoiceId = (index: number) => uuid(3, index);
-
-  const tenantDir = tenantDataDir(options, tenant.id);
-  mkdirSync(tenantDir, { recursive: true });
-  const seeded = await (options.openStore ?? embeddedStore)(tenant.id, tenantDir);
-  const store = seeded.store;
-  await store.applyModel(model);
-  const objectsStarted = Date.now();
-  const batch: StoredObject[] = [];
-  const flush = () => seeded.put(batch.splice(0));
-
+  let batch: StoredObject[] = [];
+  const full = () => batch.length >= size;
+  const take = () => {
+    const taken = batch;
+    batch = [];
+    return taken;
+  };
   for (let index = 0; index < persons; index += 1) {
     const first = WORDS[index % WORDS.length] ?? 'x';
     batch.push(
@@ -144,6 +142,7 @@ export async function seedPlatform(options: {
         initials: `${first.toUpperCase()}.`,
       }),
     );
+    if (full()) yield take();
   }
   const companyNames: string[] = [];
   for (let index = 0; index < companies; index += 1) {
@@ -168,8 +167,10 @@ export async function seedPlatform(options: {
         { 'crm.company#employees': [...employees] },
       ),
     );
+    if (full()) yield take();
   }
-  await flush();
+  // Invoices start a batch of their own, so the companies they are billed to are written before.
+  if (batch.length > 0) yield take();
   for (let index = 0; index < invoices; index += 1) {
     const client = random(companies);
     const amount = 10 + random(100_000) / 100;
@@ -194,12 +195,50 @@ export async function seedPlatform(options: {
         { 'crm.invoice#client': [companyId(client)] },
       ),
     );
-    if (batch.length === 10_000) {
-      await flush();
-      if (index % 100_000 < 10_000) log(`  seeded ${index + 1 + companies + persons} objects`);
+    if (full()) yield take();
+  }
+  if (batch.length > 0) yield take();
+}
+
+export async function seedPlatform(options: {
+  dataDir: string;
+  objects: number;
+  modelDir: string;
+  log?: (line: string) => void;
+  /** Where the objects go (default: the embedded SQLite store in the tenant's data directory). */
+  openStore?: OpenSeedStore;
+}): Promise<SeedFixture> {
+  const log = options.log ?? (() => undefined);
+  const loaded = await loadModelRepository(options.modelDir);
+  if (!loaded.model) throw new Error('The example model was refused; see its model status.');
+  const model = loaded.model;
+
+  const registry = openSqlitePlatformRegistry(platformDatabasePath({ dataDir: options.dataDir }));
+  const tenant = await registry.createTenant({ name: 'Benchmark CRM', modelSource: options.modelDir });
+  const system = generateApiKey();
+  await registry.createApiKey({
+    tenantId: tenant.id,
+    profileId: null,
+    expiresAt: null,
+    keyHash: system.hash,
+  });
+
+  const { counts, personId, companyId, invoiceId } = benchShape(options.objects);
+
+  const tenantDir = tenantDataDir(options, tenant.id);
+  mkdirSync(tenantDir, { recursive: true });
+  const seeded = await (options.openStore ?? embeddedStore)(tenant.id, tenantDir);
+  const store = seeded.store;
+  await store.applyModel(model);
+  const objectsStarted = Date.now();
+  let written = 0;
+  for (const batch of benchBatches(options.objects, SEED_BATCH)) {
+    await seeded.put(batch);
+    written += batch.length;
+    if (Math.floor(written / 100_000) > Math.floor((written - batch.length) / 100_000)) {
+      log(`  seeded ${written} objects`);
     }
   }
-  await flush();
   const objectsSeconds = (Date.now() - objectsStarted) / 1000;
 
   const aclStarted = Date.now();
@@ -239,7 +278,7 @@ export async function seedPlatform(options: {
     systemKey: system.key,
     memberKey,
     viewerKey,
-    counts: { companies, persons, invoices },
+    counts,
     invoiceId,
     companyId,
     memberPersonId: personId(0),

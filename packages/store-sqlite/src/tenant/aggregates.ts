@@ -52,7 +52,8 @@ interface ClassRules {
   readonly sums: ReadonlySet<number>;
 }
 
-type IxRow = [c: number, f: number, v: IndexKey];
+/** An `ix` row of one object: class key, field key, index key. */
+export type IxRow = [c: number, f: number, v: IndexKey];
 
 export class TenantAggregates {
   private model: Model | null = null;
@@ -78,18 +79,49 @@ export class TenantAggregates {
   /** Adds (`sign` 1) or removes (-1) the contributions of object `n`, read from its `ix` rows. */
   apply(n: number, sign: 1 | -1): void {
     const rows = this.context.statement('SELECT c, f, v FROM ix WHERE n = ?').raw(true).all(n) as IxRow[];
-    if (rows.length === 0) return;
+    if (sign === 1) this.change([], rows);
+    else this.change(rows, []);
+  }
+
+  /**
+   * Moves an object's contributions from those of its `ix` rows `before` to those of `after`,
+   * writing only the counters that change (an update leaving a group value and its sums as they
+   * were writes nothing).
+   */
+  change(before: readonly IxRow[], after: readonly IxRow[]): void {
+    const delta = new Map<string, [c: number, f: number, v: IndexKey, g: number, cnt: number, sum: number]>();
+    const add = (c: number, f: number, v: IndexKey, g: number, sign: number, value: number) => {
+      const key = `${c}\u0000${f}\u0000${typeof v}\u0000${v}\u0000${g}`;
+      const entry = delta.get(key);
+      if (entry === undefined) delta.set(key, [c, f, v, g, sign, value]);
+      else {
+        entry[4] += sign;
+        entry[5] += value;
+      }
+    };
+    this.contributions(before, (c, f, v, g, value) => add(c, f, v, g, -1, -value));
+    this.contributions(after, (c, f, v, g, value) => add(c, f, v, g, 1, value));
+    const upsert = this.context.statement(
+      `INSERT INTO ixagg (c, f, v, g, cnt, sum) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (c, f, v, g) DO UPDATE SET cnt = cnt + excluded.cnt,
+         sum = CASE WHEN cnt + excluded.cnt = 0 THEN 0 ELSE sum + excluded.sum END`,
+    );
+    for (const [c, f, v, g, cnt, sum] of delta.values()) {
+      if (cnt !== 0 || sum !== 0) upsert.run(c, f, v, g, cnt, sum);
+    }
+  }
+
+  /** Calls `visit` with each counter an object's `ix` rows contribute to (g = 0: the count). */
+  private contributions(
+    rows: readonly IxRow[],
+    visit: (c: number, f: number, v: IndexKey, g: number, value: number) => void,
+  ): void {
     const byClass = new Map<number, IxRow[]>();
     for (const row of rows) {
       const list = byClass.get(row[0]);
       if (list === undefined) byClass.set(row[0], [row]);
       else list.push(row);
     }
-    const upsert = this.context.statement(
-      `INSERT INTO ixagg (c, f, v, g, cnt, sum) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (c, f, v, g) DO UPDATE SET cnt = cnt + excluded.cnt,
-         sum = CASE WHEN cnt + excluded.cnt = 0 THEN 0 ELSE sum + excluded.sum END`,
-    );
     for (const [c, classRows] of byClass) {
       const rules = this.rulesOf(c);
       if (rules === null) continue;
@@ -98,8 +130,8 @@ export class TenantAggregates {
       );
       for (const [, f, v] of classRows) {
         if (!rules.groups.has(f)) continue;
-        upsert.run(c, f, v, 0, sign, 0);
-        for (const [, g, value] of sums) upsert.run(c, f, v, g, sign, sign * (value as number));
+        visit(c, f, v, 0, 0);
+        for (const [, g, value] of sums) visit(c, f, v, g, value as number);
       }
     }
   }

@@ -27,6 +27,11 @@ export class AppliedModel {
     private readonly database: TenantDatabase,
     /** Told of every model taken into use (the counters of `aggregates.ts`). */
     private readonly onUse: (model: Model) => void,
+    /**
+     * The store's own layout of derived data (class-columns.ts), recorded beside the signature: a
+     * data file built with another layout is rebuilt like one built for another model.
+     */
+    readonly layout: string,
   ) {}
 
   get current(): Model {
@@ -46,13 +51,17 @@ export class AppliedModel {
   }
 
   /**
-   * Whether the stored derived data (index rows, counters, search text) was built for the current
-   * model: false while a rebuild runs (in this process or another).
+   * Whether the stored derived data (index rows, class value tables, counters, search text) was
+   * built for the current model and layout: false while a rebuild runs (in this process or another).
    */
   derivedCurrent(): boolean {
     return (
-      this.database.statement("SELECT v FROM meta WHERE k = 'index_signature'").pluck().get() ===
-      this.currentSignature
+      this.database
+        .statement(
+          "SELECT (SELECT v FROM meta WHERE k = 'index_signature') = ? AND (SELECT v FROM meta WHERE k = 'layout') = ?",
+        )
+        .pluck()
+        .get(this.currentSignature, this.layout) === 1
     );
   }
 

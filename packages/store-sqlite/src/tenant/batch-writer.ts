@@ -5,7 +5,7 @@
  * checks, ACL rows, holdings, events, outbox jobs. Throws NotFoundError when a link names an object
  * that does not exist after the batch, ConflictError when a `unique` value would be shared,
  * WriteConflictError when an expected version moved; nothing is applied then (the transaction
- * rolls back). Each object's class, index, counter and search rows are derived
+ * rolls back). Each object's class, index, class value table, counter and search rows are derived
  * from the applied model in the same transaction.
  */
 import {
@@ -17,21 +17,22 @@ import {
 } from '@odp/core';
 import type { StoredObject, WriteBatch } from '@odp/core';
 import type { AccessRows } from './access-rows.js';
-import type { TenantAggregates } from './aggregates.js';
 import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
+import type { DerivedRows } from './derived-rows.js';
 import { appendEvents } from './events.js';
 import type { SqliteIdempotencyRecords } from './idempotency.js';
-import { indexKeysOf, indexedFields, ixKey } from './index-keys.js';
+import { ixKey } from './index-keys.js';
+import { OBJECT_COLUMNS, toStoredObject } from './object-rows.js';
+import type { ObjectRow } from './object-rows.js';
 import type { TenantOutbox } from './outbox.js';
-import { EMPTY_KEY } from './query/sql.js';
 import { putRedirect } from './redirects.js';
 
 export class BatchWriter {
   constructor(
     private readonly database: TenantDatabase,
     private readonly model: AppliedModel,
-    private readonly aggregates: TenantAggregates,
+    private readonly derived: DerivedRows,
     private readonly accessRows: AccessRows,
     private readonly outbox: TenantOutbox,
     private readonly idempotency: SqliteIdempotencyRecords,
@@ -73,12 +74,15 @@ export class BatchWriter {
     ];
     const existing = this.database.objectKey(object.id);
     if (existing !== null) {
+      const previous = this.database
+        .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n = ?`)
+        .get(existing) as ObjectRow;
       this.database
         .statement(
           'UPDATE objects SET basic = ?, classes = ?, name = ?, vals = ?, created = ?, modified = ? WHERE n = ?',
         )
         .run(...columns, existing);
-      this.deriveRows(object, existing, true);
+      this.derived.replace(object, existing, searchTextOf(this.model.current, toStoredObject(previous, {})));
       return existing;
     }
     const n = this.database
@@ -87,54 +91,43 @@ export class BatchWriter {
       )
       .pluck()
       .get(object.id, ...columns) as number;
-    this.deriveRows(object, n, false);
+    this.derived.insert(object, n);
     return n;
   }
 
-  /** Writes the class membership, value index and search rows of an object (replacing old ones). */
-  deriveRows(object: StoredObject, n: number, replace: boolean): void {
-    if (replace) {
-      this.aggregates.apply(n, -1);
-      this.database.statement('DELETE FROM cls WHERE n = ?').run(n);
-      this.database.statement('DELETE FROM ix WHERE n = ?').run(n);
-      this.database.statement('DELETE FROM search WHERE rowid = ?').run(n);
-    }
-    const insertClass = this.database.statement('INSERT OR IGNORE INTO cls (c, n) VALUES (?, ?)');
-    const insertValue = this.database.statement('INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ?, ?)');
-    const insertEmpty = this.database.statement(
-      `INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ${EMPTY_KEY}, ?)`,
-    );
-    for (const className of new Set(object.classes)) {
-      const c = this.database.intern(`c:${className}`);
-      insertClass.run(c, n);
-      const classDef = this.model.current.classes.get(className);
-      if (classDef === undefined) continue;
-      for (const field of indexedFields(classDef)) {
-        const f = this.database.intern(`f:${field.name}`);
-        const keys = indexKeysOf(field, object.values[field.name]);
-        if (keys.length === 0) insertEmpty.run(c, f, n);
-        for (const key of keys) insertValue.run(c, f, ixKey(key), n);
-      }
-    }
-    this.aggregates.apply(n, 1);
-    const text = searchTextOf(this.model.current, object);
-    if (text !== '') this.database.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
-    if (replace) this.accessRows.refreshAclClasses(n);
+  /**
+   * Re-derives the class membership, value index, class value table, counter and search rows of a
+   * stored object (a rebuild for a changed model).
+   */
+  deriveRows(object: StoredObject, n: number): void {
+    this.derived.replace(object, n);
   }
 
+  /**
+   * Writes the object's forward links, in order; when they are the ones stored (a write that left
+   * its relations alone), nothing is written.
+   */
   private putLinks(object: StoredObject, n: number): void {
-    this.database.statement('DELETE FROM links WHERE src = ?').run(n);
-    const insert = this.database.statement(
-      'INSERT OR IGNORE INTO links (src, rel, pos, dst) VALUES (?, ?, ?, ?)',
-    );
+    const links: [rel: number, pos: number, dst: number][] = [];
     for (const [relationKey, targets] of Object.entries(object.links)) {
       const rel = this.database.intern(`r:${relationKey}`);
       targets.forEach((targetId, position) => {
         const target = this.database.objectKey(targetId);
         if (target === null) throw new NotFoundError(`The linked object ${targetId} does not exist.`);
-        insert.run(n, rel, position, target);
+        links.push([rel, position, target]);
       });
     }
+    links.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const stored = this.database
+      .statement('SELECT rel, pos, dst FROM links WHERE src = ? ORDER BY rel, pos')
+      .raw(true)
+      .all(n) as [number, number, number][];
+    if (JSON.stringify(stored) === JSON.stringify(links)) return;
+    this.database.statement('DELETE FROM links WHERE src = ?').run(n);
+    const insert = this.database.statement(
+      'INSERT OR IGNORE INTO links (src, rel, pos, dst) VALUES (?, ?, ?, ?)',
+    );
+    for (const [rel, pos, dst] of links) insert.run(n, rel, pos, dst);
   }
 
   /**
@@ -144,15 +137,12 @@ export class BatchWriter {
   private deleteObject(id: string): void {
     const n = this.database.objectKey(id);
     if (n === null) return;
-    this.aggregates.apply(n, -1);
+    this.derived.remove(n);
     for (const sql of [
-      'DELETE FROM cls WHERE n = ?',
-      'DELETE FROM ix WHERE n = ?',
       'DELETE FROM links WHERE src = ?',
       'DELETE FROM links WHERE dst = ?',
       'DELETE FROM acl WHERE n = ?',
       'DELETE FROM acl_cls WHERE n = ?',
-      'DELETE FROM search WHERE rowid = ?',
       'DELETE FROM objects WHERE n = ?',
     ]) {
       this.database.statement(sql).run(n);

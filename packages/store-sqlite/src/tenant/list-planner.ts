@@ -6,6 +6,7 @@
  */
 import type { AccessFilter, ListPlan } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
+import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
 import { hiddenSource } from './query/access.js';
 import { compileSelection } from './query/selection.js';
@@ -31,6 +32,7 @@ export class ListPlanner {
   constructor(
     private readonly database: TenantDatabase,
     private readonly model: AppliedModel,
+    private readonly columns: ClassColumns,
     /**
      * A filter whose index range holds fewer rows than this drives a list (its rows are then
      * sorted); otherwise the sort field's index is walked in order.
@@ -81,7 +83,13 @@ export class ListPlanner {
       sort.field === undefined
         ? undefined
         : selection.candidates.find((candidate) => candidate.sortedField === sort.field);
+    const c = this.database.lookupKey(`c:${plan.className}`);
+    const composite =
+      sort.field === undefined || c === null
+        ? undefined
+        : this.sortedEqualityRange(c, selection.candidates, sort.field);
     const ordered =
+      composite?.driver ??
       rangeOfSortField ??
       sort.driver ??
       (plan.sort === undefined
@@ -103,8 +111,16 @@ export class ListPlanner {
       // conditions on those. Every driver is aliased `d`; the walked rows keep its key as `d.n`
       // and, on a value index range, its value as `d.v`, so the outer order is the driver's.
       const range = [driver.where, ...(seek === null ? [] : [seek])];
-      const columns = driver.sortedField === undefined ? `${driver.n} AS n` : `${driver.n} AS n, d.v AS v`;
-      const walkedRows: Driver = { ...driver, n: 'd.n', where: { text: '1', params: [] } };
+      const columns =
+        driver.sortedField === undefined
+          ? `${driver.n} AS n`
+          : `${driver.n} AS n, ${driver.sortedValue ?? 'd.v'} AS v`;
+      const walkedRows: Driver = {
+        ...driver,
+        n: 'd.n',
+        where: { text: '1', params: [] },
+        sortedValue: 'd.v',
+      };
       const rest = whereClause(selection, walkedRows);
       const outer = sort.orderBy(walkedRows);
       return {
@@ -122,7 +138,11 @@ export class ListPlanner {
         ],
       };
     };
-    if (measured === undefined) return { page: query(ordered ?? selection.classDriver) };
+    // A composite index range is the equality filter's own range in order: it serves the page alone
+    // unless a smaller range of another filter drives it.
+    if (measured === undefined || (composite !== undefined && measured.driver === composite.equality)) {
+      return { page: query(ordered ?? selection.classDriver) };
+    }
     const inOrderAlready =
       measured.driver === ordered || (plan.sort === undefined && measured.driver.orderedByN);
     return {
@@ -131,6 +151,22 @@ export class ListPlanner {
         ? {}
         : { walk: query(ordered, measured.count) }),
     };
+  }
+
+  /**
+   * The range of a composite (equality field, sort field) index serving an equality filter among
+   * `candidates` in the order of `sortField` (class-columns.ts), with the filter's own driver.
+   */
+  private sortedEqualityRange(
+    c: number,
+    candidates: readonly Driver[],
+    sortField: number,
+  ): { readonly driver: Driver; readonly equality: Driver } | undefined {
+    for (const equality of candidates) {
+      const driver = this.columns.sortedEqualityDriver(c, equality, sortField);
+      if (driver !== undefined) return { driver, equality };
+    }
+    return undefined;
   }
 
   /**

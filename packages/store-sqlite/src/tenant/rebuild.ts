@@ -1,12 +1,13 @@
 /**
- * Rebuilds of the tenant's derived rows (class, index, counter and search rows) for a changed model,
- * in batches that let the process serve between them. See docs/storage.md.
+ * Rebuilds of the tenant's derived rows (class, index, class value table, counter and search rows)
+ * for a changed model, in batches that let the process serve between them. See docs/storage.md.
  */
 import { DerivedRebuildLoop } from '@odp/core';
 import type { Model } from '@odp/core';
 import type { TenantAggregates } from './aggregates.js';
 import type { AppliedModel } from './applied-model.js';
 import type { BatchWriter } from './batch-writer.js';
+import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
 import { OBJECT_COLUMNS, toStoredObject } from './object-rows.js';
 import type { ObjectRow } from './object-rows.js';
@@ -19,6 +20,7 @@ export class DerivedRebuild {
     private readonly model: AppliedModel,
     private readonly writer: BatchWriter,
     private readonly aggregates: TenantAggregates,
+    private readonly columns: ClassColumns,
     /** Objects re-derived per transaction (the event loop runs between). */
     private readonly rebuildBatchSize: number,
   ) {}
@@ -38,14 +40,15 @@ export class DerivedRebuild {
     );
     return this.loop.run<number>({
       forgetSignature: () =>
-        void this.database.inTransaction(() =>
-          this.database.statement("DELETE FROM meta WHERE k = 'index_signature'").run(),
-        ),
+        void this.database.inTransaction(() => {
+          this.database.statement("DELETE FROM meta WHERE k = 'index_signature'").run();
+          this.columns.prepareTables();
+        }),
       rederiveAfter: async (after) => {
         const rows = batch.all(after ?? 0, last, this.rebuildBatchSize) as ObjectRow[];
         if (rows.length === 0) return null;
         this.database.inTransaction(() => {
-          for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n, true);
+          for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n);
         });
         return { count: rows.length, last: rows.at(-1)?.n ?? last };
       },
@@ -55,6 +58,9 @@ export class DerivedRebuild {
           this.database
             .statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)')
             .run('index_signature', this.model.signature);
+          this.database
+            .statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)')
+            .run('layout', this.model.layout);
         }),
     });
   }

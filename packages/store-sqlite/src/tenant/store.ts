@@ -44,6 +44,8 @@ import { SqliteIdempotencyRecords } from './idempotency.js';
 import { TenantOutbox } from './outbox.js';
 import { compileSort } from './query/sort.js';
 import { DerivedRebuild } from './rebuild.js';
+import { ClassColumns, classColumnsTag } from './class-columns.js';
+import { DerivedRows } from './derived-rows.js';
 import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
 import { SummaryReads } from './summary-reads.js';
@@ -65,6 +67,12 @@ export interface SqliteTenantStoreOptions {
   readonly searchRankLimit?: number;
   /** How long a bm25 search paging can be continued (its frozen ranking is kept). Default 15 minutes. */
   readonly searchCursorTtlMs?: number;
+  /**
+   * Composite (equality field, sort field) indexes per class at most (class-columns.ts): each
+   * serves the sorted pages of a filter on an enumeration or flag, and costs an index entry per
+   * write of a member of the class. Default 4; changing it rebuilds the derived data.
+   */
+  readonly compositeIndexLimit?: number;
   /** Objects re-derived per transaction by a rebuild (the event loop runs between). Default 500. */
   readonly rebuildBatchSize?: number;
 }
@@ -99,9 +107,15 @@ export class SqliteTenantStore implements TenantStore {
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
     database.onForget('rollback', () => aggregates.forgetKeys());
-    this.model = new AppliedModel(database, (model) => aggregates.setModel(model));
+    const compositeLimit = Math.max(0, Math.trunc(options.compositeIndexLimit ?? 4));
+    this.model = new AppliedModel(
+      database,
+      (model) => aggregates.setModel(model),
+      classColumnsTag(compositeLimit),
+    );
+    const columns = new ClassColumns(database, this.model, compositeLimit);
     this.rows = new ObjectRows(database);
-    this.planner = new ListPlanner(database, this.model, options.driverLimit ?? 5000);
+    this.planner = new ListPlanner(database, this.model, columns, options.driverLimit ?? 5000);
     this.summaries = new SummaryReads(database, this.model, this.planner, aggregates);
     this.names = new TenantNames({ keys: database.keys, statement });
     this.accessRows = new AccessRows(database, this.model);
@@ -110,13 +124,13 @@ export class SqliteTenantStore implements TenantStore {
     this.writer = new BatchWriter(
       database,
       this.model,
-      aggregates,
+      new DerivedRows(database, this.model, aggregates, columns, this.accessRows),
       this.accessRows,
       this.outboxJobs,
       this.idempotency,
     );
     const batchSize = Math.max(1, Math.trunc(options.rebuildBatchSize ?? 500));
-    this.rebuilds = new DerivedRebuild(database, this.model, this.writer, aggregates, batchSize);
+    this.rebuilds = new DerivedRebuild(database, this.model, this.writer, aggregates, columns, batchSize);
     this.events = tenantEventLog(database);
     this.search = new SqliteSearchIndex({
       db: database.db,
@@ -259,6 +273,10 @@ export class SqliteTenantStore implements TenantStore {
 
   async holdingsOfAcId(acId: string): Promise<Holding[]> {
     return this.accessRows.holdingsOfAcId(acId);
+  }
+
+  commitsElsewhere(): number {
+    return this.database.dataVersion();
   }
 
   async storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }> {

@@ -57,6 +57,7 @@ export function compileFilter(
     params: [f, c, ...valueRange.params],
   });
   const exact = filter.kind === 'equals' || filter.kind === 'empty';
+  const equalsKey = filter.kind === 'equals' ? valueRange.params[0] : undefined;
   if (!exact && (field.multiple || filter.kind === 'notEmpty')) return { condition };
   return {
     condition,
@@ -70,6 +71,7 @@ export function compileFilter(
       coversClass: true,
       orderedByN: exact,
       ...(field.multiple ? {} : { sortedField: f }),
+      ...(equalsKey === undefined || field.multiple ? {} : { equals: { field: f, key: equalsKey } }),
     },
   };
 }

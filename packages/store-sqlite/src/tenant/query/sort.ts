@@ -113,7 +113,8 @@ export function compileSort(
     driver: sortDriver,
     ...(field.multiple ? {} : { field: f }),
     orderBy: (driver) => {
-      if (driver.sortedField === f) return { text: `d.v ${dir}, d.n ${dir}`, params: [] };
+      if (driver.sortedField === f)
+        return { text: `${driver.sortedValue ?? 'd.v'} ${dir}, d.n ${dir}`, params: [] };
       const expression = stored(driver.n);
       return {
         text: `${expression.text} COLLATE NOCASE ${dir}, ${driver.n} ${dir}`,
@@ -123,7 +124,7 @@ export function compileSort(
     key: stored,
     after: (driver, position) =>
       driver.sortedField === f
-        ? seek({ text: 'd.v', params: [] }, 'd.n', position, false)
+        ? seek({ text: driver.sortedValue ?? 'd.v', params: [] }, 'd.n', position, false)
         : seek(stored(driver.n), driver.n, position, true),
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { RelationRef } from '@odp/core';
 import { FOLD_FUNCTION } from '../index-keys.js';
+import type { IndexKey } from '../index-keys.js';
 
 export interface Sql {
   readonly text: string;
@@ -27,6 +28,10 @@ export interface Driver {
   readonly orderedByN: boolean;
   /** The field key whose value order (then `n`) the rows come out in, for ranges of the value index. */
   readonly sortedField?: number;
+  /** The column holding `sortedField`'s value in a driver row: `d.v` (a value index range) unless set. */
+  readonly sortedValue?: string;
+  /** For the range of one value of a single-valued field: the field key and the value's index key. */
+  readonly equals?: { readonly field: number; readonly key: IndexKey };
 }
 
 export interface CompiledSelection {
