@@ -14,7 +14,7 @@ export * from './blobs.js';
 export * from './files.js';
 export * from './coordination.js';
 export { createInProcessCoordination, Listeners } from './in-process-coordination.js';
-export { sharedRegistry } from './shared-registry.js';
+export { announcingModelVersions, sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';

@@ -111,23 +111,38 @@ export function sharedRegistry(registry: PlatformRegistry, channel: Invalidation
 
     // Model versions are read uncached: the instances' poll of the current version is the fallback
     // for a lost announcement, so it must reach the store.
-    modelVersions: {
-      ...pick(registry.modelVersions),
-      setCurrent: (tenantId, version) =>
-        announce(registry.modelVersions.setCurrent(tenantId, version), () => ({ kind: 'model', tenantId })),
-    },
+    modelVersions: announcedModelVersions(registry.modelVersions, channel),
 
     close: () => registry.close(),
   };
 }
 
-/** The members of a model version store, bound to it (an adapter may be a class instance). */
-function pick(versions: ModelVersions): ModelVersions {
+/**
+ * The registry with its model version changes announced on `channel` (`{kind: 'model'}` once a
+ * version is named current), everything else as it is: for processes that share a registry that is
+ * fresh on its own (the embedded SQLite file of one machine) and only need to hear a model switch.
+ */
+export function announcingModelVersions(
+  registry: PlatformRegistry,
+  channel: InvalidationChannel,
+): PlatformRegistry {
+  const modelVersions = announcedModelVersions(registry.modelVersions, channel);
+  return new Proxy(registry, {
+    get: (target, member) =>
+      member === 'modelVersions' ? modelVersions : Reflect.get(target, member, target),
+  });
+}
+
+/** `versions` bound to it, with `setCurrent` announced on `channel` once the write is done. */
+function announcedModelVersions(versions: ModelVersions, channel: InvalidationChannel): ModelVersions {
   return {
     save: (tenantId, hash, bundle) => versions.save(tenantId, hash, bundle),
     read: (tenantId, version) => versions.read(tenantId, version),
     list: (tenantId) => versions.list(tenantId),
-    setCurrent: (tenantId, version) => versions.setCurrent(tenantId, version),
+    setCurrent: async (tenantId, version) => {
+      await versions.setCurrent(tenantId, version);
+      await channel.publish({ kind: 'model', tenantId });
+    },
     current: (tenantId) => versions.current(tenantId),
     currentOfAll: () => versions.currentOfAll(),
   };

@@ -13,6 +13,7 @@ import type {
   WindowCounters,
 } from '@odp/core';
 import {
+  announcingModelVersions,
   createInProcessCoordination,
   limitIsolatedTasks,
   NotFoundError,
@@ -135,7 +136,7 @@ export async function openPlatform(
   const coordination = await openCoordination(config, options.primary);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
-  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
+  const registry = sharedRegistryOf(store, coordination, config);
   const files = new FileService({
     blobs,
     secretKey: config.secretKey,
@@ -227,6 +228,22 @@ export async function openPlatform(
       await coordination.close();
     },
   };
+}
+
+/**
+ * The registry as this process shares it: with Redis, every write announced and reads cached under
+ * the shared generation (`sharedRegistry`); among the processes of one machine (`ODP_API_PROCESSES`),
+ * the registry file is fresh on its own and only a model version switch is announced; alone, as is.
+ */
+function sharedRegistryOf(
+  store: PlatformRegistry,
+  coordination: Coordination,
+  config: Config,
+): PlatformRegistry {
+  if (config.redisUrl !== null) return sharedRegistry(store, coordination.invalidations);
+  if (coordination.changes.crossesProcesses)
+    return announcingModelVersions(store, coordination.invalidations);
+  return store;
 }
 
 /**
