@@ -32,6 +32,8 @@ export interface Config {
    * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
    */
   readonly maxModelBytes: number;
+  /** How tenants' models are kept as versions in the platform registry (docs/model-format.md). */
+  readonly modelVersions: ModelVersionsConfig;
   /** Limits of report rendering (docs/reports.md). */
   readonly reports: ReportsConfig;
   /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
@@ -103,6 +105,20 @@ export interface ServiceRateLimit {
   readonly units: number | null;
   /** Monthly spend budget in EUR; informational (shown with the usage aggregations). */
   readonly budgetEur: number | null;
+}
+
+export interface ModelVersionsConfig {
+  /**
+   * Largest model version stored, in bytes of its bundle (`ODP_MAX_MODEL_VERSION_BYTES`): a larger
+   * model is refused (422, `odp` exit 1) and never becomes current.
+   */
+  readonly maxBytes: number;
+  /**
+   * How often each api process reads the registry's current model versions (`ODP_MODEL_POLL_MS`):
+   * the fallback that switches an instance that missed an announcement, and the only signal between
+   * processes without Redis.
+   */
+  readonly pollMs: number;
 }
 
 export interface HttpConfig {

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 },
       dataLimits: { maxValueBytes: 1024 * 1024, maxPageBytes: 8 * 1024 * 1024, eventPageBytes: 256 * 1024 },
       maxModelBytes: 256 * 1024 * 1024,
+      modelVersions: { maxBytes: 8 * 1024 * 1024, pollMs: 2000 },
       reports: { memoryMb: 256, timeoutMs: 30_000, tenantConcurrent: 2 },
       imports: {
         maxPartBytes: 512 * 1024 * 1024,
@@ -220,6 +221,14 @@ describe('loadConfig', () => {
       'ODP_JOBS_AGENDA_DATABASE: must be a database name of letters, digits, _ and - (got "a.b")',
     ],
     [{ ODP_JOBS: 'redis' }, 'ODP_REDIS_URL: is required when ODP_JOBS=redis'],
+    [
+      { ODP_MAX_MODEL_VERSION_BYTES: '16777216' },
+      'ODP_MAX_MODEL_VERSION_BYTES: must be a number of bytes from 1024 to 15728640 (got "16777216")',
+    ],
+    [
+      { ODP_MODEL_POLL_MS: '10' },
+      'ODP_MODEL_POLL_MS: must be a number of milliseconds from 100 to 3600000 (got "10")',
+    ],
     [{ ODP_BLOBS: 'gcs' }, 'ODP_BLOBS: must be one of fs, s3 (got "gcs")'],
     [{ ODP_WAREHOUSE: 'snowflake' }, 'ODP_WAREHOUSE: must be one of duckdb, bigquery (got "snowflake")'],
     [

@@ -18,6 +18,12 @@ import type { Read } from './variables.js';
  */
 export const DEFAULT_TENANT_EVENT_STREAMS = 64;
 
+/**
+ * The largest model version the registry can hold: one MongoDB document is at most 16 MiB, and a
+ * version is one document with its bundle.
+ */
+const MAX_MODEL_VERSION_BYTES = 15 * 1024 * 1024;
+
 /** What the settings that bound the work of one request, one tenant and one process allow. */
 export type LimitsConfig = Pick<
   Config,
@@ -25,6 +31,7 @@ export type LimitsConfig = Pick<
   | 'http'
   | 'dataLimits'
   | 'maxModelBytes'
+  | 'modelVersions'
   | 'reports'
   | 'imports'
   | 'isolatedTasks'
@@ -50,6 +57,14 @@ export function parseLimits(read: Read): LimitsConfig {
       eventPageBytes: integer('ODP_EVENT_PAGE_BYTES', 256 * 1024),
     },
     maxModelBytes: integer('ODP_MAX_MODEL_BYTES', 256 * 1024 * 1024),
+    modelVersions: {
+      maxBytes: integer('ODP_MAX_MODEL_VERSION_BYTES', 8 * 1024 * 1024, {
+        min: 1024,
+        max: MAX_MODEL_VERSION_BYTES,
+        unit: 'bytes',
+      }),
+      pollMs: integer('ODP_MODEL_POLL_MS', 2000, { min: 100, max: 3_600_000, unit: 'milliseconds' }),
+    },
     reports: parseReports(read),
     imports: parseImports(read),
     isolatedTasks: integer('ODP_ISOLATED_TASKS', DEFAULT_ISOLATED_TASKS, { max: 256 }),

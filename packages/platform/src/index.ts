@@ -7,6 +7,12 @@ export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export { DOCUMENTS_FILE, openPlatformRegistry } from './tenant-stores.js';
 export { openOnRedis } from './redis.js';
+export {
+  loadModelVersion,
+  publishModelVersion,
+  readModelCandidate,
+  storeModelCandidate,
+} from './model-versions.js';
 export { startWorker } from './worker.js';
 export type { WorkerOptions } from './worker.js';
 export { CLASS_JOB_KINDS } from './class-jobs.js';

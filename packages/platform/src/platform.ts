@@ -13,6 +13,7 @@ import type {
   WindowCounters,
 } from '@odp/core';
 import {
+  announcingModelVersions,
   createInProcessCoordination,
   limitIsolatedTasks,
   NotFoundError,
@@ -29,6 +30,7 @@ import type { PlatformServices } from './services.js';
 import { openPlatformRegistry, openReplicationBuffer, openTenantStores } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
+import { pollCurrentModelVersions } from './model-versions.js';
 import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
@@ -110,8 +112,9 @@ function configureIsolatedTasks(config: Config): void {
 /**
  * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
  * through Redis: writes wake event streams on every instance, registry reads are cached under the
- * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
- * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
+ * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model version made
+ * current through one instance is applied by the others (and, without Redis too, by the poll of
+ * the current model versions every `ODP_MODEL_POLL_MS`), and a tenant's rebuild runs on one instance at a time.
  * Without it everything stays in this process. Tenant objects live in the document store of
  * `ODP_STORE` (see tenant-stores.ts). Throws ConfigError when Redis or the MongoDB server of
  * `ODP_STORE=mongodb` does not answer, and naming ODP_SECRET_KEY when it is not the key the stored
@@ -133,7 +136,7 @@ export async function openPlatform(
   const coordination = await openCoordination(config, options.primary);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
-  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
+  const registry = sharedRegistryOf(store, coordination, config);
   const files = new FileService({
     blobs,
     secretKey: config.secretKey,
@@ -166,13 +169,7 @@ export async function openPlatform(
     gatewayLimit: (tenantId) => gatewayLimitOf(usage, tenantId),
   });
   const usage = serviceUsage(config, counters, runtimes, log, () => new Date());
-  const stopListening = await coordination.invalidations.subscribe((message) => {
-    runtimes
-      .apply(message)
-      .catch((error: unknown) =>
-        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
-      );
-  });
+  const stopFollowing = await followDeployment(coordination, registry, runtimes, config, log);
   const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
@@ -218,7 +215,7 @@ export async function openPlatform(
     async close() {
       clearInterval(sweeper);
       await imports.close();
-      await stopListening();
+      await stopFollowing();
       await runtimes.closeAll();
       await stores.close();
       await jobs.close();
@@ -230,6 +227,54 @@ export async function openPlatform(
       await blobs.close();
       await coordination.close();
     },
+  };
+}
+
+/**
+ * The registry as this process shares it: with Redis, every write announced and reads cached under
+ * the shared generation (`sharedRegistry`); among the processes of one machine (`ODP_API_PROCESSES`),
+ * the registry file is fresh on its own and only a model version switch is announced; alone, as is.
+ */
+function sharedRegistryOf(
+  store: PlatformRegistry,
+  coordination: Coordination,
+  config: Config,
+): PlatformRegistry {
+  if (config.redisUrl !== null) return sharedRegistry(store, coordination.invalidations);
+  if (coordination.changes.crossesProcesses)
+    return announcingModelVersions(store, coordination.invalidations);
+  return store;
+}
+
+/**
+ * Applies to this process's runtimes what other instances change: the invalidations announced on
+ * the coordination (a tenant deleted, a model version made current) and, every `ODP_MODEL_POLL_MS`,
+ * the registry's current model versions (a lost announcement; processes without Redis). Resolves
+ * the function that stops both.
+ */
+async function followDeployment(
+  coordination: Coordination,
+  registry: PlatformRegistry,
+  runtimes: TenantRuntimes,
+  config: Config,
+  log: Logger,
+): Promise<() => Promise<void>> {
+  const stopListening = await coordination.invalidations.subscribe((message) => {
+    runtimes
+      .apply(message)
+      .catch((error: unknown) =>
+        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
+      );
+  });
+  const stopPolling = pollCurrentModelVersions(
+    registry,
+    (current) => runtimes.followModelVersions(current),
+    config.modelVersions.pollMs,
+    log,
+  );
+  return async () => {
+    stopPolling();
+    await stopListening();
   };
 }
 
