@@ -124,6 +124,31 @@ describe('report rendering on a worker thread', () => {
     expect(pages).toBeGreaterThan(10);
     expect(text).toContain(`Line ${LINES - 1} of a long note`);
   }, 120_000);
+
+  it("refuses a rendering past the tenant's ODP_TENANT_REPORTS (2) before reading its object", async () => {
+    const noteId = await longNote(a);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    // A alone (no request of B in the last second): the fair share runs A's requests at once, so
+    // both renderings hold their slots together (with B active, A's would take turns).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    let settled = false;
+    const running = Promise.all([report(a, noteId), report(a, noteId)]).finally(() => {
+      settled = true;
+    });
+    // While both renderings hold the tenant's slots (each takes a process start and more), a report
+    // of a note that does not exist is refused for the slot (429), not answered 404 after a read.
+    const whileRunning: Answer[] = [];
+    while (!settled) {
+      whileRunning.push(await report(a, missing));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await running).map((sent) => sent.status)).toEqual([200, 200]);
+    const refused = whileRunning.filter((sent) => sent.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((sent) => sent.retryAfter === '2')).toBe(true);
+    expect(whileRunning.every((sent) => sent.status === 429 || sent.status === 404)).toBe(true);
+    expect((await report(a, missing)).status).toBe(404);
+  }, 120_000);
 });
 
 describe('a report over its limit (a server with ODP_REPORT_TIMEOUT_MS=10)', () => {
