@@ -110,9 +110,10 @@ describe('limitIsolatedTasks', () => {
 
   it('runs at most the limit of tasks at once; the others wait their turn, not their time limit', async () => {
     limitIsolatedTasks(1);
-    const slow = runIsolated(DOUBLE, { n: 1, behave: 'spin' }, { memoryMb: 32, timeoutMs: 1500 });
-    // Waiting behind the spinning task takes longer than this task's own 1.2 s limit.
-    const queued = runIsolated<number>(DOUBLE, { n: 4 }, { memoryMb: 32, timeoutMs: 1200 });
+    const slow = runIsolated(DOUBLE, { n: 1, behave: 'spin' }, { memoryMb: 32, timeoutMs: 4000 });
+    // Waiting behind the spinning task takes longer than this task's own 3 s limit (which leaves a
+    // busy machine time to start its process).
+    const queued = runIsolated<number>(DOUBLE, { n: 4 }, { memoryMb: 32, timeoutMs: 3000 });
     expect((await failure(slow)).failure).toBe('time');
     await expect(queued).resolves.toBe(8);
   });
