@@ -81,6 +81,21 @@ describe('OutboxRelay', () => {
     expect(await store.outbox(10)).toEqual([]);
   });
 
+  it('serves the calls made before a relay reads the outbox with that relay, in one enqueue', async () => {
+    const gated = gatedQueue();
+    const relay = new OutboxRelay(store, gated);
+    await store.write({ jobs: [outboxJob('a')] });
+    const first = relay.relay();
+    await store.write({ jobs: [outboxJob('b')] });
+    expect(relay.relay()).toBe(first);
+    // The relay starts on the next turn of the event loop: nothing was read yet.
+    expect(enqueued).toEqual([]);
+    gated.release();
+    expect(await first).toBe(2);
+    expect(enqueued).toEqual([['a', 'b']]);
+    expect(await store.outbox(10)).toEqual([]);
+  });
+
   it('starts a new relay for a call made after the last one ended, also after a failed one', async () => {
     let fail = true;
     const relay = new OutboxRelay(store, {

@@ -19,16 +19,19 @@ export async function relayOutbox(store: TenantOutbox, queue: Pick<JobQueue, 'en
 }
 
 /**
- * The relays of one tenant's outbox, coalesced: a relay asked for while one runs waits for the
- * next one, which starts when the running one ends and moves every job queued meanwhile. Under
- * concurrent writes, the jobs of several writes reach the queue in one enqueue (one queue commit
- * and one outbox commit for all of them instead of one each). Each caller still resolves only once
- * a relay that started after its call has finished, so a write's jobs are in the queue when its
- * commit resolves, as with a relay of its own.
+ * The relays of one tenant's outbox, shared: a relay starts on the event loop's next turn (after
+ * the I/O callbacks of this one), so the writes that commit meanwhile join it, and a relay asked for
+ * while one runs waits for the next one, which starts when the running one ends. Under concurrent
+ * writes the jobs of several writes reach the queue in one enqueue (one queue commit, with its
+ * fsync, and one outbox commit for all of them instead of one each). Each caller resolves only once
+ * a relay that read the outbox after its call has finished, so a write's jobs are in the queue
+ * when its commit resolves, as with a relay of its own.
  */
 export class OutboxRelay {
+  /** The relay that has not read the outbox yet: a call now joins it. */
+  private pending: Promise<number> | undefined;
+  /** The relay that is moving jobs. */
   private running: Promise<number> | undefined;
-  private following: Promise<number> | undefined;
 
   constructor(
     private readonly store: TenantOutbox,
@@ -37,24 +40,21 @@ export class OutboxRelay {
 
   /** Resolves the number of jobs the relay that served this call moved (shared by its callers). */
   relay(): Promise<number> {
-    if (this.following) return this.following;
-    const running = this.running;
-    if (!running) return this.start();
-    const following = running
+    if (this.pending) return this.pending;
+    const pending = (this.running ?? Promise.resolve(0))
       .catch(() => 0)
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
       .then(() => {
-        this.following = undefined;
-        return this.start();
+        this.pending = undefined;
+        const run = relayOutbox(this.store, this.queue);
+        const settled = () => {
+          if (this.running === run) this.running = undefined;
+        };
+        run.then(settled, settled);
+        this.running = run;
+        return run;
       });
-    this.following = following;
-    return following;
-  }
-
-  private start(): Promise<number> {
-    const run = relayOutbox(this.store, this.queue).finally(() => {
-      if (this.running === run) this.running = undefined;
-    });
-    this.running = run;
-    return run;
+    this.pending = pending;
+    return pending;
   }
 }
