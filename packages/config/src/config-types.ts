@@ -42,6 +42,18 @@ export interface Config {
    */
   readonly isolatedTasks: number;
   /**
+   * How many processes serve the api on this machine (`ODP_API_PROCESSES`, default one per core):
+   * they share the listening port and the data directory (docs/architecture.md, "Api processes");
+   * 1 serves it from the process that started it.
+   */
+  readonly apiProcesses: number;
+  /**
+   * How much lower than the api's own the processor priority of an isolated task's process is, as
+   * a nice increment (`ODP_ISOLATED_TASK_NICENESS`; 0: the same): on a machine the tasks share with
+   * the api, the api's requests are scheduled first and the tasks take the time left.
+   */
+  readonly isolatedTaskNiceness: number;
+  /**
    * How many change event streams of one tenant one api process keeps open at once
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
    */
@@ -113,6 +125,11 @@ export interface DataLimitsConfig {
   readonly maxValueBytes: number;
   /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
   readonly maxPageBytes: number;
+  /**
+   * Byte budget of one page of an event stream's replay (at least one event): the work one turn of
+   * the event loop does for a stream, so another tenant's request waits at most for about that.
+   */
+  readonly eventPageBytes: number;
 }
 
 /**

@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import {
   DEFAULT_IMPORT_LIMITS,
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   DEFAULT_TENANT_IMPORTS,
   IMPORT_LIMIT_VARIABLES,
@@ -26,6 +28,8 @@ export type LimitsConfig = Pick<
   | 'reports'
   | 'imports'
   | 'isolatedTasks'
+  | 'apiProcesses'
+  | 'isolatedTaskNiceness'
   | 'tenantEventStreams'
   | 'fairShare'
   | 'jsonLimits'
@@ -43,11 +47,17 @@ export function parseLimits(read: Read): LimitsConfig {
     dataLimits: {
       maxValueBytes: integer('ODP_MAX_VALUE_BYTES', 1024 * 1024),
       maxPageBytes: integer('ODP_MAX_PAGE_BYTES', 8 * 1024 * 1024),
+      eventPageBytes: integer('ODP_EVENT_PAGE_BYTES', 256 * 1024),
     },
     maxModelBytes: integer('ODP_MAX_MODEL_BYTES', 256 * 1024 * 1024),
     reports: parseReports(read),
     imports: parseImports(read),
     isolatedTasks: integer('ODP_ISOLATED_TASKS', DEFAULT_ISOLATED_TASKS, { max: 256 }),
+    apiProcesses: integer('ODP_API_PROCESSES', availableParallelism(), { max: 256 }),
+    isolatedTaskNiceness: integer('ODP_ISOLATED_TASK_NICENESS', DEFAULT_ISOLATED_TASK_NICENESS, {
+      min: 0,
+      max: 19,
+    }),
     tenantEventStreams: integer('ODP_TENANT_EVENT_STREAMS', DEFAULT_TENANT_EVENT_STREAMS, { max: 100_000 }),
     fairShare: {
       tenantRequests: integer('ODP_TENANT_REQUESTS', 64, { max: 100_000 }),

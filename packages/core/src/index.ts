@@ -12,7 +12,7 @@ export * from './index-keys.js';
 export * from './blobs.js';
 export * from './files.js';
 export * from './coordination.js';
-export { createInProcessCoordination } from './in-process-coordination.js';
+export { createInProcessCoordination, Listeners } from './in-process-coordination.js';
 export { sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';
@@ -20,9 +20,11 @@ export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
 export { EXTERNAL_SERVICES } from './external-services.js';
 export {
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   IsolatedTaskError,
   limitIsolatedTasks,
+  setIsolatedTaskNiceness,
   runIsolated,
   serveIsolatedStream,
   serveIsolatedTask,

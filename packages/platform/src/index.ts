@@ -19,3 +19,7 @@ export type { DemoTenant } from './demo-tenant.js';
 export { STREAM_RETRY_AFTER_SECONDS, TenantEventStreams } from './event-streams.js';
 export { FairShare } from './fair-share.js';
 export type { FairShareLimits, RequestKind } from './fair-share.js';
+export { primaryChannel } from './cluster-coordination.js';
+export type { ClusterChannel } from './cluster-coordination.js';
+export { ClusterHub } from './cluster-hub.js';
+export type { ClusterMember } from './cluster-hub.js';

@@ -12,7 +12,13 @@ import type {
   Warehouse,
   WindowCounters,
 } from '@odp/core';
-import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedRegistry } from '@odp/core';
+import {
+  createInProcessCoordination,
+  limitIsolatedTasks,
+  NotFoundError,
+  setIsolatedTaskNiceness,
+  sharedRegistry,
+} from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
@@ -26,6 +32,8 @@ import type { Logger } from './log.js';
 import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
+import { createClusterCoordination } from './cluster-coordination.js';
+import type { ClusterChannel } from './cluster-coordination.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
 import { FairShare } from './fair-share.js';
@@ -55,6 +63,16 @@ export interface Platform extends PlatformServices {
   close(): Promise<void>;
 }
 
+export interface PlatformOptions {
+  /** Replaces the JSON log on stdout. */
+  readonly log?: Logger;
+  /**
+   * The channel to the primary process when this is one of several api processes of one machine
+   * (`ODP_API_PROCESSES`): without Redis, they coordinate through it.
+   */
+  readonly primary?: ClusterChannel;
+}
+
 /**
  * The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter.
  * The S3 adapter (and its client, slow to load) is imported only when selected.
@@ -63,6 +81,30 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
   if (config.blobs.kind !== 's3') return openFsBlobStore(blobsDir(config));
   const { openS3BlobStore } = await import('@odp/blobs-s3');
   return openS3BlobStore(config.blobs);
+}
+
+/** The imports of this process: their limits, and their row writes at the tenant's fair-share turn. */
+function spreadsheetImports(
+  config: Config,
+  blobs: BlobStore,
+  files: FileService,
+  fairShare: FairShare,
+  log: Logger,
+): SpreadsheetImports {
+  return new SpreadsheetImports({
+    blobs,
+    files,
+    limits: config.imports,
+    tenantImports: config.imports.perTenant,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+    turn: (tenantId, work) => fairShare.turn(tenantId, work),
+  });
+}
+
+/** The process's isolated tasks: how many run at once, and their priority below the api's. */
+function configureIsolatedTasks(config: Config): void {
+  limitIsolatedTasks(config.isolatedTasks);
+  setIsolatedTaskNiceness(config.isolatedTaskNiceness);
 }
 
 /**
@@ -78,17 +120,17 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
 export async function openPlatform(
   config: Config,
   examplesDir: string,
-  options: { readonly log?: Logger } = {},
+  options: PlatformOptions = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
-  limitIsolatedTasks(config.isolatedTasks);
+  configureIsolatedTasks(config);
   const store = await openPlatformRegistry(config);
   await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
   const stores = await openTenantStores(config);
-  const coordination = await openCoordination(config);
+  const coordination = await openCoordination(config, options.primary);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
   const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
@@ -101,13 +143,8 @@ export async function openPlatform(
     onError: (message, error) => log.error(message, { error: String(error) }),
     tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
   });
-  const imports = new SpreadsheetImports({
-    blobs,
-    files,
-    limits: config.imports,
-    tenantImports: config.imports.perTenant,
-    onError: (message, error) => log.error(message, { error: String(error) }),
-  });
+  const fairShare = new FairShare(config.fairShare);
+  const imports = spreadsheetImports(config, blobs, files, fairShare, log);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
@@ -154,7 +191,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
-    fairShare: new FairShare(config.fairShare),
+    fairShare,
     deletion: tenantDeletion({
       config,
       registry,
@@ -263,10 +300,15 @@ async function openAgendaQueue(url: string, database: string): Promise<JobQueue>
 
 /**
  * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
- * variable when it does not answer), otherwise in-process.
+ * variable when it does not answer), otherwise through `primary` when this is one of several api
+ * processes (cluster-coordination.ts), otherwise in-process.
  */
-export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
+export async function openCoordination(
+  config: Pick<Config, 'redisUrl'>,
+  primary?: ClusterChannel,
+): Promise<Coordination> {
   const { redisUrl } = config;
+  if (redisUrl === null && primary !== undefined) return createClusterCoordination(primary);
   if (redisUrl === null) return createInProcessCoordination();
   return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
 }
@@ -275,9 +317,13 @@ export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promis
  * `openPlatform` for a process entry point: an engine that does not answer ends the process like a
  * bad configuration value, with one line on stderr naming the variable (exit code 2).
  */
-export async function openPlatformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+export async function openPlatformOrExit(
+  config: Config,
+  examplesDir: string,
+  options: PlatformOptions = {},
+): Promise<Platform> {
   try {
-    return await openPlatform(config, examplesDir);
+    return await openPlatform(config, examplesDir, options);
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;

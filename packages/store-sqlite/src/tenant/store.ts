@@ -275,6 +275,10 @@ export class SqliteTenantStore implements TenantStore {
     return this.accessRows.holdingsOfAcId(acId);
   }
 
+  commitsElsewhere(): number {
+    return this.database.dataVersion();
+  }
+
   async storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }> {
     return this.accessRows.storedAclIds();
   }
