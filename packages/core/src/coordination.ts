@@ -114,13 +114,11 @@ export function keepRenewed(lease: Lease, everyMs: number, onLost: (error?: unkn
 export const LEASE_WAIT_MS = 30_000;
 
 /**
- * Runs `work` holding the lease `name` of `locks`, waiting while another holder keeps it, for short
- * work that every process of a deployment must run one at a time. Turns are fair: before asking for
- * `name`, a caller claims the lease `<name>:next` (the next turn) and keeps it while it waits, so a
- * holder with more work queued cannot take `name` again ahead of a process already waiting (it
- * waits for `<name>:next` in turn). Waits grow from 1 ms, doubling up to 8 ms, jittered. `ttlMs`
- * bounds how long a holder that dies keeps the others waiting; after `waitMs` without its turn the
- * caller gives up with `onTimeout()`.
+ * Runs `work` holding the lease `name` of `locks`, waiting while another holder keeps it: the lease
+ * is asked for again after a short wait that grows (1 ms, doubling up to 25 ms, jittered) until it
+ * is free, at most `waitMs`. For short work that every process of a deployment must run one at a
+ * time; `ttlMs` bounds how long a holder that dies keeps others waiting. Rejects with
+ * `onTimeout()` when the lease stayed taken for `waitMs`.
  */
 export async function holdingLease<T>(
   locks: LockService,
@@ -129,24 +127,15 @@ export async function holdingLease<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + (options.waitMs ?? LEASE_WAIT_MS);
-  let turn: Lease | null = null;
+  let lease = await locks.acquire(name, options.ttlMs);
+  for (let wait = 1; lease === null; wait = Math.min(wait * 2, 25)) {
+    if (Date.now() >= deadline) throw options.onTimeout();
+    await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
+    lease = await locks.acquire(name, options.ttlMs);
+  }
   try {
-    for (let wait = 1; ; wait = Math.min(wait * 2, 8)) {
-      turn ??= await locks.acquire(`${name}:next`, options.ttlMs);
-      const lease = turn === null ? null : await locks.acquire(name, options.ttlMs);
-      if (lease !== null) {
-        await turn?.release();
-        turn = null;
-        try {
-          return await work();
-        } finally {
-          await lease.release();
-        }
-      }
-      if (Date.now() >= deadline) throw options.onTimeout();
-      await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
-    }
+    return await work();
   } finally {
-    await turn?.release();
+    await lease.release();
   }
 }
