@@ -109,33 +109,3 @@ export function keepRenewed(lease: Lease, everyMs: number, onLost: (error?: unkn
   };
   return stop;
 }
-
-/** How long `holdingLease` waits for a lease another holder keeps before giving up. */
-export const LEASE_WAIT_MS = 30_000;
-
-/**
- * Runs `work` holding the lease `name` of `locks`, waiting while another holder keeps it: the lease
- * is asked for again after a short wait that grows (1 ms, doubling up to 25 ms, jittered) until it
- * is free, at most `waitMs`. For short work that every process of a deployment must run one at a
- * time; `ttlMs` bounds how long a holder that dies keeps others waiting. Rejects with
- * `onTimeout()` when the lease stayed taken for `waitMs`.
- */
-export async function holdingLease<T>(
-  locks: LockService,
-  name: string,
-  options: { readonly ttlMs: number; readonly waitMs?: number; readonly onTimeout: () => Error },
-  work: () => Promise<T>,
-): Promise<T> {
-  const deadline = Date.now() + (options.waitMs ?? LEASE_WAIT_MS);
-  let lease = await locks.acquire(name, options.ttlMs);
-  for (let wait = 1; lease === null; wait = Math.min(wait * 2, 25)) {
-    if (Date.now() >= deadline) throw options.onTimeout();
-    await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
-    lease = await locks.acquire(name, options.ttlMs);
-  }
-  try {
-    return await work();
-  } finally {
-    await lease.release();
-  }
-}

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { holdingLease, NotFoundError, UnavailableError } from '@odp/core';
+import { NotFoundError } from '@odp/core';
 import type {
   Coordination,
   Invalidation,
@@ -135,27 +135,6 @@ export interface RuntimeContext {
 
 export { REBUILD_LEASE_MS, jobLeaseName, rebuildLeaseName } from './tenant-jobs.js';
 
-/** A write lease lives at most this long when its holder dies mid-write (others wait for it). */
-const ACL_WRITE_LEASE_MS = 10_000;
-
-/**
- * Runs an ACL-affecting write of the tenant holding the deployment-wide lease `acl-write:<tenant>`,
- * so that two processes never derive access rows from a state the other is changing; a write that
- * waited `LEASE_WAIT_MS` for it answers 503.
- */
-function aclWriteLease(coordination: Coordination, tenantId: string) {
-  return <T>(work: () => Promise<T>): Promise<T> =>
-    holdingLease(
-      coordination.locks,
-      `acl-write:${tenantId}`,
-      {
-        ttlMs: ACL_WRITE_LEASE_MS,
-        onTimeout: () => new UnavailableError('Another write of this tenant is taking too long; try again.'),
-      },
-      work,
-    );
-}
-
 /**
  * The runtime of one tenant, composed of small units: the model switch (one immutable composition
  * per model version), the tenant's jobs with their leases, and the admin requests `odp` leaves in
@@ -179,9 +158,6 @@ export async function openTenantRuntime(
     ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
     ...(context.jobs ? { jobs: context.jobs } : {}),
     ...(context.gatewayLimit ? { assertGatewayWithinLimit: context.gatewayLimit(tenant.id) } : {}),
-    ...(coordination.changes.crossesProcesses
-      ? { acrossProcesses: aclWriteLease(coordination, tenant.id) }
-      : {}),
     search: context.search,
   };
   /** The switch once open: a write's announcement reads the event log of its current composition. */
