@@ -121,13 +121,17 @@ export class ListPlanner {
         ? (selection.candidates.find((candidate) => candidate.orderedByN) ?? selection.classDriver)
         : undefined);
     const query = (driver: Driver, walked?: number): Sql => {
-      const where = whereClause(selection, driver);
       const seek = plan.after === undefined ? null : sort.after(driver, plan.after);
       const order = sort.orderBy(driver);
       if (walked === undefined) {
+        const where = whereClause(
+          selection,
+          driver.repeating === undefined ? driver : { ...driver, where: driver.repeating.where },
+        );
         return {
           text:
-            `SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text}${seek === null ? '' : ` AND ${seek.text}`} ` +
+            `SELECT ${driver.repeating === undefined ? '' : 'DISTINCT '}${driver.n} FROM ${driver.from} ` +
+            `WHERE ${where.text}${seek === null ? '' : ` AND ${seek.text}`} ` +
             `ORDER BY ${order.text} LIMIT ? OFFSET ?`,
           params: [...where.params, ...(seek?.params ?? []), ...order.params, limit, offset],
         };
