@@ -4,6 +4,7 @@
  * sorting, related lists, Distinct, Field values, Aggregations, DataObject rendering, Get one and
  * Get own. The suite only reads, so every scenario sees the default data as loaded.
  */
+import { get } from 'node:http';
 import { DEMO, idOf, startDataServer } from './data-api.js';
 import type { DataApi, Json } from './data-api.js';
 import { createProfile, createProfileKey } from './support/accounts.js';
@@ -204,6 +205,34 @@ describe('List: sorting, paging and links', () => {
     const body = (await res.json()) as { _embedded: { persons: Json[] }; _links: Links };
     expect(body._embedded.persons).toHaveLength(rows);
     if (route.includes('size=1000000')) expect(query(body._links['self']?.href)['size']).toBe('1000');
+  });
+
+  /** The status of a GET of `route` with `If-None-Match` (node:http: fetch adds `Cache-Control: no-cache`). */
+  const revalidate = (route: string, etag: string) =>
+    new Promise<number>((resolve, reject) => {
+      const headers = { 'X-API-Key': api.systemKey, 'If-None-Match': etag };
+      get(`${api.server.baseUrl}${api.path(route)}`, { headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      }).on('error', reject);
+    });
+
+  it('answers a page with its length, a weak ETag, 304 to If-None-Match with it, and HEAD bodiless', async () => {
+    const res = await api.call('GET', '/persons?sort=firstName');
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers.get('content-length'))).toBe(body.length);
+    const parsed = JSON.parse(body.toString('utf8')) as { _embedded: { persons: Json[] } };
+    expect(parsed._embedded.persons.map(idOf)).toEqual([DEMO.ann, DEMO.bob, DEMO.carla]);
+    const etag = res.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^W\/"[0-9a-f]+-[\w+/]{27}"$/);
+    expect(await revalidate('/persons?sort=firstName', etag)).toBe(304);
+    expect(await revalidate('/persons?sort=firstName,desc', etag)).toBe(200);
+    const head = await api.call('HEAD', '/persons?sort=firstName');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(body.length));
+    expect(await head.text()).toBe('');
   });
 
   it('keeps the related path shape in links', async () => {

@@ -8,8 +8,10 @@
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pdfText } from '@odp/reports/testing';
 import { DataApi, DEMO, startDataServer } from './data-api.js';
 import type { Json } from './data-api.js';
@@ -122,6 +124,31 @@ describe('report rendering on a worker thread', () => {
     expect(pages).toBeGreaterThan(10);
     expect(text).toContain(`Line ${LINES - 1} of a long note`);
   }, 120_000);
+
+  it("refuses a rendering past the tenant's ODP_TENANT_REPORTS (2) before reading its object", async () => {
+    const noteId = await longNote(a);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    // A alone (no request of B in the last second): the fair share runs A's requests at once, so
+    // both renderings hold their slots together (with B active, A's would take turns).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    let settled = false;
+    const running = Promise.all([report(a, noteId), report(a, noteId)]).finally(() => {
+      settled = true;
+    });
+    // While both renderings hold the tenant's slots (each takes a process start and more), a report
+    // of a note that does not exist is refused for the slot (429), not answered 404 after a read.
+    const whileRunning: Answer[] = [];
+    while (!settled) {
+      whileRunning.push(await report(a, missing));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await running).map((sent) => sent.status)).toEqual([200, 200]);
+    const refused = whileRunning.filter((sent) => sent.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((sent) => sent.retryAfter === '2')).toBe(true);
+    expect(whileRunning.every((sent) => sent.status === 429 || sent.status === 404)).toBe(true);
+    expect((await report(a, missing)).status).toBe(404);
+  }, 120_000);
 });
 
 describe('a report over its limit (a server with ODP_REPORT_TIMEOUT_MS=10)', () => {
@@ -201,6 +228,52 @@ describe('GET /metadata/{tenant}/openapi.json, once per model version', () => {
     const { etag } = await openapi();
     expect(await revalidate(String(etag))).toBe(304);
     expect(await revalidate('"other"')).toBe(200);
+  });
+
+  /** The document as sent (not decoded), asked for through node:http with `headers`. */
+  const raw = (headers: Record<string, string>) =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const url = `${a.server.baseUrl}/metadata/${a.tenant}/openapi.json`;
+      get(url, { headers: { 'X-API-Key': a.systemKey, ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      }).on('error', reject);
+    });
+
+  it('sends gzip or brotli by Accept-Encoding, each decoding to the same document, each with its ETag', async () => {
+    const plain = await raw({});
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['cache-control']).toBe('private, no-cache');
+    expect(plain.headers['vary']).toContain('Accept-Encoding');
+    const document = JSON.parse(plain.body.toString('utf8')) as Json;
+    expect(document['openapi']).toMatch(/^3\.1/);
+    const gzipped = await raw({ 'Accept-Encoding': 'gzip' });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+    expect(gzipped.body.length).toBeLessThan(plain.body.length / 4);
+    const brotli = await raw({ 'Accept-Encoding': 'gzip;q=0.5, br' });
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(brotli.body).equals(plain.body)).toBe(true);
+    const tags = new Set([plain.headers.etag, gzipped.headers.etag, brotli.headers.etag]);
+    expect(tags.size).toBe(3);
+    for (const tag of tags) expect(tag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    // Any coding's tag revalidates any request: they hold the same document.
+    const notModified = await raw({
+      'Accept-Encoding': 'br',
+      'If-None-Match': `"other", ${gzipped.headers.etag}`,
+    });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.etag).toBe(gzipped.headers.etag);
+    expect(notModified.body.length).toBe(0);
+    expect((await raw({ 'If-None-Match': `W/${String(brotli.headers.etag)}` })).status).toBe(304);
+    expect((await raw({ 'If-None-Match': '*' })).status).toBe(304);
+    expect(
+      (await raw({ 'Accept-Encoding': 'gzip', 'If-None-Match': '"other"' })).headers['content-encoding'],
+    ).toBe('gzip');
   });
 
   it('is generated anew after a model reload, with a new ETag', async () => {

@@ -75,6 +75,7 @@ describe('model status, reload, upgrade and metadata', () => {
         },
       ],
       upgradableFiles: 1,
+      version: 1,
     });
   });
 
@@ -259,25 +260,82 @@ describe('model status, reload, upgrade and metadata', () => {
     });
   });
 
-  it('odp model reload prints the status and the api applies it on the next request', async () => {
+  /** The model status the api serves, once it names `version` (the api follows the registry's poll). */
+  const statusServing = async (version: number) => {
+    let status: Record<string, unknown> = {};
+    for (let i = 0; i < 100; i++) {
+      status = (await (await call(`/admin/${tenant}/modelStatus`, { key })).json()) as Record<
+        string,
+        unknown
+      >;
+      if (status['version'] === version) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return status;
+  };
+
+  it('odp model reload prints the status; a refused model is stored as no version, the current one serves', async () => {
+    const current = (await (await call(`/admin/${tenant}/modelStatus`, { key })).json()) as {
+      version: number;
+    };
     breakModel(repo);
     try {
       const refused = await server.odp(['model', 'reload', '--tenant', tenant]);
-      expect(refused).toMatchObject({ state: 'FAILED', errors: [BROKEN_ISSUE], upgradableFiles: 1 });
-      expect(await (await call(`/admin/${tenant}/modelStatus`, { key })).json()).toMatchObject({
+      expect(refused).toMatchObject({
         state: 'REFUSED',
         errors: [BROKEN_ISSUE],
+        upgradableFiles: 1,
+        version: current.version,
       });
+      expect(await (await call(`/admin/${tenant}/modelStatus`, { key })).json()).toMatchObject({
+        state: 'LOADED',
+        version: current.version,
+      });
+      expect((await call(`/data/${tenant}/companies`, { key })).status).toBe(200);
     } finally {
       fixModel(repo);
     }
+    // The repository as it was is the version already current (the same files are one version).
     expect(await server.odp(['model', 'reload', '--tenant', tenant])).toMatchObject({
       state: 'LOADED',
       errors: [],
+      version: current.version,
     });
+  });
+
+  it('odp model push stores a new version from any directory; the api serves it within seconds', async () => {
+    const pushed = copyExample('pushed');
+    const file = path.join(pushed, 'classes/crm/company.json');
+    const company = JSON.parse(fs.readFileSync(file, 'utf8')) as { fields: object[] };
+    company.fields.push({ name: 'pushedField', type: 'TEXT' });
+    fs.writeFileSync(file, JSON.stringify(company));
+    const before = (await (await call(`/admin/${tenant}/modelStatus`, { key })).json()) as {
+      version: number;
+    };
+    const status = await server.odp(['model', 'push', '--tenant', tenant, pushed]);
+    expect(status).toMatchObject({ state: 'LOADED', errors: [] });
+    expect(status['version']).toBeGreaterThan(before.version);
+    expect(await statusServing(status['version'] as number)).toMatchObject({
+      state: 'LOADED',
+      version: status['version'],
+    });
+    const form = await call(`/metadata/${tenant}/form?classes=companies`, { key });
+    expect(JSON.stringify(await form.json())).toContain('pushedField');
+
+    // A refused push fails, stores nothing, and the pushed version keeps serving.
+    breakModel(pushed);
+    const refused = await server.odpRaw(['model', 'push', '--tenant', tenant, pushed]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the model was refused; nothing was stored');
+    expect(refused.stderr).toContain("Unknown field or relation 'price'");
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await (await call(`/admin/${tenant}/modelStatus`, { key })).json()).toMatchObject({
       state: 'LOADED',
+      version: status['version'],
     });
+    // The tenant's repository is read again by a reload: back to its own version.
+    const reloaded = await call(`/admin/${tenant}/reloadModel`, { key, method: 'POST' });
+    expect(await reloaded.json()).toMatchObject({ state: 'LOADED', version: before.version });
   });
 
   describe('metadata', () => {

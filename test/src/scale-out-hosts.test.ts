@@ -6,7 +6,8 @@
  * through one instance and downloaded through the other, an event stream on one instance that sees
  * the writes of the other, gateway jobs each delivered once by two workers, a service's rate limit
  * held across the four processes, replicated changes flushed once to the warehouse (BigQuery's API,
- * played by a local stand-in: no BigQuery runs here), and a tenant deleted everywhere. Afterwards no data directory holds a tenant's data.
+ * played by a local stand-in: no BigQuery runs here), a model version stored through one instance
+ * or `odp` served by both within seconds, and a tenant deleted everywhere. Afterwards no data directory holds a tenant's data.
  */
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { openEventStream } from './support/event-stream.js';
 import type { EventStreamClient } from './support/event-stream.js';
 import { createSystemObject, jobsOf, runScript, settled } from './support/jobs.js';
 import type { JobView } from './support/jobs.js';
+import { addCompanyField } from './support/model-repository.js';
 import { startRoundRobinProxy } from './support/round-robin-proxy.js';
 import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 import { REPO_ROOT, startServer } from './support/server.js';
@@ -61,6 +63,9 @@ const ENGINES = [
   'ODP_TEST_S3_ENDPOINT',
 ] as const;
 const missing = ENGINES.find((name) => !process.env[name]?.trim());
+
+/** How long an instance may take to serve a model version made current elsewhere ("within seconds"). */
+const MODEL_SWITCH_MS = 5000;
 
 describeWithEngine(
   'two api instances and two workers on separate data directories',
@@ -281,7 +286,53 @@ describeWithEngine(
       expect(flushes.every((job) => job.status === 'done')).toBe(true);
     });
 
-    it('deletes the tenant through one instance for every instance, and no data directory held its data', async () => {
+    it('serves on both instances within seconds a model version stored through the proxy or by odp', async () => {
+      const statusOf = async (api: DataApi) =>
+        (await (
+          await fetch(`${api.server.baseUrl}/admin/${api.tenant}/modelStatus`, {
+            headers: { 'X-API-Key': api.systemKey },
+          })
+        ).json()) as { state: string; version: number };
+      /** Each instance's status once both name `version` (or as they are after MODEL_SWITCH_MS). */
+      const servedBy = async (version: number) => {
+        const until = Date.now() + MODEL_SWITCH_MS;
+        let statuses = await Promise.all(direct.map(statusOf));
+        while (statuses.some((status) => status.version !== version) && Date.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          statuses = await Promise.all(direct.map(statusOf));
+        }
+        return statuses;
+      };
+      const before = await statusOf(balanced);
+      addCompanyField(modelDir, 'reloadedField');
+      const reloaded = await fetch(`${proxy.url}/admin/${balanced.tenant}/reloadModel`, {
+        method: 'POST',
+        headers: { 'X-API-Key': balanced.systemKey },
+      });
+      const status = (await reloaded.json()) as { state: string; version: number };
+      expect(status.state).toBe('LOADED');
+      expect(status.version).toBeGreaterThan(before.version);
+      expect(await servedBy(status.version)).toEqual([
+        expect.objectContaining({ state: 'LOADED', version: status.version }),
+        expect.objectContaining({ state: 'LOADED', version: status.version }),
+      ]);
+
+      const pushedDir = mkdtempSync(path.join(os.tmpdir(), 'odp-hosts-pushed-'));
+      try {
+        cpSync(modelDir, pushedDir, { recursive: true });
+        addCompanyField(pushedDir, 'pushedField');
+        const pushed = await apis[1]!.odp(['model', 'push', '--tenant', balanced.tenant, pushedDir]);
+        expect(pushed['version']).toBeGreaterThan(status.version);
+        expect(await servedBy(Number(pushed['version']))).toEqual([
+          expect.objectContaining({ state: 'LOADED', version: pushed['version'] }),
+          expect.objectContaining({ state: 'LOADED', version: pushed['version'] }),
+        ]);
+      } finally {
+        rmSync(pushedDir, { recursive: true, force: true });
+      }
+    });
+
+    it('deletes the tenant through one instance for every instance; no process kept a file in its data directory', async () => {
       const [one, two] = direct;
       const res = await fetch(
         `${proxy.url}/admin/${balanced.tenant}?name=${encodeURIComponent(TENANT_NAME)}&deleteTenant=true`,
@@ -289,16 +340,12 @@ describeWithEngine(
       );
       expect(res.status).toBe(200);
       for (const api of [one, two]) expect((await api.call('GET', '/companies')).status).toBe(401);
+      // What each process keeps on its own disk: directories, and no file (docs/deployment.md).
       for (const dir of [...apis.map((api) => api.dataDir), ...workerDirs]) {
-        const tenants = path.join(dir, 'tenants');
-        const held = (() => {
-          try {
-            return readdirSync(tenants, { recursive: true }).map(String);
-          } catch {
-            return [];
-          }
-        })();
-        expect(held.filter((name) => name.endsWith('.sqlite'))).toEqual([]);
+        const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+          .filter((entry) => !entry.isDirectory())
+          .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+        expect(files).toEqual([]);
       }
     });
   },

@@ -46,7 +46,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
   let values: Readonly<Record<string, unknown>>;
   try {
-    values = parseArgs({ args: [...args], options: parseArgsOptions(command), strict: true }).values;
+    const parsed = parseArgs({
+      args: [...args],
+      options: parseArgsOptions(command),
+      strict: true,
+      allowPositionals: command.positional !== undefined,
+    });
+    values = { ...parsed.values, ...positionalOf(command, parsed.positionals) };
   } catch (error) {
     io.stderr(`odp: ${error instanceof Error ? error.message : String(error)}\nusage: ${command.usage}\n`);
     return 2;
@@ -94,6 +100,13 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
     await registry?.close();
     await coordination?.close();
   }
+}
+
+/** The command's one positional argument under its name; a usage error when more are given. */
+function positionalOf(command: Command, positionals: readonly string[]): Record<string, string> {
+  if (command.positional === undefined || positionals.length === 0) return {};
+  if (positionals.length > 1) throw new Error(`one ${command.positional.toUpperCase()} expected`);
+  return { [command.positional]: positionals[0] as string };
 }
 
 /** The coordination of `ODP_REDIS_URL`, through which registry changes reach the running api instances. */

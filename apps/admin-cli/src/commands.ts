@@ -3,60 +3,16 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { ParseArgsConfig } from 'node:util';
-import {
-  defaultDataRequestKey,
-  AppError,
-  isProfileActive,
-  modelReloadRequestKey,
-  NotFoundError,
-  rebuildRequestKey,
-  TENANT_ROLES,
-} from '@odp/core';
-import type { PlatformRegistry, TenantRecord, TenantRole } from '@odp/core';
-import type { Config } from '@odp/config';
-import type { ModelStatus } from '@odp/model-loader';
+import { defaultDataRequestKey, AppError, isProfileActive, rebuildRequestKey, TENANT_ROLES } from '@odp/core';
+import type { TenantRole } from '@odp/core';
 import type { ClassJobKind, Platform } from '@odp/platform';
+import { existingTenant, need, UsageError } from './command.js';
+import type { Command, CommandContext } from './command.js';
+import { MODEL_COMMANDS, modelStatusLines } from './model-commands.js';
 import { progressBar } from './progress.js';
 
-/** What a command runs against: the same configuration and registry as the api. */
-export interface CommandContext {
-  readonly config: Config;
-  readonly registry: PlatformRegistry;
-  readonly now: () => Date;
-  /** Directory relative paths given on the command line resolve against. */
-  readonly cwd: string;
-  /** Progress of long commands goes here (stderr), never to the `--json` output. */
-  readonly stderr: (text: string) => void;
-  /** Whether stderr is a terminal: a progress bar is then redrawn in place. */
-  readonly stderrIsTty: boolean;
-}
-
-/** A command's result: `json` is printed with --json (one object), `text` otherwise. */
-export interface CommandResult {
-  readonly json: Readonly<Record<string, unknown>>;
-  readonly text: string;
-}
-
-type Values = Readonly<Record<string, string | undefined>>;
-
-export interface Command {
-  /** One usage line, shown by `odp help` and after a usage error. */
-  readonly usage: string;
-  /** String options of the command (every option takes a value); `--json` is handled by the cli. */
-  readonly options: readonly string[];
-  run(context: CommandContext, values: Values): Promise<CommandResult>;
-}
-
-/** A wrong command line: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-function need(values: Values, option: string): string {
-  const value = values[option];
-  if (value === undefined || value === '') throw new UsageError(`--${option} is required`);
-  return value;
-}
+export { UsageError } from './command.js';
+export type { Command, CommandContext, CommandResult } from './command.js';
 
 const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -155,22 +111,6 @@ class JobFailedError extends AppError {
   constructor(message: string) {
     super('INTERNAL', message);
   }
-}
-
-async function existingTenant(registry: PlatformRegistry, id: string): Promise<TenantRecord> {
-  const tenant = await registry.getTenant(id);
-  if (tenant === null) throw new NotFoundError(`No tenant ${id}.`);
-  return tenant;
-}
-
-/** A model status as text: one summary line, then one line per error and warning. */
-function modelStatusLines(tenantId: string, status: ModelStatus): string[] {
-  return [
-    `Model of tenant ${tenantId}: ${status.state} (${status.errors.length} error(s), ${status.warnings.length} warning(s), ${status.upgradableFiles} upgradable file(s))`,
-    ...[...status.errors, ...status.warnings].map(
-      (i) => `${i.severity} ${i.file}${i.path === '' ? '' : `#${i.path}`}: ${i.message}`,
-    ),
-  ];
 }
 
 /**
@@ -376,19 +316,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       };
     },
   },
-  'model reload': {
-    usage: 'odp model reload --tenant ID',
-    options: ['tenant'],
-    async run({ registry, config }, values) {
-      const tenant = await existingTenant(registry, need(values, 'tenant'));
-      const { TenantModel } = await import('@odp/model-loader');
-      const { status } = await TenantModel.open(tenant.modelSource, {
-        maxRepositoryBytes: config.maxModelBytes,
-      });
-      await registry.setSetting(modelReloadRequestKey(tenant.id), randomUUID());
-      return { json: { ...status }, text: modelStatusLines(tenant.id, status).join('\n') };
-    },
-  },
+  ...MODEL_COMMANDS,
   types: {
     usage: 'odp types --tenant ID [--out FILE]',
     options: ['tenant', 'out'],

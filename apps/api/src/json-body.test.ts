@@ -39,6 +39,15 @@ describe('assertJsonShape: depth', () => {
     expect(JSON.parse(text)).toBeDefined();
   });
 
+  it('tells a quote after an odd run of backslashes (escaped) from one after an even run (closing)', () => {
+    const escaped = `{"a":"${'x'.repeat(100_000)}\\\\\\"[[[[[[","b":1}`;
+    expect(JSON.parse(escaped)).toBeDefined();
+    expect(depthError(escaped, 2)).toBeUndefined();
+    const closed = `{"a":"${'x'.repeat(100_000)}\\\\","b":${nested(3)}}`;
+    expect(JSON.parse(closed)).toBeDefined();
+    expect(depthError(closed, 3)?.fieldErrors[0]?.field).toBe('b');
+  });
+
   it('measures multi-byte text correctly', () => {
     expect(depthError(`{"naïve ✓":"€[[[[","x":${nested(2)}}`, 3)).toBeUndefined();
     expect(depthError(`{"naïve ✓":${nested(3)}}`, 3)?.fieldErrors[0]?.field).toBe('naïve ✓');

@@ -25,6 +25,20 @@ export interface JsonShapeLimits {
 }
 
 /**
+ * The index of the quote closing a string whose text starts at `from` (the length when it is not
+ * closed). Found with the native `indexOf` rather than byte by byte: a string of a megabyte is
+ * skipped in a fraction of a millisecond. A quote preceded by an odd run of backslashes is escaped.
+ */
+function closingQuote(bytes: Uint8Array, from: number): number {
+  for (let quote = bytes.indexOf(QUOTE, from); quote !== -1; quote = bytes.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && bytes[quote - backslashes - 1] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return bytes.length;
+}
+
+/**
  * Checks the shape of a UTF-8 JSON text in one pass over its bytes, without parsing it: brackets
  * outside string literals open and close levels, commas separate the elements of the innermost
  * open array or object (in UTF-8 the bytes of `"`, `\`, brackets, `,` and `:` never occur inside a
@@ -48,11 +62,9 @@ export function assertJsonShape(bytes: Uint8Array, limits: JsonShapeLimits): voi
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i] as number;
     if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) {
-        inString = false;
-        if (open.length === 1) lastTopString = [stringStart, i + 1];
-      }
+      i = closingQuote(bytes, i);
+      inString = false;
+      if (open.length === 1) lastTopString = [stringStart, i + 1];
       continue;
     }
     if (WHITESPACE.has(byte)) continue;

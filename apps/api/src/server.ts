@@ -40,7 +40,7 @@ export function listen(app: Express, config: Pick<Config, 'port' | 'http'>): Pro
 }
 
 /** Connections still open this long after a shutdown signal (streams, slow clients) are cut. */
-const SHUTDOWN_GRACE_MS = 5000;
+export const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * On SIGTERM or SIGINT: stop the running imports (each is recorded `interrupted` after its current

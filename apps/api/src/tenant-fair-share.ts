@@ -23,9 +23,11 @@ export function tenantFairShare(share: FairShare): RequestHandler {
       tenantId,
       kind,
       (release) => {
-        // `prefinish`: the response was ended (before the client can send its next request on
-        // this connection); `close`: the client went away first.
-        res.once('prefinish', release);
+        // `prefinish`: the response was ended, before the client can send its next request on
+        // this connection; released on the next tick, after the write of the answer's bytes to the
+        // socket (queued by `end` before `prefinish`), so that write is charged too. `close`: the
+        // client went away first.
+        res.once('prefinish', () => process.nextTick(release));
         res.once('close', release);
       },
       () => next(),

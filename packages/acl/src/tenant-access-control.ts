@@ -36,10 +36,16 @@ export class TenantAccessControl implements AccessRowMaintenance {
   private readonly held: HeldAcIdCache;
   private queue: Promise<unknown> = Promise.resolve();
 
+  /**
+   * `acrossProcesses`, when other processes write the same tenant (several api processes, api
+   * instances and workers): runs its work while no other process runs an ACL-affecting write of the
+   * tenant, so a derivation never reads a state another process is changing.
+   */
   constructor(
     model: Model,
     tenantId: string,
     private readonly store: AclStore,
+    private readonly acrossProcesses?: <T>(work: () => Promise<T>) => Promise<T>,
   ) {
     this.derivation = new AclDerivation(model, tenantId);
     this.graph = storeGraph(store);
@@ -49,10 +55,12 @@ export class TenantAccessControl implements AccessRowMaintenance {
 
   /**
    * Runs `work` after every ACL-affecting write queued before it, so that derivation always reads
-   * the state the previous write left (derive-then-write is not interleaved).
+   * the state the previous write left (derive-then-write is not interleaved): in this process by
+   * its queue, and across processes by `acrossProcesses` when there are others.
    */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(work);
+    const { acrossProcesses } = this;
+    const result = this.queue.then(acrossProcesses ? () => acrossProcesses(work) : work);
     this.queue = result.catch(() => undefined);
     return result;
   }

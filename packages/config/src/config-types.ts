@@ -32,6 +32,8 @@ export interface Config {
    * repository past it is refused, so a push cannot make the api hold gigabytes while loading.
    */
   readonly maxModelBytes: number;
+  /** How tenants' models are kept as versions in the platform registry (docs/model-format.md). */
+  readonly modelVersions: ModelVersionsConfig;
   /** Limits of report rendering (docs/reports.md). */
   readonly reports: ReportsConfig;
   /** Spreadsheet and CSV imports (docs/excel.md, "Limits"). */
@@ -41,6 +43,18 @@ export interface Config {
    * child process with a heap of its own (`ODP_ISOLATED_TASKS`); more wait their turn.
    */
   readonly isolatedTasks: number;
+  /**
+   * How many processes serve the api on this machine (`ODP_API_PROCESSES`, default one per core):
+   * they share the listening port and the data directory (docs/architecture.md, "Api processes");
+   * 1 serves it from the process that started it.
+   */
+  readonly apiProcesses: number;
+  /**
+   * How much lower than the api's own the processor priority of an isolated task's process is, as
+   * a nice increment (`ODP_ISOLATED_TASK_NICENESS`; 0: the same): on a machine the tasks share with
+   * the api, the api's requests are scheduled first and the tasks take the time left.
+   */
+  readonly isolatedTaskNiceness: number;
   /**
    * How many change event streams of one tenant one api process keeps open at once
    * (`ODP_TENANT_EVENT_STREAMS`); one more answers 429 with `Retry-After` (docs/events.md).
@@ -93,6 +107,20 @@ export interface ServiceRateLimit {
   readonly budgetEur: number | null;
 }
 
+export interface ModelVersionsConfig {
+  /**
+   * Largest model version stored, in bytes of its bundle (`ODP_MAX_MODEL_VERSION_BYTES`): a larger
+   * model is refused (422, `odp` exit 1) and never becomes current.
+   */
+  readonly maxBytes: number;
+  /**
+   * How often each api process reads the registry's current model versions (`ODP_MODEL_POLL_MS`):
+   * the fallback that switches an instance that missed an announcement, and the only signal between
+   * processes without Redis.
+   */
+  readonly pollMs: number;
+}
+
 export interface HttpConfig {
   /** Time a client has to send the complete request headers (Node's `headersTimeout`). */
   readonly headersTimeoutMs: number;
@@ -113,6 +141,11 @@ export interface DataLimitsConfig {
   readonly maxValueBytes: number;
   /** Byte budget of one list page; a page that would exceed it is shortened (at least one object). */
   readonly maxPageBytes: number;
+  /**
+   * Byte budget of one page of an event stream's replay (at least one event): the work one turn of
+   * the event loop does for a stream, so another tenant's request waits at most for about that.
+   */
+  readonly eventPageBytes: number;
 }
 
 /**

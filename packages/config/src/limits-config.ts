@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import {
   DEFAULT_IMPORT_LIMITS,
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   DEFAULT_TENANT_IMPORTS,
   IMPORT_LIMIT_VARIABLES,
@@ -16,6 +18,12 @@ import type { Read } from './variables.js';
  */
 export const DEFAULT_TENANT_EVENT_STREAMS = 64;
 
+/**
+ * The largest model version the registry can hold: one MongoDB document is at most 16 MiB, and a
+ * version is one document with its bundle.
+ */
+const MAX_MODEL_VERSION_BYTES = 15 * 1024 * 1024;
+
 /** What the settings that bound the work of one request, one tenant and one process allow. */
 export type LimitsConfig = Pick<
   Config,
@@ -23,9 +31,12 @@ export type LimitsConfig = Pick<
   | 'http'
   | 'dataLimits'
   | 'maxModelBytes'
+  | 'modelVersions'
   | 'reports'
   | 'imports'
   | 'isolatedTasks'
+  | 'apiProcesses'
+  | 'isolatedTaskNiceness'
   | 'tenantEventStreams'
   | 'fairShare'
   | 'jsonLimits'
@@ -43,11 +54,25 @@ export function parseLimits(read: Read): LimitsConfig {
     dataLimits: {
       maxValueBytes: integer('ODP_MAX_VALUE_BYTES', 1024 * 1024),
       maxPageBytes: integer('ODP_MAX_PAGE_BYTES', 8 * 1024 * 1024),
+      eventPageBytes: integer('ODP_EVENT_PAGE_BYTES', 256 * 1024),
     },
     maxModelBytes: integer('ODP_MAX_MODEL_BYTES', 256 * 1024 * 1024),
+    modelVersions: {
+      maxBytes: integer('ODP_MAX_MODEL_VERSION_BYTES', 8 * 1024 * 1024, {
+        min: 1024,
+        max: MAX_MODEL_VERSION_BYTES,
+        unit: 'bytes',
+      }),
+      pollMs: integer('ODP_MODEL_POLL_MS', 2000, { min: 100, max: 3_600_000, unit: 'milliseconds' }),
+    },
     reports: parseReports(read),
     imports: parseImports(read),
     isolatedTasks: integer('ODP_ISOLATED_TASKS', DEFAULT_ISOLATED_TASKS, { max: 256 }),
+    apiProcesses: integer('ODP_API_PROCESSES', availableParallelism(), { max: 256 }),
+    isolatedTaskNiceness: integer('ODP_ISOLATED_TASK_NICENESS', DEFAULT_ISOLATED_TASK_NICENESS, {
+      min: 0,
+      max: 19,
+    }),
     tenantEventStreams: integer('ODP_TENANT_EVENT_STREAMS', DEFAULT_TENANT_EVENT_STREAMS, { max: 100_000 }),
     fairShare: {
       tenantRequests: integer('ODP_TENANT_REQUESTS', 64, { max: 100_000 }),

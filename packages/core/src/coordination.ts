@@ -109,3 +109,44 @@ export function keepRenewed(lease: Lease, everyMs: number, onLost: (error?: unkn
   };
   return stop;
 }
+
+/** How long `holdingLease` waits for a lease another holder keeps before giving up. */
+export const LEASE_WAIT_MS = 30_000;
+
+/**
+ * Runs `work` holding the lease `name` of `locks`, waiting while another holder keeps it, for short
+ * work that every process of a deployment must run one at a time. Turns are fair: before asking for
+ * `name`, a caller claims the lease `<name>:next` (the next turn) and keeps it while it waits, so a
+ * holder with more work queued cannot take `name` again ahead of a process already waiting (it
+ * waits for `<name>:next` in turn). Waits grow from 1 ms, doubling up to 8 ms, jittered. `ttlMs`
+ * bounds how long a holder that dies keeps the others waiting; after `waitMs` without its turn the
+ * caller gives up with `onTimeout()`.
+ */
+export async function holdingLease<T>(
+  locks: LockService,
+  name: string,
+  options: { readonly ttlMs: number; readonly waitMs?: number; readonly onTimeout: () => Error },
+  work: () => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + (options.waitMs ?? LEASE_WAIT_MS);
+  let turn: Lease | null = null;
+  try {
+    for (let wait = 1; ; wait = Math.min(wait * 2, 8)) {
+      turn ??= await locks.acquire(`${name}:next`, options.ttlMs);
+      const lease = turn === null ? null : await locks.acquire(name, options.ttlMs);
+      if (lease !== null) {
+        await turn?.release();
+        turn = null;
+        try {
+          return await work();
+        } finally {
+          await lease.release();
+        }
+      }
+      if (Date.now() >= deadline) throw options.onTimeout();
+      await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
+    }
+  } finally {
+    await turn?.release();
+  }
+}

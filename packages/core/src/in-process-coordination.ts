@@ -14,8 +14,11 @@ import type {
   Unsubscribe,
 } from './coordination.js';
 
-/** Listeners of one topic; a listener that throws does not keep the others from being called. */
-class Listeners<T> {
+/**
+ * Listeners by topic; a listener that throws does not keep the others from being called. Also the
+ * local end of the api processes' coordination (`@odp/platform`, cluster-coordination.ts).
+ */
+export class Listeners<T> {
   private readonly byTopic = new Map<string, Set<(value: T) => void>>();
 
   add(topic: string, listener: (value: T) => void): Unsubscribe {

@@ -7,22 +7,25 @@ export * from './idempotency.js';
 export * from './events.js';
 export * from './access.js';
 export * from './platform.js';
+export type { ModelVersionRecord, ModelVersions } from './model-versions.js';
 export * from './search.js';
 export * from './index-keys.js';
 export * from './blobs.js';
 export * from './files.js';
 export * from './coordination.js';
-export { createInProcessCoordination } from './in-process-coordination.js';
-export { sharedRegistry } from './shared-registry.js';
+export { createInProcessCoordination, Listeners } from './in-process-coordination.js';
+export { announcingModelVersions, sharedRegistry } from './shared-registry.js';
 export * from './derived.js';
 export * from './jobs.js';
 export { invalidSearchCursor, purposeKey, seal, unseal } from './sealed.js';
 export type { WindowCounters } from './counters.js';
 export { EXTERNAL_SERVICES } from './external-services.js';
 export {
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   IsolatedTaskError,
   limitIsolatedTasks,
+  setIsolatedTaskNiceness,
   runIsolated,
   serveIsolatedStream,
   serveIsolatedTask,
@@ -31,6 +34,7 @@ export {
 } from './isolated.js';
 export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';
+export { LOOP_SLICE_MS, LoopSlices, mapInSlices } from './loop-slices.js';
 export { DEFAULT_IMPORT_LIMITS, DEFAULT_TENANT_IMPORTS, IMPORT_LIMIT_VARIABLES } from './import-limits.js';
 export type { ImportLimits } from './import-limits.js';
 export { uniqueValuesOf, refuseUniqueValue } from './store-rules/unique-fields.js';

@@ -1,10 +1,13 @@
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  DEFAULT_ISOLATED_TASK_NICENESS,
   DEFAULT_ISOLATED_TASKS,
   IsolatedTaskError,
   limitIsolatedTasks,
   runIsolated,
+  setIsolatedTaskNiceness,
   streamIsolated,
   taskModule,
 } from './isolated.js';
@@ -12,6 +15,7 @@ import {
 const TASKS = path.join(__dirname, '..', 'test', 'isolated-tasks');
 const DOUBLE = pathToFileURL(path.join(TASKS, 'double.ts'));
 const COUNT = pathToFileURL(path.join(TASKS, 'count.ts'));
+const PRIORITY = pathToFileURL(path.join(TASKS, 'priority.ts'));
 const LIMITS = { memoryMb: 32, timeoutMs: 10_000 };
 
 async function failure(promise: Promise<unknown>): Promise<IsolatedTaskError> {
@@ -106,14 +110,36 @@ describe('limitIsolatedTasks', () => {
 
   it('runs at most the limit of tasks at once; the others wait their turn, not their time limit', async () => {
     limitIsolatedTasks(1);
-    const slow = runIsolated(DOUBLE, { n: 1, behave: 'spin' }, { memoryMb: 32, timeoutMs: 1500 });
-    // Waiting behind the spinning task takes longer than this task's own 1.2 s limit.
-    const queued = runIsolated<number>(DOUBLE, { n: 4 }, { memoryMb: 32, timeoutMs: 1200 });
+    const slow = runIsolated(DOUBLE, { n: 1, behave: 'spin' }, { memoryMb: 32, timeoutMs: 4000 });
+    // Waiting behind the spinning task takes longer than this task's own 3 s limit (which leaves a
+    // busy machine time to start its process).
+    const queued = runIsolated<number>(DOUBLE, { n: 4 }, { memoryMb: 32, timeoutMs: 3000 });
     expect((await failure(slow)).failure).toBe('time');
     await expect(queued).resolves.toBe(8);
   });
 
   it('refuses a limit that is not a positive integer', () => {
     expect(() => limitIsolatedTasks(0)).toThrow(RangeError);
+  });
+});
+
+describe('setIsolatedTaskNiceness', () => {
+  afterEach(() => setIsolatedTaskNiceness(DEFAULT_ISOLATED_TASK_NICENESS));
+  const own = os.getPriority();
+
+  it('runs a task process below the caller’s priority by the niceness (at most the lowest)', async () => {
+    const expected = (niceness: number) => Math.min(19, own + niceness);
+    await expect(runIsolated<number>(PRIORITY, {}, LIMITS)).resolves.toBe(
+      expected(DEFAULT_ISOLATED_TASK_NICENESS),
+    );
+    setIsolatedTaskNiceness(3);
+    await expect(runIsolated<number>(PRIORITY, {}, LIMITS)).resolves.toBe(expected(3));
+    setIsolatedTaskNiceness(0);
+    await expect(runIsolated<number>(PRIORITY, {}, LIMITS)).resolves.toBe(own);
+  });
+
+  it('refuses a niceness outside 0 to 19', () => {
+    expect(() => setIsolatedTaskNiceness(-1)).toThrow(RangeError);
+    expect(() => setIsolatedTaskNiceness(20)).toThrow(RangeError);
   });
 });

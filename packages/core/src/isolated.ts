@@ -23,6 +23,7 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -90,12 +91,52 @@ interface TsxManifest {
 function startProcess(entry: URL, limits: IsolationLimits): ChildProcess {
   const file = fileURLToPath(entry);
   const loader = file.endsWith('.ts') ? ['--import', tsxLoader(file), '--conditions=@odp/source'] : [];
-  return fork(file, [], {
+  const child = fork(file, [], {
     execArgv: [...loader, `--max-old-space-size=${limits.memoryMb}`],
     serialization: 'advanced',
     // The task's own output (V8's report of an exhausted heap among it) is not the api's log.
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
+  lowerPriority(child);
+  return child;
+}
+
+/**
+ * Task processes run this much below the api's processor priority by default
+ * (`ODP_ISOLATED_TASK_NICENESS`): about a third of the share of a process at the api's priority. Not
+ * lower: a task's time limit is wall-clock time, which a task starved on a busy machine would meet.
+ */
+export const DEFAULT_ISOLATED_TASK_NICENESS = 5;
+
+/** The highest nice value (the lowest priority) a process can have. */
+const LOWEST_PRIORITY = 19;
+
+let taskNiceness = DEFAULT_ISOLATED_TASK_NICENESS;
+
+/**
+ * Sets how much lower than this process's the processor priority of its task processes is (a nice
+ * increment from 0, the same, to 19; `ODP_ISOLATED_TASK_NICENESS`, read by the platform at start):
+ * where the tasks share the machine's cores with the api, the api's requests are scheduled first,
+ * and a task (an import's parse, a report's rendering) takes the time they leave.
+ */
+export function setIsolatedTaskNiceness(niceness: number): void {
+  if (!Number.isInteger(niceness) || niceness < 0 || niceness > LOWEST_PRIORITY) {
+    throw new RangeError(`The isolated task niceness is an integer from 0 to ${LOWEST_PRIORITY}.`);
+  }
+  taskNiceness = niceness;
+}
+
+/**
+ * Lowers a task process's priority by the niceness. A system that refuses (no such process any
+ * more, a platform without priorities) leaves the task at the api's priority: it still runs.
+ */
+function lowerPriority(child: ChildProcess): void {
+  if (child.pid === undefined || taskNiceness === 0) return;
+  try {
+    os.setPriority(child.pid, Math.min(LOWEST_PRIORITY, os.getPriority() + taskNiceness));
+  } catch {
+    // The task runs at the api's priority.
+  }
 }
 
 /** What a task process's exit means, when it exits before its caller had its answer. */

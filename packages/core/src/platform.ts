@@ -1,5 +1,5 @@
 /**
- * The platform registry port: tenants, user profiles and API keys, shared by every api instance and
+ * The platform registry port: tenants, user profiles, API keys and model versions, shared by every api instance and
  * the `odp` command. Implemented by `@odp/store-sqlite` (`openSqlitePlatformRegistry`, the embedded default) and
  * `@odp/store-mongodb` (`openMongoPlatformRegistry`, with `ODP_STORE=mongodb`); both run the contract
  * suite `describePlatformRegistryContract`.
@@ -8,6 +8,7 @@
 import type { TenantRole } from './account.js';
 import type { LinkedProfile } from './access.js';
 import { ConflictError, NotFoundError } from './errors.js';
+import type { ModelVersions } from './model-versions.js';
 
 export interface TenantRecord {
   readonly id: string;
@@ -135,19 +136,14 @@ export interface PlatformRegistry {
   /** Marks the key revoked (idempotent). Throws NotFoundError when the tenant has no such key. */
   revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord>;
 
+  /** The tenants' model versions and the current one of each (removed with their tenant). */
+  readonly modelVersions: ModelVersions;
+
   /** Small platform-wide settings (for example which tenant is the demo tenant). */
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;
 
   close(): Promise<void>;
-}
-
-/**
- * The registry setting through which `odp model reload` asks the running api to reload a tenant's
- * model: the command stores a fresh value, and the api reloads when it sees a value it has not seen.
- */
-export function modelReloadRequestKey(tenantId: string): string {
-  return `modelReloadRequest:${tenantId}`;
 }
 
 /**

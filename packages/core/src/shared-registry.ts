@@ -11,6 +11,7 @@
  * only slower).
  */
 import type { InvalidationChannel, Invalidation } from './coordination.js';
+import type { ModelVersions } from './model-versions.js';
 import type { PlatformRegistry } from './platform.js';
 
 /** Remembered reads at most; unknown keys are remembered too, so random keys cannot grow it without bound. */
@@ -108,6 +109,41 @@ export function sharedRegistry(registry: PlatformRegistry, channel: Invalidation
     getSetting: (key) => remember(`setting:${key}`, () => registry.getSetting(key)),
     setSetting: (key, value) => announce(registry.setSetting(key, value), () => ({ kind: 'setting', key })),
 
+    // Model versions are read uncached: the instances' poll of the current version is the fallback
+    // for a lost announcement, so it must reach the store.
+    modelVersions: announcedModelVersions(registry.modelVersions, channel),
+
     close: () => registry.close(),
+  };
+}
+
+/**
+ * The registry with its model version changes announced on `channel` (`{kind: 'model'}` once a
+ * version is named current), everything else as it is: for processes that share a registry that is
+ * fresh on its own (the embedded SQLite file of one machine) and only need to hear a model switch.
+ */
+export function announcingModelVersions(
+  registry: PlatformRegistry,
+  channel: InvalidationChannel,
+): PlatformRegistry {
+  const modelVersions = announcedModelVersions(registry.modelVersions, channel);
+  return new Proxy(registry, {
+    get: (target, member) =>
+      member === 'modelVersions' ? modelVersions : Reflect.get(target, member, target),
+  });
+}
+
+/** `versions` bound to it, with `setCurrent` announced on `channel` once the write is done. */
+function announcedModelVersions(versions: ModelVersions, channel: InvalidationChannel): ModelVersions {
+  return {
+    save: (tenantId, hash, bundle) => versions.save(tenantId, hash, bundle),
+    read: (tenantId, version) => versions.read(tenantId, version),
+    list: (tenantId) => versions.list(tenantId),
+    setCurrent: async (tenantId, version) => {
+      await versions.setCurrent(tenantId, version);
+      await channel.publish({ kind: 'model', tenantId });
+    },
+    current: (tenantId) => versions.current(tenantId),
+    currentOfAll: () => versions.currentOfAll(),
   };
 }

@@ -248,6 +248,12 @@ export interface TenantAccessRows {
   holdingsOf(holderId: string): Promise<Holding[]>;
   /** Holdings of one acId (who holds an anchored grant). */
   holdingsOfAcId(acId: string): Promise<Holding[]>;
+  /**
+   * A value that changes whenever another process (another api process on the same files) has
+   * committed a write since, so that a cache of holdings can tell it may be stale. Absent where the
+   * store cannot tell: such a cache sees only the writes of its own process.
+   */
+  commitsElsewhere?(): number;
   /** Distinct node ids in stored ACL rows and step ids in stored holdings (for orphan reports). */
   storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }>;
 }

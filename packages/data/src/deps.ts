@@ -17,6 +17,8 @@ export interface DataLimits {
   readonly maxValueBytes: number;
   /** Byte budget of a list page's objects; the page is shortened to fit, keeping at least one. */
   readonly maxPageBytes: number;
+  /** Byte budget of one page of an event stream (at least one event); `maxPageBytes` when absent. */
+  readonly eventPageBytes?: number;
 }
 
 /** Everything the object service of one tenant works with. */

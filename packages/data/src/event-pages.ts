@@ -41,9 +41,11 @@ export interface EventPage {
 /**
  * Events rendered with their values in the first round of a page: the rounds after it take as
  * many as the budget left holds at the size seen so far, so a page of large values is read about
- * one budget at a time instead of rendering every event of the log read and dropping most.
+ * one budget at a time instead of rendering every event of the log read and dropping most (one
+ * event of a megabyte fills a page of the default budget: a larger first round would render
+ * events only to drop them).
  */
-const FIRST_VALUES_ROUND = 8;
+const FIRST_VALUES_ROUND = 1;
 
 export class EventPages {
   constructor(
@@ -57,8 +59,8 @@ export class EventPages {
    * outside the service's reach (system objects on `/data`, whatever the account). Deleted objects
    * count as readable only when none of their classes is protected.
    *
-   * The page's events weigh at most `maxPageBytes` of JSON (always at least one event, so a reader
-   * advances). `next` is where the following page continues: past the events read (the hidden ones
+   * The page's events weigh at most `eventPageBytes` (and `maxPageBytes`) of JSON (always at least
+   * one event, so a reader advances); no round is rendered once the budget is spent. `next` is where the following page continues: past the events read (the hidden ones
    * included), or right after the last event returned when the budget cut the page; it equals
    * `after` when the log had nothing new.
    */
@@ -74,12 +76,17 @@ export class EventPages {
     for (const event of read.events) {
       if (await this.mayReadEvent(account, filter, event)) visible.push(event);
     }
-    const budget = this.deps.limits?.maxPageBytes ?? Number.POSITIVE_INFINITY;
+    const { maxPageBytes = Number.POSITIVE_INFINITY, eventPageBytes = maxPageBytes } = this.deps.limits ?? {};
+    const budget = Math.min(maxPageBytes, eventPageBytes);
     const events: StreamEvent[] = [];
     let used = 0;
     let round = options.values ? FIRST_VALUES_ROUND : visible.length;
     for (let start = 0; start < visible.length; start += round) {
-      if (events.length > 0) round = Math.max(1, Math.floor(((budget - used) * events.length) / used));
+      const last = events.at(-1);
+      if (last !== undefined) {
+        if (used >= budget) return { events, next: last.cursor };
+        round = Math.max(1, Math.floor(((budget - used) * events.length) / used));
+      }
       for (const event of await this.described(visible.slice(start, start + round), filter, options)) {
         used += jsonBytes(event.data);
         const last = events.at(-1);

@@ -20,6 +20,7 @@ import type {
   StoredObject,
   TenantDocuments,
 } from '@odp/core';
+import { mapInSlices } from '@odp/core';
 import { DEFAULT_PAGE_SIZE } from '@odp/query-engine';
 import { fieldsOf, relationsOf } from './classes.js';
 import { objectHref } from './compute.js';
@@ -68,7 +69,8 @@ export class Renderer {
   }
 
   /**
-   * Renders objects in order. The linked objects of the whole page are read as refs (id, class and
+   * Renders objects in order, in slices of the event loop (a page of 1,000 objects does not hold it
+   * for other requests). The linked objects of the whole page are read as refs (id, class and
    * name) in two queries through `access`: those the page links to and those linking to the page.
    */
   async render(
@@ -116,7 +118,7 @@ export class Renderer {
       }
       refs.push(linkedRef(ref));
     }
-    return objects.map((object) =>
+    return mapInSlices(objects, (object) =>
       this.renderOne(object, visible, inverse.get(object.id), hidden.get(object.id)),
     );
   }

@@ -11,7 +11,7 @@ import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from '../src/secret-cipher.js';
 import { secretValueReader, systemSettingReader } from '../src/system-settings.js';
-import type { DataServiceDeps } from '../src/deps.js';
+import type { DataLimits, DataServiceDeps } from '../src/deps.js';
 import { DataResources } from '../src/resources/data-resources.js';
 import { unrestrictedPolicy } from '../src/unrestricted-policy.js';
 
@@ -29,7 +29,11 @@ export interface CrmFixture {
 
 const CRM_DIR = path.resolve(__dirname, '../../../examples/models/crm');
 
-export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<CrmFixture> {
+export async function crmFixture(
+  now?: () => Date,
+  jobs?: JobQueue,
+  limits?: DataLimits,
+): Promise<CrmFixture> {
   const { model, issues } = await loadModelRepository(CRM_DIR);
   if (!model) throw new Error(`the example CRM model was refused: ${JSON.stringify(issues)}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
@@ -46,6 +50,7 @@ export async function crmFixture(now?: () => Date, jobs?: JobQueue): Promise<Crm
     secretValue: secretValueReader(store, secrets),
     ...(jobs ? { jobs } : {}),
     ...(now ? { now } : {}),
+    ...(limits ? { limits } : {}),
   };
   return {
     model,

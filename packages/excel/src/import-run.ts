@@ -23,9 +23,11 @@ import type { SheetFormat } from './rows.js';
 /** Row errors kept in a record; further failures are only counted. */
 export const MAX_ROW_ERRORS = 1000;
 /**
- * Rows written concurrently by one import: each is still its own unit of work, but their reads,
- * formulas and rendering overlap another row's commit. Rows matching the same object in an update
- * are retried like concurrent requests (write conflicts).
+ * Rows written concurrently by one import, as one batch: each is still its own unit of work, but
+ * their reads, formulas and rendering overlap another row's commit. Rows matching the same object
+ * in an update are retried like concurrent requests (write conflicts). A batch is written at the
+ * tenant's turn in the fair share, like one request of the tenant: another tenant's requests go
+ * first, and the import's batches are charged to its tenant.
  */
 const ROWS_IN_FLIGHT = 8;
 /** How often a running import saves its progress (also its heartbeat). */
@@ -38,6 +40,8 @@ export interface ImportHost {
   clock(): Date;
   readUpload(tenantId: string, descriptor: unknown): Promise<{ readonly body: Readable }>;
   reportError(message: string, error: unknown): void;
+  /** Runs `work` (a batch of row writes) at the tenant's turn in the process's fair share. */
+  turn<T>(tenantId: string, work: () => Promise<T>): Promise<T>;
 }
 
 function problemOf(error: unknown): { message: string; errors?: { field: string; message: string }[] } {
@@ -76,9 +80,18 @@ export class ImportRun {
   }
 
   async run(): Promise<void> {
-    const inFlight = new Set<Promise<void>>();
-    let started = 0;
+    let batch: (() => Promise<void>)[] = [];
     let service: ObjectService | null = null;
+    /** Writes the batch's rows concurrently at the tenant's turn, then yields a turn of the loop. */
+    const flush = async (): Promise<void> => {
+      const rows = batch;
+      batch = [];
+      if (rows.length === 0) return;
+      await this.imports.turn(this.tenantId, () => Promise.all(rows.map((write) => write())));
+      // The rows' store calls may resolve without I/O: a turn of the event loop after each batch
+      // keeps the process answering requests (and signals) while an import runs.
+      await nextTurn();
+    };
     try {
       const { body } = await this.imports.readUpload(this.tenantId, this.task.file);
       let columns: ResolvedColumns | null = null;
@@ -94,31 +107,24 @@ export class ImportRun {
         }
         if (this.control.stop) {
           body.destroy();
-          await Promise.all(inFlight);
           return await this.finish('interrupted', {
             message: 'The api process running the import was stopped.',
           });
         }
-        // The tenant's data service once per ROWS_IN_FLIGHT rows, not per row: opening it checks
-        // the tenant's pending reload, rebuild and default-data requests in the registry (a round
-        // trip each on a document server), and a model reload is still followed within a batch.
-        if (service === null || started % ROWS_IN_FLIGHT === 0) service = (await this.data()).objects;
-        const write = this.writeRow(service, row.number, row.cells, columns, target).then(() =>
-          this.progress(),
+        // The tenant's data service once per batch, not per row: opening it checks the tenant's
+        // pending reload, rebuild and default-data requests in the registry (a round trip each on
+        // a document server), and a model reload is still followed within a batch.
+        if (service === null || batch.length === 0) service = (await this.data()).objects;
+        const [rowService, rowColumns, rowTarget] = [service, columns, target];
+        batch.push(() =>
+          this.writeRow(rowService, row.number, row.cells, rowColumns, rowTarget).then(() => this.progress()),
         );
-        inFlight.add(write);
-        void write.finally(() => inFlight.delete(write));
-        started += 1;
-        // The rows' store calls may resolve without I/O: a turn of the event loop after each batch
-        // keeps the process answering requests (and signals) while an import runs.
-        if (started % ROWS_IN_FLIGHT === 0) await nextTurn();
-        if (inFlight.size >= ROWS_IN_FLIGHT) await Promise.race(inFlight);
+        if (batch.length >= ROWS_IN_FLIGHT) await flush();
       }
-      await Promise.all(inFlight);
+      await flush();
       if (columns === null) throw new UnreadableFileError('The file has no header row.');
       await this.finish('completed');
     } catch (error) {
-      await Promise.allSettled(inFlight);
       await this.finish('failed', problemOf(error));
     }
   }

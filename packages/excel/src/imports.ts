@@ -33,6 +33,11 @@ export interface ImportServiceOptions {
   readonly tenantImports: number;
   /** Failures the client cannot act on (a record that could not be saved); never shown to clients. */
   readonly onError?: (message: string, error: unknown) => void;
+  /**
+   * Runs a batch of an import's row writes at the tenant's turn in the process's fair share,
+   * charged to the tenant like a request (`FairShare.turn`); at once when absent.
+   */
+  readonly turn?: <T>(tenantId: string, work: () => Promise<T>) => Promise<T>;
   readonly now?: () => Date;
 }
 
@@ -241,6 +246,11 @@ export class SpreadsheetImports implements ImportHost {
   /** @internal The upload's bytes again (ImportRun). */
   readUpload(tenantId: string, descriptor: unknown) {
     return this.options.files.readUpload(tenantId, descriptor, 'file');
+  }
+
+  /** @internal A batch of row writes at the tenant's turn (ImportRun). */
+  turn<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
+    return this.options.turn ? this.options.turn(tenantId, work) : work();
   }
 
   /** @internal */

@@ -1,5 +1,7 @@
 export { loadModelRepository, buildModel } from './load.js';
 export type { ModelLoadResult } from './load.js';
+export { bundleOf, contentOfBundle, loadModelBundle, modelCandidate } from './bundle.js';
+export type { ModelBundle, ModelCandidate } from './bundle.js';
 export { readRepository, MAX_FILE_BYTES, MAX_FILES, MAX_JSON_DEPTH } from './read.js';
 export type { RepositoryContent, RepositoryFile } from './read.js';
 export { MAX_CLASSES, RESERVED_PLURALS } from './classes.js';
@@ -18,7 +20,7 @@ export {
   MODEL_FILE_KINDS,
 } from './schemas.js';
 export type { ModelFileKind } from './schemas.js';
-export { TenantModel } from './status.js';
+export { modelStatusOf, TenantModel } from './status.js';
 export type { ModelState, ModelStatus, TenantModelOptions } from './status.js';
 export { upgradeModelRepository, UPGRADE_REPORT_FILE } from './upgrade.js';
 export type { ModelUpgrade } from './upgrade.js';

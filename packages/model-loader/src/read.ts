@@ -81,7 +81,12 @@ export async function readRepository(
     const batch = paths.slice(start, start + READ_CONCURRENCY);
     files.push(...(await Promise.all(batch.map((relative) => readOne(dir, relative, budget)))));
   }
-  const modelFiles = [...unreadableDirs];
+  return repositoryContent([...unreadableDirs, ...files], truncated);
+}
+
+/** Sorts a repository's files into model, data and template files, each sorted by path. */
+export function repositoryContent(files: readonly RepositoryFile[], truncated: boolean): RepositoryContent {
+  const modelFiles: RepositoryFile[] = [];
   const dataFiles: RepositoryFile[] = [];
   const templateFiles: RepositoryFile[] = [];
   for (const file of files) {

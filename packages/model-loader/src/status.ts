@@ -20,6 +20,31 @@ export interface ModelStatus {
   readonly warnings: readonly ModelIssue[];
   /** Number of files in an older definition format. */
   readonly upgradableFiles: number;
+  /**
+   * The registry's model version the tenant serves (the active model's); null when it serves none
+   * (no model, or a model read from a directory without a stored version).
+   */
+  readonly version: number | null;
+}
+
+/**
+ * The status of a load, given the model `served` after it (the loaded one, or the earlier one that
+ * stays; null when none): LOADED when it loaded; refused, REFUSED while a model is served, else
+ * FAILED. The status names the served model's registry version.
+ */
+export function modelStatusOf(
+  result: ModelLoadResult,
+  served: { readonly version: number | null } | null,
+  checkedAt: string,
+): ModelStatus {
+  return {
+    state: result.model ? 'LOADED' : served ? 'REFUSED' : 'FAILED',
+    checkedAt,
+    errors: result.issues.filter((i) => i.severity === 'ERROR'),
+    warnings: result.issues.filter((i) => i.severity !== 'ERROR'),
+    upgradableFiles: result.upgradableFiles.length,
+    version: served?.version ?? null,
+  };
 }
 
 export interface TenantModelOptions {
@@ -39,6 +64,8 @@ export interface TenantModelOptions {
  */
 export class TenantModel {
   private active: Model | undefined;
+  /** The registry version of `active`. */
+  private activeVersion: number | null = null;
   private latest: ModelStatus;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -46,13 +73,34 @@ export class TenantModel {
     private readonly source: string | null,
     private readonly options: TenantModelOptions,
   ) {
-    this.latest = { state: 'FAILED', checkedAt: this.now(), errors: [], warnings: [], upgradableFiles: 0 };
+    this.latest = {
+      state: 'FAILED',
+      checkedAt: this.now(),
+      errors: [],
+      warnings: [],
+      upgradableFiles: 0,
+      version: null,
+    };
   }
 
   /** Loads the model from `source`, a repository directory; null gives the empty model (built-ins only). */
   static async open(source: string | null, options: TenantModelOptions = {}): Promise<TenantModel> {
     const tenantModel = new TenantModel(source, options);
     await tenantModel.reload();
+    return tenantModel;
+  }
+
+  /**
+   * A tenant model that is given its loads (`apply`) instead of reading a repository: the
+   * platform's, whose versions live in the registry. `result` is its first load.
+   */
+  static async applied(
+    result: ModelLoadResult,
+    version: number | null,
+    options: TenantModelOptions = {},
+  ): Promise<TenantModel> {
+    const tenantModel = new TenantModel(null, options);
+    await tenantModel.apply(result, version);
     return tenantModel;
   }
 
@@ -76,7 +124,22 @@ export class TenantModel {
 
   /** Loads the repository again; resolves with the new status and whether the active model changed. */
   reload(): Promise<{ readonly status: ModelStatus; readonly changed: boolean }> {
-    const run = this.queue.then(() => this.loadOnce());
+    return this.serialized(async () => this.record(await this.read(), null));
+  }
+
+  /**
+   * Takes a load made elsewhere (in turn with other loads): `result` of registry version `version`
+   * becomes active when it loaded; refused, the active model and its version stay.
+   */
+  apply(
+    result: ModelLoadResult,
+    version: number | null,
+  ): Promise<{ readonly status: ModelStatus; readonly changed: boolean }> {
+    return this.serialized(async () => this.record(result, version));
+  }
+
+  private serialized<T>(load: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(load);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -85,19 +148,14 @@ export class TenantModel {
     return (this.options.now ? this.options.now() : new Date()).toISOString();
   }
 
-  private async loadOnce(): Promise<{ status: ModelStatus; changed: boolean }> {
-    const result = await this.read();
-    const errors = result.issues.filter((i) => i.severity === 'ERROR');
-    const warnings = result.issues.filter((i) => i.severity !== 'ERROR');
+  private record(result: ModelLoadResult, version: number | null): { status: ModelStatus; changed: boolean } {
     const changed = result.model !== undefined;
-    if (result.model) this.active = result.model;
-    this.latest = {
-      state: result.model ? 'LOADED' : this.active ? 'REFUSED' : 'FAILED',
-      checkedAt: this.now(),
-      errors,
-      warnings,
-      upgradableFiles: result.upgradableFiles.length,
-    };
+    if (result.model) {
+      this.active = result.model;
+      this.activeVersion = version;
+    }
+    const served = this.active ? { version: this.activeVersion } : null;
+    this.latest = modelStatusOf(result, served, this.now());
     return { status: this.latest, changed };
   }
 

@@ -1,24 +1,16 @@
 /**
- * The requests `odp` leaves for a running api in the registry's settings (`odp model reload`,
- * `odp rebuild`, `odp data load-defaults`: their keys in `@odp/core`), applied to one tenant when it
- * is next used. A request is served once: the reload request is remembered as seen, the rebuild and
- * default-data requests are cleared once started or served.
+ * The requests `odp` leaves for a running api in the registry's settings (`odp rebuild`,
+ * `odp data load-defaults`: their keys in `@odp/core`), applied to one tenant when it is next used.
+ * A request is served once: it is cleared once started or served. (`odp model reload` needs no
+ * request: it stores the model version itself, which every instance follows.)
  */
-import {
-  ConflictError,
-  defaultDataRequestKey,
-  modelReloadRequestKey,
-  rebuildRequestKey,
-  UnavailableError,
-} from '@odp/core';
-import type { Coordination, PlatformRegistry } from '@odp/core';
+import { ConflictError, defaultDataRequestKey, rebuildRequestKey, UnavailableError } from '@odp/core';
+import type { PlatformRegistry } from '@odp/core';
 import type { RebuildStatus } from '@odp/acl';
-import type { ModelStatus } from '@odp/model-loader';
 import type { Logger } from './log.js';
 
 /** What serving the requests does to the tenant. */
 export interface AdminRequestActions {
-  reload(): Promise<ModelStatus>;
   rebuild(onError: (error: unknown) => void): Promise<RebuildStatus>;
   /** Whether a model has loaded (default data waits for one). */
   hasModel(): boolean;
@@ -26,7 +18,6 @@ export interface AdminRequestActions {
 }
 
 export class AdminRequests {
-  private seenReloadRequest: string | null = null;
   /** The `odp data load-defaults` request being served (concurrent requests serve it once). */
   private loadingDefaultData: string | null = null;
 
@@ -36,19 +27,6 @@ export class AdminRequests {
     private readonly log: Logger,
     private readonly actions: AdminRequestActions,
   ) {}
-
-  /** Remembers the reload request made before the tenant opened (the model just loaded is newer). */
-  async init(): Promise<void> {
-    this.seenReloadRequest = await this.registry.getSetting(modelReloadRequestKey(this.tenantId));
-  }
-
-  /** Reloads when `odp model reload` asked for it since the last check. */
-  async applyReload(): Promise<void> {
-    const request = await this.registry.getSetting(modelReloadRequestKey(this.tenantId));
-    if (request === this.seenReloadRequest) return;
-    this.seenReloadRequest = request;
-    await this.actions.reload();
-  }
 
   /** Starts the rebuild `odp rebuild` asked for once none is running (else it stays pending). */
   async applyRebuild(): Promise<void> {
@@ -86,36 +64,5 @@ export class AdminRequests {
       await this.registry.setSetting(key, '');
       this.loadingDefaultData = null;
     }
-  }
-}
-
-/**
- * Reload announcements of one runtime not yet delivered back to it: every instance's listeners hear
- * every announcement, this one's included (once), and this one has already reloaded.
- */
-export class OwnAnnouncements {
-  private pending = 0;
-
-  /** Announces a model reload to every instance (a failure is logged: the others reload later). */
-  async publish(
-    coordination: Pick<Coordination, 'invalidations'>,
-    tenantId: string,
-    log: Logger,
-  ): Promise<void> {
-    this.pending += 1;
-    try {
-      await coordination.invalidations.publish({ kind: 'model', tenantId });
-    } catch (error) {
-      this.pending -= 1;
-      // Reloaded here; the other instances reload on their next `odp model reload` or push.
-      log.error('model reload announcement failed', { tenantId, error: String(error) });
-    }
-  }
-
-  /** True (and counted) when the announcement heard is this runtime's own. */
-  consumeOwn(): boolean {
-    if (this.pending === 0) return false;
-    this.pending -= 1;
-    return true;
   }
 }

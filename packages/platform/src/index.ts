@@ -7,6 +7,12 @@ export { createLogger } from './log.js';
 export type { Logger } from './log.js';
 export { DOCUMENTS_FILE, openPlatformRegistry } from './tenant-stores.js';
 export { openOnRedis } from './redis.js';
+export {
+  loadModelVersion,
+  publishModelVersion,
+  readModelCandidate,
+  storeModelCandidate,
+} from './model-versions.js';
 export { startWorker } from './worker.js';
 export type { WorkerOptions } from './worker.js';
 export { CLASS_JOB_KINDS } from './class-jobs.js';
@@ -19,3 +25,7 @@ export type { DemoTenant } from './demo-tenant.js';
 export { STREAM_RETRY_AFTER_SECONDS, TenantEventStreams } from './event-streams.js';
 export { FairShare } from './fair-share.js';
 export type { FairShareLimits, RequestKind } from './fair-share.js';
+export { primaryChannel } from './cluster-coordination.js';
+export type { ClusterChannel } from './cluster-coordination.js';
+export { ClusterHub } from './cluster-hub.js';
+export type { ClusterMember } from './cluster-hub.js';

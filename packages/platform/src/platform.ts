@@ -12,7 +12,14 @@ import type {
   Warehouse,
   WindowCounters,
 } from '@odp/core';
-import { createInProcessCoordination, limitIsolatedTasks, NotFoundError, sharedRegistry } from '@odp/core';
+import {
+  announcingModelVersions,
+  createInProcessCoordination,
+  limitIsolatedTasks,
+  NotFoundError,
+  setIsolatedTaskNiceness,
+  sharedRegistry,
+} from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
@@ -23,9 +30,12 @@ import type { PlatformServices } from './services.js';
 import { openPlatformRegistry, openReplicationBuffer, openTenantStores } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
+import { pollCurrentModelVersions } from './model-versions.js';
 import { openOnRedis } from './redis.js';
 import { openSearchEngine } from './search-engine.js';
 import type { SearchEngine } from './search-engine.js';
+import { createClusterCoordination } from './cluster-coordination.js';
+import type { ClusterChannel } from './cluster-coordination.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
 import { FairShare } from './fair-share.js';
@@ -55,6 +65,16 @@ export interface Platform extends PlatformServices {
   close(): Promise<void>;
 }
 
+export interface PlatformOptions {
+  /** Replaces the JSON log on stdout. */
+  readonly log?: Logger;
+  /**
+   * The channel to the primary process when this is one of several api processes of one machine
+   * (`ODP_API_PROCESSES`): without Redis, they coordinate through it.
+   */
+  readonly primary?: ClusterChannel;
+}
+
 /**
  * The blob store the configuration names (`ODP_BLOBS`): the composition root's one choice of adapter.
  * The S3 adapter (and its client, slow to load) is imported only when selected.
@@ -65,11 +85,36 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
   return openS3BlobStore(config.blobs);
 }
 
+/** The imports of this process: their limits, and their row writes at the tenant's fair-share turn. */
+function spreadsheetImports(
+  config: Config,
+  blobs: BlobStore,
+  files: FileService,
+  fairShare: FairShare,
+  log: Logger,
+): SpreadsheetImports {
+  return new SpreadsheetImports({
+    blobs,
+    files,
+    limits: config.imports,
+    tenantImports: config.imports.perTenant,
+    onError: (message, error) => log.error(message, { error: String(error) }),
+    turn: (tenantId, work) => fairShare.turn(tenantId, work),
+  });
+}
+
+/** The process's isolated tasks: how many run at once, and their priority below the api's. */
+function configureIsolatedTasks(config: Config): void {
+  limitIsolatedTasks(config.isolatedTasks);
+  setIsolatedTaskNiceness(config.isolatedTaskNiceness);
+}
+
 /**
  * Opens the platform's services. With `ODP_REDIS_URL` the instances of a deployment coordinate
  * through Redis: writes wake event streams on every instance, registry reads are cached under the
- * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model reloaded through
- * one instance is applied by the others, and a tenant's rebuild runs on one instance at a time.
+ * shared invalidation generation (see `sharedRegistry`), a tenant deleted or a model version made
+ * current through one instance is applied by the others (and, without Redis too, by the poll of
+ * the current model versions every `ODP_MODEL_POLL_MS`), and a tenant's rebuild runs on one instance at a time.
  * Without it everything stays in this process. Tenant objects live in the document store of
  * `ODP_STORE` (see tenant-stores.ts). Throws ConfigError when Redis or the MongoDB server of
  * `ODP_STORE=mongodb` does not answer, and naming ODP_SECRET_KEY when it is not the key the stored
@@ -78,20 +123,20 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
 export async function openPlatform(
   config: Config,
   examplesDir: string,
-  options: { readonly log?: Logger } = {},
+  options: PlatformOptions = {},
 ): Promise<Platform> {
   const log = options.log ?? createLogger();
-  limitIsolatedTasks(config.isolatedTasks);
+  configureIsolatedTasks(config);
   const store = await openPlatformRegistry(config);
   await verifySecretKey(store, config.secretKey).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
   const stores = await openTenantStores(config);
-  const coordination = await openCoordination(config);
+  const coordination = await openCoordination(config, options.primary);
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
-  const registry = config.redisUrl === null ? store : sharedRegistry(store, coordination.invalidations);
+  const registry = sharedRegistryOf(store, coordination, config);
   const files = new FileService({
     blobs,
     secretKey: config.secretKey,
@@ -101,13 +146,8 @@ export async function openPlatform(
     onError: (message, error) => log.error(message, { error: String(error) }),
     tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
   });
-  const imports = new SpreadsheetImports({
-    blobs,
-    files,
-    limits: config.imports,
-    tenantImports: config.imports.perTenant,
-    onError: (message, error) => log.error(message, { error: String(error) }),
-  });
+  const fairShare = new FairShare(config.fairShare);
+  const imports = spreadsheetImports(config, blobs, files, fairShare, log);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {
@@ -129,13 +169,7 @@ export async function openPlatform(
     gatewayLimit: (tenantId) => gatewayLimitOf(usage, tenantId),
   });
   const usage = serviceUsage(config, counters, runtimes, log, () => new Date());
-  const stopListening = await coordination.invalidations.subscribe((message) => {
-    runtimes
-      .apply(message)
-      .catch((error: unknown) =>
-        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
-      );
-  });
+  const stopFollowing = await followDeployment(coordination, registry, runtimes, config, log);
   const sweeper = startUploadSweep(files, runtimes, config.files.sweepIntervalSeconds * 1000, log);
   return {
     config,
@@ -154,7 +188,7 @@ export async function openPlatform(
     examplesDir,
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
-    fairShare: new FairShare(config.fairShare),
+    fairShare,
     deletion: tenantDeletion({
       config,
       registry,
@@ -181,7 +215,7 @@ export async function openPlatform(
     async close() {
       clearInterval(sweeper);
       await imports.close();
-      await stopListening();
+      await stopFollowing();
       await runtimes.closeAll();
       await stores.close();
       await jobs.close();
@@ -193,6 +227,54 @@ export async function openPlatform(
       await blobs.close();
       await coordination.close();
     },
+  };
+}
+
+/**
+ * The registry as this process shares it: with Redis, every write announced and reads cached under
+ * the shared generation (`sharedRegistry`); among the processes of one machine (`ODP_API_PROCESSES`),
+ * the registry file is fresh on its own and only a model version switch is announced; alone, as is.
+ */
+function sharedRegistryOf(
+  store: PlatformRegistry,
+  coordination: Coordination,
+  config: Config,
+): PlatformRegistry {
+  if (config.redisUrl !== null) return sharedRegistry(store, coordination.invalidations);
+  if (coordination.changes.crossesProcesses)
+    return announcingModelVersions(store, coordination.invalidations);
+  return store;
+}
+
+/**
+ * Applies to this process's runtimes what other instances change: the invalidations announced on
+ * the coordination (a tenant deleted, a model version made current) and, every `ODP_MODEL_POLL_MS`,
+ * the registry's current model versions (a lost announcement; processes without Redis). Resolves
+ * the function that stops both.
+ */
+async function followDeployment(
+  coordination: Coordination,
+  registry: PlatformRegistry,
+  runtimes: TenantRuntimes,
+  config: Config,
+  log: Logger,
+): Promise<() => Promise<void>> {
+  const stopListening = await coordination.invalidations.subscribe((message) => {
+    runtimes
+      .apply(message)
+      .catch((error: unknown) =>
+        log.error('applying an invalidation failed', { kind: message.kind, error: String(error) }),
+      );
+  });
+  const stopPolling = pollCurrentModelVersions(
+    registry,
+    (current) => runtimes.followModelVersions(current),
+    config.modelVersions.pollMs,
+    log,
+  );
+  return async () => {
+    stopPolling();
+    await stopListening();
   };
 }
 
@@ -263,10 +345,15 @@ async function openAgendaQueue(url: string, database: string): Promise<JobQueue>
 
 /**
  * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
- * variable when it does not answer), otherwise in-process.
+ * variable when it does not answer), otherwise through `primary` when this is one of several api
+ * processes (cluster-coordination.ts), otherwise in-process.
  */
-export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promise<Coordination> {
+export async function openCoordination(
+  config: Pick<Config, 'redisUrl'>,
+  primary?: ClusterChannel,
+): Promise<Coordination> {
   const { redisUrl } = config;
+  if (redisUrl === null && primary !== undefined) return createClusterCoordination(primary);
   if (redisUrl === null) return createInProcessCoordination();
   return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
 }
@@ -275,9 +362,13 @@ export async function openCoordination(config: Pick<Config, 'redisUrl'>): Promis
  * `openPlatform` for a process entry point: an engine that does not answer ends the process like a
  * bad configuration value, with one line on stderr naming the variable (exit code 2).
  */
-export async function openPlatformOrExit(config: Config, examplesDir: string): Promise<Platform> {
+export async function openPlatformOrExit(
+  config: Config,
+  examplesDir: string,
+  options: PlatformOptions = {},
+): Promise<Platform> {
   try {
-    return await openPlatform(config, examplesDir);
+    return await openPlatform(config, examplesDir, options);
   } catch (error) {
     if (error instanceof ConfigError) exitOnConfigError(error);
     throw error;

@@ -38,6 +38,11 @@ export interface TenantDataOptions {
   readonly jobs?: JobQueue;
   /** Refuses a MANUAL gateway script past its service's rate limit (429). */
   readonly assertGatewayWithinLimit?: (gateway: string) => Promise<void>;
+  /**
+   * Runs an ACL-affecting write while no other process writes the tenant (see
+   * `TenantAccessControl`); absent when this process is the tenant's only writer.
+   */
+  readonly acrossProcesses?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Where tenant stores are opened (the configured adapter). */
   readonly stores: TenantStores;
   readonly search: SearchEngine;
@@ -80,7 +85,7 @@ async function compose(
 ): Promise<TenantData> {
   await store.applyModel(model);
   search.useModel(model);
-  const accessControl = new TenantAccessControl(model, tenant.id, store);
+  const accessControl = new TenantAccessControl(model, tenant.id, store, options.acrossProcesses);
   const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
   const deps: DataServiceDeps = {
     tenantId: tenant.id,

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { ConflictError, createInProcessCoordination, NotFoundError } from '@odp/core';
+import { ConflictError, createInProcessCoordination, NotFoundError, sharedRegistry } from '@odp/core';
 import type { Coordination } from '@odp/core';
 import { loadConfig, platformDatabasePath } from '@odp/config';
 import { openSqlitePlatformRegistry } from '@odp/store-sqlite';
@@ -11,7 +11,7 @@ import { openTenantStores } from './tenant-stores.js';
 import { createLogger } from './log.js';
 import { openSearchEngine } from './search-engine.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
-import type { TenantRuntime, TenantRuntimes } from './tenant-runtime.js';
+import type { RuntimeContext, TenantRuntime, TenantRuntimes } from './tenant-runtime.js';
 
 describe('TenantRuntimes', () => {
   let dir: string;
@@ -20,6 +20,7 @@ describe('TenantRuntimes', () => {
   let coordination: Coordination;
   /** The runtimes of a second instance over the same registry and coordination. */
   let other: TenantRuntimes;
+  let context: RuntimeContext;
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'odp-runtime-'));
@@ -27,7 +28,7 @@ describe('TenantRuntimes', () => {
     registry = openSqlitePlatformRegistry(platformDatabasePath(config));
     coordination = createInProcessCoordination();
     const log = createLogger(new PassThrough());
-    const context = {
+    context = {
       config,
       registry,
       log,
@@ -180,31 +181,75 @@ describe('TenantRuntimes', () => {
     expect(() => runtime.data()).toThrow('being changed');
   });
 
-  it('reloads on every instance a model reloaded through one, once on the one that reloaded', async () => {
-    const repository = path.join(dir, 'model');
-    cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });
-    const tenant = await registry.createTenant({ name: 'T', modelSource: repository });
-    for (const instance of [runtimes, other]) {
-      await coordination.invalidations.subscribe((message) => void instance.apply(message));
-    }
-    const [here, there] = [await runtimes.get(tenant.id), await other.get(tenant.id)];
-    const fieldsOf = (runtime: TenantRuntime) => [
-      ...runtime.model.model!.classes.get('crm.company')!.fields.keys(),
-    ];
-    expect(fieldsOf(there)).not.toContain('reloadedField');
+  /** Adds `reloadedField` to crm.company in the tenant's repository. */
+  const changeRepository = (repository: string) => {
     const file = path.join(repository, 'classes/crm/company.json');
     const definition = JSON.parse(readFileSync(file, 'utf8')) as { fields: object[] };
     definition.fields.push({ name: 'reloadedField', type: 'TEXT' });
     writeFileSync(file, JSON.stringify(definition));
-    const checkedBefore = here.model.status.checkedAt;
-    expect((await here.reloadModel()).state).toBe('LOADED');
-    const checkedByReload = here.model.status.checkedAt;
-    expect(checkedByReload).not.toBe(checkedBefore);
-    expect(fieldsOf(here)).toContain('reloadedField');
-    for (let i = 0; i < 100 && !fieldsOf(there).includes('reloadedField'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  const fieldsOf = (runtime: TenantRuntime) => [
+    ...runtime.model.model!.classes.get('crm.company')!.fields.keys(),
+  ];
+  const crmTenant = async () => {
+    const repository = path.join(dir, 'model');
+    cpSync(path.resolve(__dirname, '../../../examples/models/crm'), repository, { recursive: true });
+    return { repository, tenant: await registry.createTenant({ name: 'T', modelSource: repository }) };
+  };
+
+  it('switches every instance to the version a reload through one stored, announced; once on the one that reloaded', async () => {
+    // Instances coordinated as with Redis: the registry's writes are announced (sharedRegistry).
+    const announcing = { ...context, registry: sharedRegistry(registry, coordination.invalidations) };
+    const [first, second] = [createTenantRuntimes(announcing), createTenantRuntimes(announcing)];
+    try {
+      const { repository, tenant } = await crmTenant();
+      for (const instance of [first, second]) {
+        await coordination.invalidations.subscribe((message) => void instance.apply(message));
+      }
+      const [here, there] = [await first.get(tenant.id), await second.get(tenant.id)];
+      expect(fieldsOf(there)).not.toContain('reloadedField');
+      // The repository read on first open is stored as version 1 (data from before model versions).
+      expect([here.model.status.version, there.model.status.version]).toEqual([1, 1]);
+      changeRepository(repository);
+      const checkedBefore = here.model.status.checkedAt;
+      expect(await here.reloadModel()).toMatchObject({ state: 'LOADED', version: 2 });
+      const checkedByReload = here.model.status.checkedAt;
+      expect(checkedByReload).not.toBe(checkedBefore);
+      expect(fieldsOf(here)).toContain('reloadedField');
+      for (let i = 0; i < 100 && !fieldsOf(there).includes('reloadedField'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(fieldsOf(there)).toContain('reloadedField');
+      expect(there.model.status.version).toBe(2);
+      expect(here.model.status.checkedAt).toBe(checkedByReload);
+      expect((await registry.modelVersions.current(tenant.id))?.version).toBe(2);
+    } finally {
+      await first.closeAll();
+      await second.closeAll();
     }
+  });
+
+  it('switches an instance that heard no announcement when it follows the current versions (the poll)', async () => {
+    const { repository, tenant } = await crmTenant();
+    const [here, there] = [await runtimes.get(tenant.id), await other.get(tenant.id)];
+    changeRepository(repository);
+    expect((await here.reloadModel()).version).toBe(2);
+    expect(fieldsOf(there)).not.toContain('reloadedField');
+    await other.followModelVersions(await registry.modelVersions.currentOfAll());
     expect(fieldsOf(there)).toContain('reloadedField');
-    expect(here.model.status.checkedAt).toBe(checkedByReload);
+    expect(there.model.status).toMatchObject({ state: 'LOADED', version: 2 });
+  });
+
+  it('never makes a refused model a version: the current one keeps serving everywhere', async () => {
+    const { repository, tenant } = await crmTenant();
+    const [here, there] = [await runtimes.get(tenant.id), await other.get(tenant.id)];
+    writeFileSync(path.join(repository, 'classes/crm/company.json'), '{ not json');
+    const refused = await here.reloadModel();
+    expect(refused).toMatchObject({ state: 'REFUSED', version: 1 });
+    expect(refused.errors.length).toBeGreaterThan(0);
+    expect((await registry.modelVersions.list(tenant.id)).map((v) => v.version)).toEqual([1]);
+    await other.followModelVersions(await registry.modelVersions.currentOfAll());
+    expect(there.model.status).toMatchObject({ state: 'LOADED', version: 1 });
+    expect(here.data()).toBeDefined();
   });
 });

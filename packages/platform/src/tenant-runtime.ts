@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { NotFoundError } from '@odp/core';
+import { holdingLease, NotFoundError, UnavailableError } from '@odp/core';
 import type {
   Coordination,
   Invalidation,
@@ -15,7 +15,7 @@ import { ChangeSignal } from '@odp/data';
 import type { DataResources } from '@odp/data';
 import type { RebuildStatus, RebuildTracker, TenantAccessControl } from '@odp/acl';
 import type { ModelStatus, TenantModel } from '@odp/model-loader';
-import { AdminRequests, OwnAnnouncements } from './admin-requests.js';
+import { AdminRequests } from './admin-requests.js';
 import type { ClassJobKind } from './class-jobs.js';
 import type { TenantStores } from './tenant-stores.js';
 import { TenantEventStreams } from './event-streams.js';
@@ -54,15 +54,17 @@ export interface TenantRuntime {
   /** The tenant's model and its load status (`GET /admin/{tenant}/modelStatus`). */
   readonly model: TenantModel;
   /**
-   * Loads the model repository again (`POST /admin/{tenant}/reloadModel`, the push webhook, `odp model
-   * reload`); when the new model loads, the store, access control and object service switch to it.
-   * Resolves the new status (REFUSED or FAILED when refused).
+   * Loads the model repository again (`POST /admin/{tenant}/reloadModel`, the push webhook); when
+   * the new model loads, it is stored as a version the registry names current (every instance then
+   * switches to it) and the store, access control and object service switch to it here. Resolves
+   * the new status (REFUSED or FAILED when refused: the current version stays).
    */
   reloadModel(): Promise<ModelStatus>;
-  /** Reloads when `odp model reload` asked for it since the last check (see `modelReloadRequestKey`). */
-  applyRequestedReload(): Promise<void>;
-  /** Reloads because an instance announced a reload (announces nothing; skips this runtime's own). */
-  applyAnnouncedReload(): Promise<void>;
+  /**
+   * Switches to the model version the registry names current (`version` when the caller has read
+   * it) when this runtime serves another: an announcement, the poll. Resolves whether it switched.
+   */
+  syncModel(version?: number): Promise<boolean>;
   /** The tenant's rebuild job and its progress (one at a time; survives model reloads). */
   readonly rebuilds: RebuildTracker;
   /**
@@ -133,6 +135,27 @@ export interface RuntimeContext {
 
 export { REBUILD_LEASE_MS, jobLeaseName, rebuildLeaseName } from './tenant-jobs.js';
 
+/** A write lease lives at most this long when its holder dies mid-write (others wait for it). */
+const ACL_WRITE_LEASE_MS = 10_000;
+
+/**
+ * Runs an ACL-affecting write of the tenant holding the deployment-wide lease `acl-write:<tenant>`,
+ * so that two processes never derive access rows from a state the other is changing; a write that
+ * waited `LEASE_WAIT_MS` for it answers 503.
+ */
+function aclWriteLease(coordination: Coordination, tenantId: string) {
+  return <T>(work: () => Promise<T>): Promise<T> =>
+    holdingLease(
+      coordination.locks,
+      `acl-write:${tenantId}`,
+      {
+        ttlMs: ACL_WRITE_LEASE_MS,
+        onTimeout: () => new UnavailableError('Another write of this tenant is taking too long; try again.'),
+      },
+      work,
+    );
+}
+
 /**
  * The runtime of one tenant, composed of small units: the model switch (one immutable composition
  * per model version), the tenant's jobs with their leases, and the admin requests `odp` leaves in
@@ -156,6 +179,9 @@ export async function openTenantRuntime(
     ...(context.files ? { files: context.files.claimsFor(tenant.id) } : {}),
     ...(context.jobs ? { jobs: context.jobs } : {}),
     ...(context.gatewayLimit ? { assertGatewayWithinLimit: context.gatewayLimit(tenant.id) } : {}),
+    ...(coordination.changes.crossesProcesses
+      ? { acrossProcesses: aclWriteLease(coordination, tenant.id) }
+      : {}),
     search: context.search,
   };
   /** The switch once open: a write's announcement reads the event log of its current composition. */
@@ -164,27 +190,19 @@ export async function openTenantRuntime(
   const models = await ModelSwitch.open(
     tenant,
     dataDir,
-    context.config.maxModelBytes,
+    { registry: context.registry, config: context.config },
     announceChange,
     options,
   );
   opened.models = models;
   const current = () => models.current();
   const jobs = new TenantJobs(tenant.id, coordination, log, current);
-  const announcements = new OwnAnnouncements();
-  const reloadModel = async (): Promise<ModelStatus> => {
-    const { status, changed } = await models.reload();
-    if (changed) await announcements.publish(coordination, tenant.id, log);
-    return status;
-  };
   const requests = new AdminRequests(tenant.id, context.registry, log, {
-    reload: reloadModel,
     rebuild: (onError) => jobs.startRebuild(onError),
     hasModel: () => Boolean(models.model.model),
     loadDefaultData: () =>
       current().data.objects.jobs.loadDefaultData({ kind: 'system', tenantId: tenant.id }),
   });
-  await requests.init();
   // Last before the runtime exists, so that a failed open leaves no subscription behind.
   const stopChanges = await coordination.changes.subscribe(tenant.id, () => changes.notify());
   return {
@@ -192,12 +210,8 @@ export async function openTenantRuntime(
     dataDir,
     profiles: { profilesLinkedTo: (objectId) => context.registry.profilesLinkedTo(tenant.id, objectId) },
     model: models.model,
-    applyRequestedReload: () => requests.applyReload(),
-    reloadModel,
-    async applyAnnouncedReload() {
-      if (announcements.consumeOwn()) return;
-      await models.reload();
-    },
+    reloadModel: async () => (await models.reload()).status,
+    syncModel: (version) => models.sync(version),
     startRebuild: (onError) => jobs.startRebuild(onError),
     startExclusive: (start) => jobs.startExclusive(start),
     classJobs: jobs.classJobs,
@@ -267,9 +281,14 @@ export interface TenantRuntimes {
   closeAll(): Promise<void>;
   /**
    * Applies a change announced by any instance to the open runtimes: a tenant deleted (or created
-   * again) is evicted, an announced model reload is performed here too.
+   * again) is evicted, a tenant whose current model version changed switches to it.
    */
   apply(message: Invalidation): Promise<void>;
+  /**
+   * Switches every open runtime to the model version `current` names for its tenant (tenant id ->
+   * version, as the registry's poll reads them) when it serves another; a failure is logged.
+   */
+  followModelVersions(current: ReadonlyMap<string, number>): Promise<void>;
 }
 
 /**
@@ -322,7 +341,6 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
         runtime.catch(() => open.delete(tenantId));
       }
       return runtime.then(async (opened) => {
-        await opened.applyRequestedReload();
         await opened.applyRequestedRebuild();
         await opened.applyRequestedDefaultData();
         return opened;
@@ -347,7 +365,18 @@ export function createTenantRuntimes(context: RuntimeContext): TenantRuntimes {
       if (message.kind === 'tenant') await evict(message.tenantId);
       if (message.kind === 'model') {
         const runtime = open.get(message.tenantId);
-        if (runtime !== undefined) await (await runtime).applyAnnouncedReload();
+        if (runtime !== undefined) await (await runtime).syncModel();
+      }
+    },
+    async followModelVersions(current) {
+      const switching = [...open].map(async ([tenantId, runtime]) => {
+        const version = current.get(tenantId);
+        if (version !== undefined) await (await runtime).syncModel(version);
+      });
+      for (const outcome of await Promise.allSettled(switching)) {
+        if (outcome.status === 'rejected') {
+          context.log.error('model version switch failed', { error: String(outcome.reason) });
+        }
       }
     },
     async closeAll() {

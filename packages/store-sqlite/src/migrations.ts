@@ -104,6 +104,27 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX invitations_tenant ON invitations (tenant_id, created_at);
     `,
   },
+  {
+    version: 3,
+    name: 'model versions',
+    up: `
+      CREATE TABLE model_versions (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        bundle TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, version),
+        UNIQUE (tenant_id, hash)
+      );
+      CREATE TABLE current_model_versions (
+        tenant_id TEXT PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        FOREIGN KEY (tenant_id, version) REFERENCES model_versions (tenant_id, version)
+      );
+    `,
+  },
 ];
 
 /**

@@ -7,6 +7,7 @@
  */
 import { ConflictError, NotFoundError } from '@odp/core';
 import type { PlatformRegistry } from '@odp/core';
+import { describeModelVersionsContract } from './model-versions.contract.js';
 import { perCase } from './per-case.js';
 
 export function describePlatformRegistryContract(
@@ -24,6 +25,7 @@ export function describePlatformRegistryContract(
     describeInvitationsContract(registry);
     describeSuspensionAndKeysContract(registry);
     describeFreshnessContract(registry, open);
+    describeModelVersionsContract(registry, open);
   });
 }
 

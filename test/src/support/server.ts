@@ -75,6 +75,8 @@ export interface TestServer {
   readonly extraEnv: Readonly<Record<string, string>>;
   /** Everything the server wrote to stdout and stderr so far. */
   output(): string;
+  /** The process id of the server (with several api processes, of their primary). */
+  readonly pid: number;
   /**
    * Runs `odp <args> --json` against the same configuration; resolves the parsed object, rejects on
    * failure. Runs the command's code in-process (fast); `runOdpProcess` runs the real executable.
@@ -214,6 +216,9 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     PORT: String(port),
     ODP_BASE_URL: `http://127.0.0.1:${port}`,
     ODP_DATA_DIR: dataDir,
+    // One process unless a suite asks for more (test/src/api-processes.test.ts): suites stay light
+    // on a shared machine, and a suite that kills the server kills the whole api.
+    ODP_API_PROCESSES: '1',
     ...extraEnv,
   };
   const child = spawn(
@@ -274,6 +279,7 @@ async function startOnce(options: ServerOptions): Promise<TestServer> {
     env,
     extraEnv,
     output: () => output,
+    pid: child.pid ?? 0,
     odpRaw,
     async kill() {
       child.kill('SIGKILL');

@@ -86,6 +86,9 @@ const RUN = randomUUID().slice(0, 8);
 /** The PDF report's large field: the client's legal name, which the invoice template prints. */
 const REPORT_FIELD_CHARS = 200_000;
 
+/** The codings a browser (and Node's fetch) accepts: what a client of the OpenAPI document sends. */
+const BROWSER_ENCODINGS = 'gzip, deflate, br';
+
 export const REQUEST_FLOODS: readonly Flood[] = [
   {
     kind: 'lists',
@@ -118,9 +121,14 @@ export const REQUEST_FLOODS: readonly Flood[] = [
   },
   {
     kind: 'OpenAPI',
-    describe: (c) => `GET /metadata/{A}/openapi.json on ${c.connections} connections`,
+    describe: (c) =>
+      `GET /metadata/{A}/openapi.json with Accept-Encoding: ${BROWSER_ENCODINGS} (as browsers and fetch send), ` +
+      `on ${c.connections} connections`,
     prepare: async (context) =>
-      requestFlood(context, () => ({ path: `/metadata/${context.tenantId}/openapi.json` })),
+      requestFlood(context, () => ({
+        path: `/metadata/${context.tenantId}/openapi.json`,
+        headers: { 'accept-encoding': BROWSER_ENCODINGS },
+      })),
   },
   {
     kind: 'PDF reports',

@@ -9,6 +9,8 @@ export interface LoadRequest {
   readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly body?: string;
+  /** Headers of this request, besides the load's own. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface LoadOptions {
@@ -64,7 +66,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
         {
           setupRequest: (request) => {
             const next = options.nextRequest();
-            return { ...request, method: next.method ?? 'GET', path: next.path, body: next.body };
+            return {
+              ...request,
+              method: next.method ?? 'GET',
+              path: next.path,
+              body: next.body,
+              headers: { ...request.headers, ...next.headers },
+            };
           },
         },
       ],

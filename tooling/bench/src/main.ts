@@ -11,6 +11,8 @@
  * `pnpm bench --cli [--calls 15]`: the time of one `odp` call, end to end, alone (cli.ts).
  * `pnpm bench --startup [--starts 5]`: start-up time and idle memory of the api, from its sources
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
+ * `--api-processes N` (default 1): the api's processes (`ODP_API_PROCESSES`); its CPU per request
+ * then counts every process.
  * `pnpm bench --peers [--sizes 100000] [--duration 10] [--repetitions 3]`: this platform beside
  * PocketBase, side by side (peers.ts; builds PocketBase's Go module once, so never part of `--quick`).
  * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
@@ -37,7 +39,7 @@ import { runLoad } from './load.js';
 import type { LoadFigures } from './load.js';
 import { measureEngine } from './engine.js';
 import { measureModelLoads } from './model-load.js';
-import { matrixProblems, measureNoisyNeighbours, neighbourTable } from './noisy-neighbour.js';
+import { matrixProblems, measureNoisyNeighbours, neighbourTable, selectedFloods } from './noisy-neighbour.js';
 import type { NeighbourMatrix } from './noisy-neighbour.js';
 import { LIST, deepCursorPath, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
@@ -67,6 +69,7 @@ const { values: flags } = parseArgs({
     startup: { type: 'boolean', default: false },
     starts: { type: 'string', default: '5' },
     neighbours: { type: 'boolean', default: false },
+    floods: { type: 'string' },
     peers: { type: 'boolean', default: false },
     repetitions: { type: 'string', default: '3' },
     calls: { type: 'string', default: '15' },
@@ -75,6 +78,7 @@ const { values: flags } = parseArgs({
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '10' },
+    'api-processes': { type: 'string', default: '1' },
     out: { type: 'string', default: path.join(REPO_ROOT, 'bench-results') },
   },
 });
@@ -88,7 +92,10 @@ const durationSeconds = Number(flags.duration ?? (flags.quick ? 1 : 10));
  */
 const neighbourSeconds = Number(flags.duration ?? (flags.quick ? 1 : 5));
 const neighbourWarmupSeconds = flags.quick ? 0 : 2;
+/** The matrix's rows to measure (`--floods lists,small creates`): all by default. */
+const floods = selectedFloods(flags.floods?.split(','));
 const connections = Number(flags.connections);
+const apiProcesses = Number(flags['api-processes']);
 /** Each HTTP measurement follows this much of the same load, unrecorded (load.ts). */
 const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
@@ -211,7 +218,7 @@ async function measureSize(
     };
     const api = await startChild(
       'apps/api/src/main.ts',
-      { ...stack.env, ODP_DATA_DIR: dataDir },
+      { ...stack.env, ODP_DATA_DIR: dataDir, ODP_API_PROCESSES: String(apiProcesses) },
       'ODP api is running',
     );
     // Opens both tenants and lets their search indexes catch up (on the scale-out stack the
@@ -303,6 +310,7 @@ async function measureSize(
         phaseSeconds: neighbourSeconds,
         warmupSeconds: neighbourWarmupSeconds,
         connections,
+        floods,
         quick: flags.quick,
         log,
       });
@@ -457,7 +465,7 @@ if (flags.neighbours) {
 const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
-  settings: { stack: stack.description, durationSeconds, connections, sizes },
+  settings: { stack: stack.description, durationSeconds, connections, apiProcesses, sizes },
   ceilings: await measureCeilings(),
   operations: [],
   neighbours: [],

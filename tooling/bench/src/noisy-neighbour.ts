@@ -40,6 +40,8 @@ export interface NeighbourOptions {
   readonly warmupSeconds: number;
   /** A's connections for the floods of single requests. */
   readonly connections: number;
+  /** The rows to measure, in order (selectedFloods). */
+  readonly floods: readonly Flood[];
   readonly quick: boolean;
   readonly log: (line: string) => void;
 }
@@ -195,6 +197,19 @@ async function measureRow(
   }
 }
 
+/** The floods named in `kinds` (case-insensitive), in the matrix's order; every flood without it. */
+export function selectedFloods(kinds: readonly string[] | undefined): Flood[] {
+  if (kinds === undefined) return [...FLOODS];
+  const wanted = new Set(kinds.map((kind) => kind.trim().toLowerCase()));
+  const selected = FLOODS.filter((flood) => wanted.has(flood.kind.toLowerCase()));
+  if (selected.length !== wanted.size) {
+    throw new Error(
+      `--floods names ${[...wanted].join(', ')}; the rows are ${FLOODS.map((f) => f.kind).join(', ')}.`,
+    );
+  }
+  return selected;
+}
+
 export async function measureNoisyNeighbours(options: NeighbourOptions): Promise<NeighbourMatrix> {
   const context: FloodContext = {
     baseUrl: options.api.baseUrl,
@@ -205,7 +220,7 @@ export async function measureNoisyNeighbours(options: NeighbourOptions): Promise
     log: options.log,
   };
   const rows: NeighbourRow[] = [];
-  for (const flood of FLOODS) {
+  for (const flood of options.floods) {
     options.log(`  tenant A floods with ${flood.kind}`);
     rows.push(await measureRow(flood, context, options));
   }

@@ -108,11 +108,31 @@ export async function startProcess(options: {
 /** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
 
-/** User + system CPU time of a process, in ms, from `/proc/<pid>/stat` (fields 14 and 15). */
+/**
+ * User + system CPU time of a process and its descendants, in ms, from `/proc/<pid>/stat` (fields
+ * 14-17: its own, and that of its children that ended) and its live children: the api processes
+ * of `ODP_API_PROCESSES` and the isolated tasks count with the process that started them.
+ */
 function processCpuMs(pid: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0; // ended since its parent listed it: its time is now the parent's
+  }
   // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  const fields = stat.split(') ')[1]?.split(' ') ?? [];
+  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+  return (ticks * 1000) / USER_HZ + childrenOf(pid).reduce((sum, child) => sum + processCpuMs(child), 0);
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    const listed = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+    return listed.split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /**

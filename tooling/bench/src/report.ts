@@ -46,6 +46,8 @@ export interface BenchRun {
     readonly stack?: string;
     readonly durationSeconds: number;
     readonly connections: number;
+    /** The api's processes (`--api-processes`, `ODP_API_PROCESSES`); absent in runs before it existed: 1. */
+    readonly apiProcesses?: number;
     readonly sizes: number[];
   };
   readonly ceilings: Ceilings;
@@ -78,7 +80,8 @@ const cpuNote = (figures: LoadFigures): string =>
 export function markdownTable(run: BenchRun): string {
   const lines = [
     `Machine: ${run.machine.cores} cores (${run.machine.cpuModel}), Node ${run.machine.node}; ` +
-      `${run.settings.durationSeconds}s per operation at ${run.settings.connections} connections.`,
+      `${run.settings.durationSeconds}s per operation at ${run.settings.connections} connections` +
+      `${(run.settings.apiProcesses ?? 1) > 1 ? `, ${run.settings.apiProcesses} api processes` : ''}.`,
     ...(run.settings.stack ? ['', `Stack: ${run.settings.stack}.`] : []),
     '',
     `Ceilings: bare node:http ${fixed(run.ceilings.bareHttp.requestsPerSecond, 0)} req/s ` +

@@ -20,6 +20,7 @@ import { eventStream } from './data-events.js';
 import { idempotent, recordAnswerBody } from './idempotency.js';
 import type { KeyedWriteContext } from './idempotency.js';
 import { routeModule } from './router.js';
+import { sendJsonInSlices } from '../sliced-json.js';
 import { answerWrite, prefersRepresentation } from './write-answers.js';
 
 /** First path segments after `/data/{tenant}/` that other route modules own. */
@@ -94,7 +95,7 @@ export function dataRoutes(deps: AppDeps): Router {
     res.json(await data.values(account, listPath(req), param(req, 'fieldName'), query));
   });
   const list = handle(async (req, res, { account, data, query }) => {
-    res.json(await data.list(account, listPath(req), query));
+    await sendJsonInSlices(req, res, await data.list(account, listPath(req), query));
   });
 
   router.get('/data/:tenant/:typeName/distinct', distinct);

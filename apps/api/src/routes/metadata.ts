@@ -4,8 +4,8 @@
  * - `GET /metadata/{tenant}/classes`: the model's classes, each with the addresses of its list and
  *   its metadata, so a client discovers the API from the API.
  * - `GET /metadata/{tenant}/openapi.json`: the tenant's REST API as an OpenAPI 3.1 document generated
- *   from its model (`@odp/openapi`), once per model version (model-documents.ts), with an `ETag`
- *   (`If-None-Match` with it answers 304).
+ *   from its model (`@odp/openapi`), once per model version (model-documents.ts), in gzip or brotli
+ *   by `Accept-Encoding`, with an `ETag` (`If-None-Match` with it answers 304: encoded-document.ts).
  * - `GET /metadata/{tenant}/types.d.ts`: TypeScript declarations of the model's classes for
  *   `@odp/client` (`@odp/typegen`, the same text `odp types` writes), once per model version too.
  * - `GET /metadata/{tenant}/dataObject?classes=a,b`: fields and relations of that class combination
@@ -30,7 +30,8 @@ import {
 import { migrationDefinitionSchema } from '@odp/migration-schema';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
-import { openApiBytes, typesBytes } from '../model-documents.js';
+import { sendDocument } from '../encoded-document.js';
+import { openApiDocument, typesDocument } from '../model-documents.js';
 import { routeModule } from './router.js';
 
 export function metadataRoutes(deps: AppDeps): Router {
@@ -57,16 +58,16 @@ export function metadataRoutes(deps: AppDeps): Router {
     res.json({ classes, _links: { openapi: { href: `/metadata/${tenantId}/openapi.json` } } });
   });
 
-  router.get('/metadata/:tenant/openapi.json', async (_req, res) => {
+  router.get('/metadata/:tenant/openapi.json', async (req, res) => {
     const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
-    const { bytes, etag } = openApiBytes(runtime.model.requireModel(), runtime.tenant, deps.config.baseUrl);
-    res.type('application/vnd.oai.openapi+json; charset=utf-8').setHeader('ETag', etag).send(bytes);
+    const document = openApiDocument(runtime.model.requireModel(), runtime.tenant, deps.config.baseUrl);
+    await sendDocument(req, res, document, 'application/vnd.oai.openapi+json; charset=utf-8');
   });
 
-  router.get('/metadata/:tenant/types.d.ts', async (_req, res) => {
+  router.get('/metadata/:tenant/types.d.ts', async (req, res) => {
     const runtime = await deps.runtimes.get(tenantRequest(res).tenantId);
-    const { bytes, etag } = typesBytes(runtime.model.requireModel(), runtime.tenant);
-    res.type('application/typescript; charset=utf-8').setHeader('ETag', etag).send(bytes);
+    const document = typesDocument(runtime.model.requireModel(), runtime.tenant);
+    await sendDocument(req, res, document, 'application/typescript; charset=utf-8');
   });
 
   router.get('/metadata/:tenant/dataObject', describe(describeDataObject));

@@ -8,7 +8,8 @@
  *
  * The rendering runs in a process of its own within `ODP_REPORT_MEMORY_MB` and `ODP_REPORT_TIMEOUT_MS`
  * (`renderIsolated`): over a limit, or with a template that fails, 422 `report-failed`. A tenant
- * renders at most `ODP_TENANT_REPORTS` reports at once in this process; one more is 429.
+ * renders at most `ODP_TENANT_REPORTS` reports at once in this process; one more is 429, answered
+ * before the object is read.
  */
 import { Readable } from 'node:stream';
 import { ValidationError } from '@odp/core';
@@ -48,15 +49,15 @@ export function reportRoutes(deps: AppDeps): Router {
     const { tenantId, account } = tenantRequest(res);
     const language = languageParam(req.query['language']);
     const runtime = await deps.runtimes.get(tenantId);
-    const data = runtime.data();
-    const { report, context } = await data.reportContext(
-      account,
-      param(req, 'typeName'),
-      param(req, 'id'),
-      param(req, 'reportName'),
-    );
-    const job = reportJob(runtime.model.requireModel(), report, context, language, report.name);
-    const document = await renderings.run(tenantId, () => renderIsolated(job, { memoryMb, timeoutMs }));
+    // The slot is taken before the object and its related objects are read: a tenant at its cap
+    // is refused before that work (a flood of refused renderings costs the api little).
+    const document = await renderings.run(tenantId, async () => {
+      const { report, context } = await runtime
+        .data()
+        .reportContext(account, param(req, 'typeName'), param(req, 'id'), param(req, 'reportName'));
+      const job = reportJob(runtime.model.requireModel(), report, context, language, report.name);
+      return renderIsolated(job, { memoryMb, timeoutMs });
+    });
     const file = await deps.files.storeGenerated(
       tenantId,
       { fileName: document.fileName, contentType: document.contentType },

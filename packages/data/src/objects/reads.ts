@@ -3,7 +3,7 @@
  * profile links to, and pages, distinct values, field values and aggregates of a query plan, each
  * through the account's access filter. Objects come back rendered (see {@link Renderer}).
  */
-import { NotFoundError, UNRESTRICTED, invalidSearchCursor } from '@odp/core';
+import { LoopSlices, NotFoundError, UNRESTRICTED, invalidSearchCursor } from '@odp/core';
 import type {
   Account,
   AccessFilter,
@@ -107,7 +107,7 @@ export class ObjectReads {
       after === null ? plan : { ...plan, after: this.listCursors().open(after, plan) },
       await this.filter(account),
     );
-    const objects = this.withinBudget(await this.render(account, rows.slice(0, plan.size)));
+    const objects = await this.withinBudget(await this.render(account, rows.slice(0, plan.size)));
     const hasNext = rows.length > objects.length;
     const last = positions[objects.length - 1];
     const nextAfter = hasNext && last !== undefined ? this.deps.listCursors?.seal(plan, last) : undefined;
@@ -123,15 +123,18 @@ export class ObjectReads {
 
   /**
    * The leading objects of a page whose JSON fits the page byte budget (at least one, so paging
-   * always advances); the next page then starts right after the last one kept.
+   * always advances); the next page then starts right after the last one kept. Measured in slices
+   * of the event loop.
    */
-  private withinBudget(objects: DataObject[]): DataObject[] {
+  private async withinBudget(objects: DataObject[]): Promise<DataObject[]> {
     const budget = this.deps.limits?.maxPageBytes;
     if (budget === undefined) return objects;
+    const slices = new LoopSlices();
     let used = 0;
     for (let kept = 0; kept < objects.length; kept++) {
       used += jsonBytes(objects[kept]);
       if (used > budget && kept > 0) return objects.slice(0, kept);
+      await slices.next();
     }
     return objects;
   }

@@ -12,7 +12,7 @@ import type { DataServiceDeps } from '../deps.js';
 import { isPlainObject, sameJson } from '../encode.js';
 import { filesByField } from '../held-files.js';
 import { HISTORY_KEY } from '../history.js';
-import { relayOutbox } from '../outbox.js';
+import { OutboxRelay } from '../outbox.js';
 import { gatewayJobs, gatewayScripts } from '../scripts.js';
 import { UnitOfWork } from '../unit-of-work.js';
 
@@ -32,8 +32,11 @@ export function frozen(draft: Draft): StoredObject {
 export class WriteContext {
   /** The model's relations by key. */
   readonly relations = new Map<string, RelationDef>();
+  /** The relay of the tenant outbox into the job queue, shared by this context's commits. */
+  private readonly outboxRelay: OutboxRelay | undefined;
 
   constructor(readonly deps: DataServiceDeps) {
+    this.outboxRelay = deps.jobs ? new OutboxRelay(deps.store, deps.jobs) : undefined;
     for (const cls of deps.model.classes.values()) {
       for (const end of cls.relations.values()) this.relations.set(end.relation.key, end.relation);
     }
@@ -108,7 +111,8 @@ export class WriteContext {
    * Writes the unit of work. Uploads it stores are claimed before the write and settled after it
    * (see `UploadClaims`), so the bytes of released files are deleted only once the write that
    * released them is durable. When the batch queued jobs, the tenant outbox is relayed into the job
-   * queue at once (a failed relay leaves them in the outbox, where the worker's sweep finds them).
+   * queue before the commit resolves (one relay for the writes that commit while one runs:
+   * `OutboxRelay`; a failed relay leaves them in the outbox, where the worker's sweep finds them).
    */
   async commit(uow: UnitOfWork): Promise<void> {
     const batch = uow.batch();
@@ -125,10 +129,8 @@ export class WriteContext {
       }
     }
     this.deps.onChange?.();
-    if ((batch.jobs?.length ?? 0) > 0 && this.deps.jobs) {
-      await relayOutbox(this.deps.store, this.deps.jobs).catch((error: unknown) =>
-        this.deps.onRelayError?.(error),
-      );
+    if ((batch.jobs?.length ?? 0) > 0 && this.outboxRelay) {
+      await this.outboxRelay.relay().catch((error: unknown) => this.deps.onRelayError?.(error));
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * The platform registry (tenants, profiles, API keys, settings) on MongoDB, for deployments whose
+ * The platform registry (tenants, profiles, API keys, settings, model versions) on MongoDB, for deployments whose
  * api instances run on several hosts and so cannot share the embedded registry's SQLite file.
  *
  * One database (the one `ODP_MONGODB_URL` names in its path, else `odp_platform`) with a collection per record kind. Every uniqueness rule
@@ -42,6 +42,7 @@ import type {
   UserProfile,
 } from '@odp/core';
 import { connectMongo, databaseOf } from '../connect.js';
+import { MongoModelVersions } from './model-versions.js';
 
 /** The registry's database when the address names none (tenant databases are `odp_<hex id>`). */
 export const PLATFORM_DATABASE = 'odp_platform';
@@ -139,6 +140,8 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   private readonly apiKeys: Collection<ApiKeyDocument>;
   private readonly invitations: Collection<InvitationDocument>;
   private readonly settings: Collection<SettingDocument>;
+  /** The tenants' model versions (model-versions.ts). */
+  readonly modelVersions: MongoModelVersions;
 
   constructor(
     private readonly client: MongoClient,
@@ -150,6 +153,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     this.apiKeys = db.collection('apiKeys');
     this.invitations = db.collection('invitations');
     this.settings = db.collection('settings');
+    this.modelVersions = new MongoModelVersions(db);
   }
 
   /** The indexes of the tenant-scoped lists; uniqueness needs none (it is carried by `_id`). */
@@ -157,6 +161,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     await this.profiles.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.apiKeys.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
     await this.invitations.createIndex({ tenantId: 1, createdAt: 1, seq: 1 });
+    await this.modelVersions.createIndexes();
   }
 
   async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
@@ -199,6 +204,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
     await this.invitations.deleteMany({ tenantId: id });
     await this.profiles.deleteMany({ tenantId: id });
     await this.profilePersons.deleteMany({ tenantId: id });
+    await this.modelVersions.deleteTenant(id);
     return (await this.tenants.deleteOne({ _id: id })).deletedCount > 0;
   }
 

@@ -23,6 +23,7 @@ import type {
   UserProfile,
 } from '@odp/core';
 import { openSharedDatabase, PLATFORM_MIGRATIONS } from '../migrations.js';
+import { SqliteModelVersions } from './model-versions.js';
 import {
   INVITATION_COLUMNS,
   TENANT_COLUMNS,
@@ -72,11 +73,19 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
    */
   private checkedThisTurn: number | undefined;
 
+  /** The tenants' model versions (model-versions.ts). */
+  readonly modelVersions: SqliteModelVersions;
+
   constructor(
     private readonly db: Database.Database,
     /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
-  ) {}
+  ) {
+    this.modelVersions = new SqliteModelVersions(db, () => {
+      this.remembered.clear();
+      writesInThisProcess += 1;
+    });
+  }
 
   async createTenant(input: { name: string; modelSource: string | null }): Promise<TenantRecord> {
     const row: TenantRow = {

@@ -80,17 +80,45 @@ export class AccessRows {
       .run(n);
   }
 
-  /** Replaces the ACL rows of each entry's object (an object no longer stored is skipped). */
+  /**
+   * Brings the ACL rows of each entry's object to the entry's rows (an object no longer stored is
+   * skipped), writing only the rows that differ: a write that leaves an object's access alone (a
+   * patch of an amount) dirties no page of `acl`, `acl_cls` or their indexes. The `acl_cls` rows
+   * of an access control the object lost are deleted, those of one it gained inserted.
+   */
   putAclRows(entries: WriteBatch['aclRows']): void {
     for (const entry of entries ?? []) {
       const n = this.database.objectKey(entry.objectId);
       if (n === null) continue;
-      this.database.statement('DELETE FROM acl WHERE n = ?').run(n);
+      const stored = this.database
+        .statement('SELECT ac, node, def FROM acl WHERE n = ?')
+        .raw(true)
+        .all(n) as [ac: string, node: string, def: string][];
+      const rowKey = (ac: string, node: string, def: string) => `${ac}\u0000${node}\u0000${def}`;
+      const wanted = new Set(entry.rows.map((row) => rowKey(row.acId, row.nodeId, row.definition)));
+      const present = new Set(stored.map((row) => rowKey(...row)));
+      const remove = this.database.statement(
+        'DELETE FROM acl WHERE n = ? AND ac = ? AND node = ? AND def = ?',
+      );
+      for (const row of stored) if (!wanted.has(rowKey(...row))) remove.run(n, ...row);
       const insert = this.database.statement(
         'INSERT OR IGNORE INTO acl (n, ac, node, def) VALUES (?, ?, ?, ?)',
       );
-      for (const row of entry.rows) insert.run(n, row.acId, row.nodeId, row.definition);
-      this.refreshAclClasses(n);
+      for (const row of entry.rows) {
+        if (!present.has(rowKey(row.acId, row.nodeId, row.definition))) {
+          insert.run(n, row.acId, row.nodeId, row.definition);
+        }
+      }
+      const acsBefore = new Set(stored.map(([ac]) => ac));
+      const acsAfter = new Set(entry.rows.map((row) => row.acId));
+      for (const ac of acsBefore) {
+        if (!acsAfter.has(ac))
+          this.database.statement('DELETE FROM acl_cls WHERE n = ? AND ac = ?').run(n, ac);
+      }
+      const insertClasses = this.database.statement(
+        'INSERT OR IGNORE INTO acl_cls (ac, c, n) SELECT ?, m.c, m.n FROM cls m WHERE m.n = ?',
+      );
+      for (const ac of acsAfter) if (!acsBefore.has(ac)) insertClasses.run(ac, n);
     }
   }
 

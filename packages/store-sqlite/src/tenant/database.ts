@@ -71,6 +71,14 @@ export class TenantDatabase {
     }
   }
 
+  /**
+   * `PRAGMA data_version`: changes whenever another connection (another process) committed to the
+   * database since the previous call on this connection; this connection's own commits leave it.
+   */
+  dataVersion(): number {
+    return this.statement('PRAGMA data_version').pluck().get() as number;
+  }
+
   /** A prepared statement, from a bounded cache (the oldest is dropped first). */
   statement(sql: string): Database.Statement {
     const cached = this.statements.get(sql);

@@ -2,7 +2,8 @@
  * Reading object rows back as `StoredObject`s: by id under an access filter, by key in a given
  * order, in id order (scans), each with its forward links read in one query.
  */
-import type { AccessFilter, StoredObject } from '@odp/core';
+import { mapInSlices } from '@odp/core';
+import type { AccessFilter, LoopSlices, StoredObject } from '@odp/core';
 import type { TenantDatabase } from './database.js';
 import { compileAccess } from './query/access.js';
 import type { Sql } from './query/sql.js';
@@ -58,6 +59,20 @@ export class ObjectRows {
   /** StoredObjects of rows, with their forward links read in one query. */
   hydrate(rows: readonly ObjectRow[]): StoredObject[] {
     if (rows.length === 0) return [];
+    const links = this.linksOf(rows);
+    return rows.map((row) => toStoredObject(row, links.get(row.n) ?? {}));
+  }
+
+  /** As {@link hydrate}, in slices of the event loop (the rows of a page of up to 1,000 objects). */
+  async hydrateInSlices(rows: readonly ObjectRow[], slices: LoopSlices): Promise<StoredObject[]> {
+    if (rows.length === 0) return [];
+    const links = this.linksOf(rows);
+    await slices.next();
+    return mapInSlices(rows, (row) => toStoredObject(row, links.get(row.n) ?? {}), slices);
+  }
+
+  /** The forward links of rows, by key, read in one query. */
+  private linksOf(rows: readonly ObjectRow[]): Map<number, Record<string, string[]>> {
     const linkRows = this.database
       .statement(
         `SELECT l.src AS src, substr(k.name, 3) AS rel, t.id AS dst FROM links l
@@ -71,7 +86,7 @@ export class ObjectRows {
       (ofObject[link.rel] ??= []).push(link.dst);
       links.set(link.src, ofObject);
     }
-    return rows.map((row) => toStoredObject(row, links.get(row.n) ?? {}));
+    return links;
   }
 }
 

@@ -30,6 +30,7 @@ import type {
   TenantStore,
   WriteBatch,
 } from '@odp/core';
+import { LoopSlices } from '@odp/core';
 import { AccessRows } from './access-rows.js';
 import { TenantAggregates } from './aggregates.js';
 import { AppliedModel } from './applied-model.js';
@@ -167,9 +168,13 @@ export class SqliteTenantStore implements TenantStore {
     return this.rows.hydrate(this.rows.byKey(this.planner.listKeys(plan, access)));
   }
 
+  /** A page of a list, its queries and its rows' conversion in slices of the event loop. */
   async page(plan: ListPlan, access: AccessFilter): Promise<ListPage> {
+    const slices = new LoopSlices();
     const keys = this.planner.listKeys(plan, access);
+    await slices.next();
     const rows = this.rows.byKey(keys);
+    await slices.next();
     const key = compileSort(this.model.current, this.database.keys, plan.className, plan.sort, access).key(
       'o.n',
     );
@@ -184,8 +189,9 @@ export class SqliteTenantStore implements TenantStore {
         sortKeys.set(row.n, row.k);
       }
     }
+    await slices.next();
     return {
-      rows: this.rows.hydrate(rows),
+      rows: await this.rows.hydrateInSlices(rows, slices),
       positions: rows.map((row) => ({ key: positionKey(sortKeys.get(row.n)), seq: row.n })),
     };
   }
@@ -273,6 +279,10 @@ export class SqliteTenantStore implements TenantStore {
 
   async holdingsOfAcId(acId: string): Promise<Holding[]> {
     return this.accessRows.holdingsOfAcId(acId);
+  }
+
+  commitsElsewhere(): number {
+    return this.database.dataVersion();
   }
 
   async storedAclIds(): Promise<{ nodeIds: string[]; stepIds: string[] }> {

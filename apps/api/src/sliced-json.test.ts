@@ -1,0 +1,45 @@
+import { LoopSlices } from '@odp/core';
+import { stringifyInSlices } from './sliced-json.js';
+
+describe('stringifyInSlices', () => {
+  it('writes the text JSON.stringify writes, for a page and for other values', async () => {
+    const page = {
+      _embedded: {
+        invoices: Array.from({ length: 50 }, (_, index) => ({
+          _id: `id ${index}`,
+          amount: index / 3,
+          note: 'naïve ✓ "quoted" \\ \u2028',
+          skipped: undefined,
+          at: new Date(Date.UTC(2026, 10, index + 1)),
+          lines: [1, null, { nested: [true] }],
+        })),
+      },
+      _links: { self: { href: '/data/t/invoices?size=50' }, next: undefined },
+      empty: [],
+      sparse: [undefined, () => 1],
+    };
+    for (const value of [page, [], {}, 'text', 3, null, new Date(0), { toJSON: () => 'custom' }, [page]]) {
+      expect(await stringifyInSlices(value)).toBe(JSON.stringify(value));
+    }
+    expect(await stringifyInSlices(undefined)).toBeUndefined();
+  });
+
+  it('yields to the event loop between elements once a slice is used up', async () => {
+    const order: string[] = [];
+    setImmediate(() => order.push('other work'));
+    const text = stringifyInSlices([{ a: 1 }, { b: 2 }, { c: 3 }], new LoopSlices(0)).then((done) => {
+      order.push('serialised');
+      return done;
+    });
+    expect(await text).toBe('[{"a":1},{"b":2},{"c":3}]');
+    expect(order).toEqual(['other work', 'serialised']);
+  });
+
+  it('serialises a short array in one go while its slice lasts', async () => {
+    const order: string[] = [];
+    setImmediate(() => order.push('other work'));
+    await stringifyInSlices([{ a: 1 }, { b: 2 }], new LoopSlices(60_000));
+    order.push('serialised');
+    expect(order).toEqual(['serialised']);
+  });
+});
