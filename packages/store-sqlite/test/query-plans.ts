@@ -34,3 +34,18 @@ export function explainListWalk(
 export function explainGet(store: SqliteTenantStore, id: string, access: AccessFilter): string[] {
   return explain(store, storePartsOf(store).rows.fetchQuery('o.id = ?', [id], access));
 }
+
+/**
+ * Counts, from now on, the statements the store prepares or reuses whose text is `text` (each
+ * query run asks for its statement once): whether a given query ran, seen from outside the planner.
+ */
+export function countStatementRuns(store: SqliteTenantStore, text: string): () => number {
+  const { database } = storePartsOf(store);
+  const statement = database.statement.bind(database);
+  let runs = 0;
+  database.statement = (sql: string) => {
+    if (sql === text) runs += 1;
+    return statement(sql);
+  };
+  return () => runs;
+}

@@ -16,7 +16,7 @@ import type { CompiledSelection, Driver, Sql } from './query/sql.js';
 
 /** How long a remembered driver count may serve plans (writes through the store forget it at once). */
 const DRIVER_COUNT_TTL_MS = 2000;
-/** Remembered driver counts at most (the distinct filter ranges of recent lists). */
+/** Remembered driver counts, and walks that ended short, at most (the distinct lists of the moment). */
 const MAX_DRIVER_COUNTS = 1000;
 
 export class ListPlanner {
@@ -29,6 +29,17 @@ export class ListPlanner {
    */
   private readonly driverCounts = new Map<string, { readonly count: number; readonly at: number }>();
 
+  /**
+   * Walks that ended without a whole page (by query text and parameters), remembered for a moment
+   * like the driver counts. A walk ends short when the rows ahead in the list's order are ones the
+   * selection leaves out (invoices a viewer may not read sorting ahead of the viewer's own): walking
+   * them again for the same page would again end short, and then the page query answers anyway.
+   * Only the choice of query is remembered, never rows: the page query answers whatever the walk
+   * would have, so a stale entry costs at most the walk it spares. Forgotten on every write through
+   * this store, and after {@link DRIVER_COUNT_TTL_MS}.
+   */
+  private readonly shortWalks = new Map<string, number>();
+
   constructor(
     private readonly database: TenantDatabase,
     private readonly model: AppliedModel,
@@ -39,12 +50,16 @@ export class ListPlanner {
      */
     readonly driverLimit: number,
   ) {
-    database.onForget('write', () => this.driverCounts.clear());
+    database.onForget('write', () => {
+      this.driverCounts.clear();
+      this.shortWalks.clear();
+    });
   }
 
   /**
    * The object keys of one page (`size + 1` rows at most), in order: the bounded walk in order when
-   * the plan has one and it finds the whole page, else the page query.
+   * the plan has one and it finds the whole page, else the page query. The same walk is not tried
+   * again for a moment once it ended short (see {@link shortWalks}).
    */
   listKeys(plan: ListPlan, access: AccessFilter): number[] {
     const queries = this.listQueries(plan, access);
@@ -55,8 +70,18 @@ export class ListPlanner {
         .pluck()
         .all(...query.params) as number[];
     if (queries.walk !== undefined) {
-      const walked = keysOf(queries.walk);
-      if (walked.length === plan.size + 1) return walked;
+      const key = `${queries.walk.text}\u0000${JSON.stringify(queries.walk.params)}`;
+      const now = Date.now();
+      const endedShort = this.shortWalks.get(key);
+      if (endedShort === undefined || now - endedShort >= DRIVER_COUNT_TTL_MS) {
+        const walked = keysOf(queries.walk);
+        if (walked.length === plan.size + 1) {
+          this.shortWalks.delete(key);
+          return walked;
+        }
+        if (this.shortWalks.size >= MAX_DRIVER_COUNTS) this.shortWalks.clear();
+        this.shortWalks.set(key, now);
+      }
     }
     return keysOf(queries.page);
   }
@@ -96,13 +121,17 @@ export class ListPlanner {
         ? (selection.candidates.find((candidate) => candidate.orderedByN) ?? selection.classDriver)
         : undefined);
     const query = (driver: Driver, walked?: number): Sql => {
-      const where = whereClause(selection, driver);
       const seek = plan.after === undefined ? null : sort.after(driver, plan.after);
       const order = sort.orderBy(driver);
       if (walked === undefined) {
+        const where = whereClause(
+          selection,
+          driver.repeating === undefined ? driver : { ...driver, where: driver.repeating.where },
+        );
         return {
           text:
-            `SELECT ${driver.n} FROM ${driver.from} WHERE ${where.text}${seek === null ? '' : ` AND ${seek.text}`} ` +
+            `SELECT ${driver.repeating === undefined ? '' : 'DISTINCT '}${driver.n} FROM ${driver.from} ` +
+            `WHERE ${where.text}${seek === null ? '' : ` AND ${seek.text}`} ` +
             `ORDER BY ${order.text} LIMIT ? OFFSET ?`,
           params: [...where.params, ...(seek?.params ?? []), ...order.params, limit, offset],
         };

@@ -93,7 +93,7 @@ export function compileSelection(
  * like the other candidates (a bounded count of its rows), it drives only when the grants are
  * selective for this class. An object carrying several held acIds yields one row: the smallest
  * (a walk of that object's rows of `acl_cls (n, c, ac)`, each tested against the held set: see
- * {@link compileAccess}).
+ * {@link compileAccess}); a list page selects its keys DISTINCT instead (`Driver.repeating`).
  */
 function heldGrantsDriver(
   model: Model,
@@ -106,15 +106,16 @@ function heldGrantsDriver(
   const lineage = [className, ...(model.classes.get(className)?.ancestors ?? [])];
   if (!lineage.some((name) => access.protectedClasses.includes(name))) return undefined;
   const acIds = JSON.stringify(access.acIds);
+  const held = 'd.ac IN (SELECT value FROM json_each(?)) AND d.c = ?';
   return {
     from: 'acl_cls d',
     where: {
       text:
-        'd.ac IN (SELECT value FROM json_each(?)) AND d.c = ? ' +
-        'AND NOT EXISTS (SELECT 1 FROM acl_cls e WHERE e.n = d.n AND e.c = d.c AND e.ac < d.ac ' +
+        `${held} AND NOT EXISTS (SELECT 1 FROM acl_cls e WHERE e.n = d.n AND e.c = d.c AND e.ac < d.ac ` +
         'AND +e.ac IN (SELECT value FROM json_each(?)))',
       params: [acIds, c, acIds],
     },
+    repeating: { where: { text: held, params: [acIds, c] } },
     n: 'd.n',
     covers: [0, accessIndex],
     orderedByN: false,

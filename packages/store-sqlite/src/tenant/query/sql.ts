@@ -32,6 +32,12 @@ export interface Driver {
   readonly sortedValue?: string;
   /** For the range of one value of a single-valued field: the field key and the value's index key. */
   readonly equals?: { readonly field: number; readonly key: IndexKey };
+  /**
+   * For a driver whose range holds an object more than once (`where` then keeps one row per object):
+   * the range without that condition, for a query that selects DISTINCT keys (cheaper than the
+   * per-row check when the query sorts its rows anyway).
+   */
+  readonly repeating?: { readonly where: Sql };
 }
 
 export interface CompiledSelection {
