@@ -3,14 +3,13 @@
  * `POST /scripts/...`, delivered by the worker to a real HTTPS receiver on 127.0.0.1 (reachable only
  * because the test configuration lists it in ODP_GATEWAY_ALLOWED_NETWORKS), the job list under
  * `/admin/{tenant}/jobs`, and, with the api and separate worker processes on each job queue
- * (`ODP_JOBS=sqlite`, `redis` when a Redis runs, `agenda` when a MongoDB runs): two workers without
+ * (`ODP_JOBS=sqlite`, and `agenda` when a MongoDB runs): two workers without
  * duplicates, and a worker killed with SIGKILL in the middle of a job.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import { describeWithEngine } from '@odp/testkit';
 import { startHttpsReceiver, startSmtpReceiver } from '@odp/gateways/testing';
@@ -484,7 +483,7 @@ describe('without the test allow-list', () => {
  * The api alone and separate worker processes on the job queue `queueEnv` selects (`ODP_JOBS`):
  * jobs queued while no worker runs, two workers without duplicates, a worker killed mid-job.
  */
-function describeScaleOut(queue: 'sqlite' | 'redis' | 'agenda', queueEnv: Record<string, string>): void {
+function describeScaleOut(queue: 'sqlite' | 'agenda', queueEnv: Record<string, string>): void {
   describe(`scale-out: the api and separate worker processes, jobs in ${queue}`, () => {
     let receiver: HttpsReceiver;
     let dataDir: string;
@@ -570,17 +569,6 @@ function describeScaleOut(queue: 'sqlite' | 'redis' | 'agenda', queueEnv: Record
 }
 
 describeScaleOut('sqlite', { ODP_JOBS: 'sqlite' });
-
-describeWithEngine('scale-out on the Redis job queue', 'ODP_TEST_REDIS_URL', (redisUrl) => {
-  const prefix = `odp-test:worker:${randomUUID()}:`;
-  afterAll(async () => {
-    const redis = new Redis(redisUrl);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  });
-  describeScaleOut('redis', { ODP_JOBS: 'redis', ODP_REDIS_URL: redisUrl, ODP_JOBS_REDIS_PREFIX: prefix });
-});
 
 describeWithEngine('scale-out on the agenda job queue', 'ODP_TEST_MONGODB_URL', (mongodbUrl) => {
   const database = `odp_test_worker_${randomUUID().slice(0, 8)}`;

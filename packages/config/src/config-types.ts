@@ -75,9 +75,7 @@ export interface Config {
   readonly mailFrom: string;
   /**
    * Where jobs are queued (`ODP_JOBS`): `sqlite` (default), the file `<dataDir>/jobs.sqlite` shared
-   * by the processes of one machine; `redis`, the Redis of `ODP_REDIS_URL`, shared by any number of
-   * machines (docs/worker.md), under the key prefix `ODP_JOBS_REDIS_PREFIX` (default `odp:jobs:`);
-   * `agenda`, agenda's jobs in the MongoDB of `ODP_MONGODB_URL`, database `ODP_JOBS_AGENDA_DATABASE`
+   * by the processes of one machine; `agenda`, agenda's jobs in the MongoDB of `ODP_MONGODB_URL`, database `ODP_JOBS_AGENDA_DATABASE`
    * (default `odp_jobs`), shared by any number of machines.
    */
   readonly jobs: JobsConfig;
@@ -215,9 +213,7 @@ export interface WorkerConfig {
 
 /** The job queue (`ODP_JOBS`), see {@link Config.jobs}. */
 export type JobsConfig =
-  | { readonly kind: 'sqlite' }
-  | { readonly kind: 'redis'; readonly url: string; readonly prefix: string }
-  | { readonly kind: 'agenda'; readonly url: string; readonly database: string };
+  { readonly kind: 'sqlite' } | { readonly kind: 'agenda'; readonly url: string; readonly database: string };
 
 export type StoreConfig = { readonly kind: 'sqlite' } | { readonly kind: 'mongodb'; readonly url: string };
 export type SearchConfig =

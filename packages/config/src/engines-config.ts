@@ -42,15 +42,8 @@ export function parseRedisUrl(read: Read): string | null {
 
 /** Where jobs are queued (`ODP_JOBS`), see `Config.jobs`. */
 export function parseJobs(read: Read): JobsConfig {
-  const kind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'redis', 'agenda'], 'sqlite');
+  const kind = parseChoice('ODP_JOBS', read('ODP_JOBS'), ['sqlite', 'agenda'], 'sqlite');
   if (kind === 'sqlite') return { kind };
-  if (kind === 'redis') {
-    return {
-      kind,
-      url: parseRedisUrl(read) ?? required(read, 'ODP_REDIS_URL', 'ODP_JOBS=redis'),
-      prefix: read('ODP_JOBS_REDIS_PREFIX') ?? 'odp:jobs:',
-    };
-  }
   return {
     kind,
     url: mongodbUrl(read, 'ODP_JOBS=agenda'),

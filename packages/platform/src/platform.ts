@@ -325,8 +325,7 @@ function startUploadSweep(
 async function openJobs(config: Config): Promise<JobQueue> {
   const { jobs } = config;
   if (jobs.kind === 'sqlite') return openSqliteJobQueue(jobsDatabasePath(config));
-  if (jobs.kind === 'agenda') return openAgendaQueue(jobs.url, jobs.database);
-  return openOnRedis(({ openRedisJobQueue }) => openRedisJobQueue(jobs.url, { prefix: jobs.prefix }));
+  return openAgendaQueue(jobs.url, jobs.database);
 }
 
 /**

@@ -3,5 +3,3 @@ export type { RedisCoordinationOptions } from './redis-coordination.js';
 export { RedisUnreachableError } from './connection.js';
 export { openRedisWindowCounters } from './redis-counters.js';
 export type { RedisWindowCountersOptions } from './redis-counters.js';
-export { openRedisJobQueue, RedisJobQueue } from './redis-job-queue.js';
-export type { RedisJobQueueOptions } from './redis-job-queue.js';

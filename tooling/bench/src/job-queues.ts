@@ -1,17 +1,14 @@
 /**
- * The job queues `pnpm bench --jobs` measures on a stack: the embedded stack's own (`sqlite`), or on
- * the scale-out stack both networked queues side by side in one run, `agenda` (on the stack's
- * MongoDB) and `redis` (on its Redis), so their figures share the machine's load. Each gets a
- * database or key prefix of its own, and on MongoDB a platform registry database of its own (the
- * run's data directory holds a new secret key, which must not meet secrets stored by other runs),
- * all removed after its rounds.
+ * The job queue `pnpm bench --jobs` measures on a stack: the embedded stack's own (`sqlite`), or on
+ * the scale-out stack `agenda` (on the stack's MongoDB), with a database of its own and a platform
+ * registry database of its own (the run's data directory holds a new secret key, which must not
+ * meet secrets stored by other runs), both removed after its rounds.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { connectMongo } from '@odp/store-mongodb';
 import type { Stack } from './stack.js';
 
-export type JobQueueName = 'sqlite' | 'agenda' | 'redis';
+export type JobQueueName = 'sqlite' | 'agenda';
 
 export interface BenchQueue {
   readonly name: JobQueueName;
@@ -45,10 +42,8 @@ export function benchQueues(stack: Stack): BenchQueue[] {
   }
   const run = randomUUID().slice(0, 8);
   const mongodbUrl = stack.env['ODP_MONGODB_URL'] ?? '';
-  const redisUrl = stack.env['ODP_REDIS_URL'] ?? '';
   const registry = (queue: string) => `odp_bench_jobs_${run}_${queue}_registry`;
   const database = `odp_bench_jobs_${run}`;
-  const prefix = `odp-bench:jobs:${run}:`;
   return [
     {
       name: 'agenda',
@@ -58,24 +53,6 @@ export function benchQueues(stack: Stack): BenchQueue[] {
         ODP_MONGODB_URL: withDatabase(mongodbUrl, registry('agenda')),
       },
       forget: () => dropDatabases(mongodbUrl, [database, registry('agenda')]),
-    },
-    {
-      name: 'redis',
-      env: {
-        ODP_JOBS: 'redis',
-        ODP_JOBS_REDIS_PREFIX: prefix,
-        ODP_MONGODB_URL: withDatabase(mongodbUrl, registry('redis')),
-      },
-      async forget() {
-        await dropDatabases(mongodbUrl, [registry('redis')]);
-        const redis = new Redis(redisUrl);
-        try {
-          const keys = await redis.keys(`${prefix}*`);
-          if (keys.length > 0) await redis.del(...keys);
-        } finally {
-          await redis.quit();
-        }
-      },
     },
   ];
 }
