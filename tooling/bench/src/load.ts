@@ -21,6 +21,12 @@ export interface LoadOptions {
   /** Called for every request; returns its method, path and body. */
   readonly nextRequest: () => LoadRequest;
   /**
+   * Requests the operation can make at most, warm-up included (a delete runs out of objects): the
+   * measured run ends at the duration or once this many were sent, whichever comes first (those
+   * already on their way, at most one per connection, are answered and counted).
+   */
+  readonly maxRequests?: number;
+  /**
    * Seconds of the same load run first and not recorded (just-in-time compilation, caches), as
    * benchmarks of a JIT-compiled server do; its failures still count.
    */
@@ -56,26 +62,37 @@ export interface Outcomes {
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
+  let sent = 0;
   const load = (durationSeconds: number) =>
-    autocannon({
-      url: options.baseUrl,
-      connections: options.connections,
-      duration: durationSeconds,
-      headers: { 'content-type': 'application/json', ...options.headers },
-      requests: [
+    new Promise<autocannon.Result>((resolve, reject) => {
+      // Assigned once autocannon returns; a request set up before (the first of each connection)
+      // is never past the limit.
+      let instance: autocannon.Instance | undefined = undefined;
+      instance = autocannon(
         {
-          setupRequest: (request) => {
-            const next = options.nextRequest();
-            return {
-              ...request,
-              method: next.method ?? 'GET',
-              path: next.path,
-              body: next.body,
-              headers: { ...request.headers, ...next.headers },
-            };
-          },
+          url: options.baseUrl,
+          connections: options.connections,
+          duration: durationSeconds,
+          headers: { 'content-type': 'application/json', ...options.headers },
+          requests: [
+            {
+              setupRequest: (request) => {
+                sent += 1;
+                if (options.maxRequests !== undefined && sent >= options.maxRequests) instance?.stop();
+                const next = options.nextRequest();
+                return {
+                  ...request,
+                  method: next.method ?? 'GET',
+                  path: next.path,
+                  body: next.body,
+                  headers: { ...request.headers, ...next.headers },
+                };
+              },
+            },
+          ],
         },
-      ],
+        (error, result) => (error ? reject(error) : resolve(result)),
+      );
     });
   if (options.warmupSeconds !== undefined && options.warmupSeconds > 0) {
     const warmup = await load(options.warmupSeconds);

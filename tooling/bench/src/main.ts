@@ -282,6 +282,7 @@ async function measureSize(
               durationSeconds,
               connections,
               nextRequest: () => request(i++),
+              ...(operation.maxRequests === undefined ? {} : { maxRequests: operation.maxRequests }),
             })
           : undefined;
         if (http) figures.set(operation.name, http);
