@@ -301,6 +301,9 @@ describe('a tenant whose admin role grants no data, and a model change that orph
       grantToUsers: [{ id: 'st-staff', relation: 'employees' }],
       nodes: (definition['nodes'] as Json[]).filter((node) => node['id'] !== 'n-lines'),
     }));
+    // The edited repository becomes the tenant's current model version; a restart serves it.
+    const reload = await send('POST', `/admin/${api.tenant}/reloadModel`, api.systemKey);
+    expect(reload.body).toMatchObject({ state: 'LOADED' });
     await server.stop();
     server = await startServer({ dataDir });
     api = new DataApi(server, api.tenant, api.systemKey);

@@ -112,7 +112,11 @@ export class ModelSwitch {
    */
   sync(current?: number): Promise<boolean> {
     return this.serialized(async () => {
-      const version = current ?? (await this.sources.registry.modelVersions.current(this.tenant.id))?.version;
+      const named = async () => (await this.sources.registry.modelVersions.current(this.tenant.id))?.version;
+      // `current` was read before this turn (a poll's snapshot): a reload that ran meanwhile may
+      // have named another version, so the registry is asked again before switching to it.
+      const hinted = current ?? (await named());
+      const version = current !== undefined && hinted !== this.model.status.version ? await named() : hinted;
       if (version === undefined || version === this.model.status.version || version === this.refusedVersion) {
         return false;
       }

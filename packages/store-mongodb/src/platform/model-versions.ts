@@ -63,15 +63,10 @@ export class MongoModelVersions implements ModelVersions {
     if (existing !== null) return toRecord(existing);
     if ((await this.tenants.countDocuments({ _id: tenantId }, { limit: 1 })) === 0)
       throw new NotFoundError('No such tenant.');
-    const counter = await this.counters.findOneAndUpdate(
-      { _id: tenantId },
-      { $inc: { last: 1 } },
-      { upsert: true, returnDocument: 'after' },
-    );
     const document: BundleDocument = {
       _id,
       tenantId,
-      version: counter?.last ?? 1,
+      version: await this.nextVersion(tenantId),
       hash,
       bytes: Buffer.byteLength(bundle),
       createdAt: new Date().toISOString(),
@@ -85,6 +80,26 @@ export class MongoModelVersions implements ModelVersions {
       const stored = await this.bundles.findOne({ _id }, WITHOUT_BUNDLE);
       if (stored === null) throw error;
       return toRecord(stored);
+    }
+  }
+
+  /**
+   * The tenant's next version number. Two first versions stored at once both upsert the counter,
+   * and the server may refuse the second insert (duplicate key): the counter exists then, so the
+   * increment is asked for again.
+   */
+  private async nextVersion(tenantId: string): Promise<number> {
+    const increment = () =>
+      this.counters.findOneAndUpdate(
+        { _id: tenantId },
+        { $inc: { last: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      );
+    try {
+      return (await increment())?.last ?? 1;
+    } catch (error) {
+      if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) throw error;
+      return (await increment())?.last ?? 1;
     }
   }
 
