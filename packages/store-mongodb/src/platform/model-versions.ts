@@ -84,23 +84,23 @@ export class MongoModelVersions implements ModelVersions {
   }
 
   /**
-   * The tenant's next version number. Two first versions stored at once both upsert the counter,
-   * and the server may refuse the second insert (duplicate key): the counter exists then, so the
-   * increment is asked for again.
+   * The tenant's next version number: the counter document is created first if missing (a
+   * duplicate key there means another process created it), then incremented without an upsert,
+   * so two first versions stored at once never race on an upsert (wire servers differ there).
    */
   private async nextVersion(tenantId: string): Promise<number> {
-    const increment = () =>
-      this.counters.findOneAndUpdate(
-        { _id: tenantId },
-        { $inc: { last: 1 } },
-        { upsert: true, returnDocument: 'after' },
-      );
     try {
-      return (await increment())?.last ?? 1;
+      await this.counters.insertOne({ _id: tenantId, last: 0 });
     } catch (error) {
       if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) throw error;
-      return (await increment())?.last ?? 1;
     }
+    const counter = await this.counters.findOneAndUpdate(
+      { _id: tenantId },
+      { $inc: { last: 1 } },
+      { returnDocument: 'after' },
+    );
+    if (counter === null) throw new NotFoundError('No such tenant.');
+    return counter.last;
   }
 
   async read(
