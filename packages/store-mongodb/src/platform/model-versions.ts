@@ -120,7 +120,14 @@ export class MongoModelVersions implements ModelVersions {
     if ((await this.bundles.countDocuments({ tenantId, version }, { limit: 1 })) === 0) {
       throw new NotFoundError('No such model version.');
     }
-    await this.currents.updateOne({ _id: tenantId }, { $set: { version } }, { upsert: true });
+    // Inserted, or else updated, rather than upserted: two processes naming a tenant's first
+    // version at once must not race on an upsert (see `nextVersion`).
+    try {
+      await this.currents.insertOne({ _id: tenantId, version });
+    } catch (error) {
+      if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) throw error;
+      await this.currents.updateOne({ _id: tenantId }, { $set: { version } });
+    }
   }
 
   async current(tenantId: string): Promise<ModelVersionRecord | null> {
