@@ -8,11 +8,12 @@
  * "Oldest first" orders by the event's time, then by a per-event ObjectId (arrival order within one
  * process; within the same second across processes the order is the ObjectIds').
  */
-import { MongoServerError, ObjectId } from 'mongodb';
+import { ObjectId } from 'mongodb';
 import type { Collection, MongoClient } from 'mongodb';
 import type { ReplicationBuffer, ReplicationEvent } from '@odp/core';
 import { connectMongo, databaseOf } from './connect.js';
 import { PLATFORM_DATABASE } from './platform/registry.js';
+import { isDuplicateKey } from './server-errors.js';
 
 interface EventDocument {
   _id: string;
@@ -26,8 +27,6 @@ interface EventDocument {
   /** When the event was flushed; null while it waits. */
   flushedAt: Date | null;
 }
-
-const DUPLICATE_KEY = 11000;
 
 export interface MongoReplicationBufferOptions {
   readonly url: string;
@@ -80,7 +79,7 @@ export class MongoReplicationBuffer implements ReplicationBuffer {
       });
       return true;
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+      if (isDuplicateKey(error)) return false;
       throw error;
     }
   }

@@ -5,8 +5,8 @@
  * loses a race for the same hash leaves a gap). The current version is one document per tenant.
  */
 import type { Collection, Db } from 'mongodb';
-import { MongoServerError } from 'mongodb';
 import { NotFoundError } from '@odp/core';
+import { isDuplicateKey } from '../server-errors.js';
 import type { ModelVersionRecord, ModelVersions } from '@odp/core';
 
 interface BundleDocument {
@@ -30,7 +30,6 @@ interface CurrentDocument {
   version: number;
 }
 
-const DUPLICATE_KEY = 11000;
 const WITHOUT_BUNDLE = { projection: { bundle: 0 } } as const;
 
 function toRecord(document: Omit<BundleDocument, 'bundle'>): ModelVersionRecord {
@@ -76,7 +75,7 @@ export class MongoModelVersions implements ModelVersions {
       await this.bundles.insertOne(document);
       return toRecord(document);
     } catch (error) {
-      if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
       const stored = await this.bundles.findOne({ _id }, WITHOUT_BUNDLE);
       if (stored === null) throw error;
       return toRecord(stored);
@@ -92,7 +91,7 @@ export class MongoModelVersions implements ModelVersions {
     try {
       await this.counters.insertOne({ _id: tenantId, last: 0 });
     } catch (error) {
-      if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
     }
     const counter = await this.counters.findOneAndUpdate(
       { _id: tenantId },
@@ -125,7 +124,7 @@ export class MongoModelVersions implements ModelVersions {
     try {
       await this.currents.insertOne({ _id: tenantId, version });
     } catch (error) {
-      if (!(error instanceof MongoServerError) || error.code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
       await this.currents.updateOne({ _id: tenantId }, { $set: { version } });
     }
   }

@@ -18,7 +18,7 @@
  * (`sharedRegistry` in @odp/core), so a key revoked through one instance is refused by all.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MongoServerError, ObjectId } from 'mongodb';
+import { ObjectId } from 'mongodb';
 import type { Collection, Db, MongoClient } from 'mongodb';
 import {
   assertInvitationOpen,
@@ -43,6 +43,7 @@ import type {
 } from '@odp/core';
 import { connectMongo, databaseOf } from '../connect.js';
 import { MongoModelVersions } from './model-versions.js';
+import { isDuplicateKey, upsertRacing } from '../server-errors.js';
 
 /** The registry's database when the address names none (tenant databases are `odp_<hex id>`). */
 export const PLATFORM_DATABASE = 'odp_platform';
@@ -107,7 +108,6 @@ interface SettingDocument {
 }
 
 const OLDEST_FIRST = { createdAt: 1, seq: 1 } as const;
-const DUPLICATE_KEY = 11000;
 
 export interface MongoPlatformRegistryOptions {
   readonly url: string;
@@ -411,7 +411,7 @@ export class MongoPlatformRegistry implements PlatformRegistry {
   }
 
   async setSetting(key: string, value: string): Promise<void> {
-    await this.settings.updateOne({ _id: key }, { $set: { value } }, { upsert: true });
+    await upsertRacing(() => this.settings.updateOne({ _id: key }, { $set: { value } }, { upsert: true }));
   }
 
   /** Drops the registry's database (tests). */
@@ -433,10 +433,6 @@ export class MongoPlatformRegistry implements PlatformRegistry {
 
 function ordered(): Ordered {
   return { createdAt: new Date().toISOString(), seq: new ObjectId() };
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 }
 
 function toTenant(document: TenantDocument): TenantRecord {

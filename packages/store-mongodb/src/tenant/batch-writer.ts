@@ -9,7 +9,7 @@ import type { MongoClient } from 'mongodb';
 import type { AccessRows } from './access-rows.js';
 import type { AppliedModel } from './applied-model.js';
 import type { UniqueClaims } from './claims.js';
-import { isDuplicateKey } from './collections.js';
+import { isDuplicateKey, upsertRacing } from '../server-errors.js';
 import type { Session, TenantCollections } from './collections.js';
 import { parseLinkEntry, toDocument } from './documents.js';
 import type { TenantEvents } from './events.js';
@@ -91,10 +91,14 @@ export class BatchWriter {
     for (const redirect of batch.redirects ?? []) {
       // An id already redirected to `from` now leads to `to`, so chains follow merges.
       await this.c.redirects.updateMany({ to: redirect.from }, { $set: { to: redirect.to } }, session);
-      await this.c.redirects.updateOne(
-        { _id: redirect.from },
-        { $set: { to: redirect.to } },
-        { ...session, upsert: true },
+      await upsertRacing(
+        () =>
+          this.c.redirects.updateOne(
+            { _id: redirect.from },
+            { $set: { to: redirect.to } },
+            { ...session, upsert: true },
+          ),
+        session.session !== undefined,
       );
     }
     for (const id of deletes) await this.deleteObject(id, session);

@@ -6,7 +6,8 @@
 import { WriteConflictError, refuseUniqueValue, uniqueValuesOf } from '@odp/core';
 import type { IndexKey, StoredObject, WriteExpectation } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
-import { CLAIM_GRACE_MS, isDuplicateKey } from './collections.js';
+import { CLAIM_GRACE_MS } from './collections.js';
+import { isDuplicateKey } from '../server-errors.js';
 import type { Session, TenantCollections } from './collections.js';
 import { comparable, fieldPath } from './documents.js';
 

@@ -4,7 +4,7 @@
  */
 import type { ChangeEvent } from '@odp/core';
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
-import { MongoServerError } from 'mongodb';
+import { isNamespaceNotFound, upsertRacing } from '../server-errors.js';
 import type { ObjectDoc } from './documents.js';
 import type { IdempotencyDoc } from './idempotency.js';
 import type { SearchPageDoc } from './search.js';
@@ -76,8 +76,6 @@ export interface MetaDoc {
 /** Options of a driver call: the batch's session when the write runs in a transaction. */
 export type Session = { session?: ClientSession };
 
-const DUPLICATE_KEY = 11000;
-const NAMESPACE_NOT_FOUND = 26;
 /**
  * A claim whose owner does not hold its value counts as a write in flight for this long, then as
  * left behind (by a batch that failed or a process that died) and may be taken over.
@@ -133,25 +131,25 @@ export class TenantCollections {
 
   /** Reserves `count` numbers of a counter; resolves the last one (the first is `last - count + 1`). */
   async nextNumbers(counter: 'objects' | 'jobs', count: number, session: Session): Promise<number> {
-    for (;;) {
-      try {
-        const doc = await this.meta.findOneAndUpdate(
+    const doc = await upsertRacing(
+      () =>
+        this.meta.findOneAndUpdate(
           { _id: counter },
           { $inc: { n: count } },
           { ...session, upsert: true, returnDocument: 'after' },
-        );
-        return doc?.n ?? count;
-      } catch (error) {
-        // Two first upserts of the counter: one inserted it; the other increments it now.
-        if (!isDuplicateKey(error) || session.session !== undefined) throw error;
-      }
-    }
+        ),
+      session.session !== undefined,
+    );
+    return doc?.n ?? count;
   }
 }
 
 /**
- * Creates the indexes of `specs` a collection lacks (by name). Only the missing ones: FerretDB v1
- * breaks the connection on a createIndexes naming an existing index of a collection with documents.
+ * Creates the indexes of `specs` a collection lacks (by name), one createIndexes command each.
+ * FerretDB v1 panics and drops the connection on one command naming several indexes of which more
+ * than one exists already (its filter removes them from the list by their original positions), which
+ * happens whenever two processes open the same tenant at once: both list, both ask for the same
+ * missing indexes. One index per command is safe there and costs only a tenant's first open.
  */
 export async function ensureIndexes<T extends Document>(
   collection: Collection<T>,
@@ -162,14 +160,10 @@ export async function ensureIndexes<T extends Document>(
     .toArray()
     .catch((error: unknown) => {
       // MongoDB lists no indexes of a collection that does not exist yet: it has none.
-      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+      if (isNamespaceNotFound(error)) return [];
       throw error;
     });
   const existing = new Set(listed.map((index) => String(index['name'])));
   const missing = specs.filter((spec) => !existing.has(spec.name));
-  if (missing.length > 0) await collection.createIndexes(missing.map((spec) => ({ ...spec })));
-}
-
-export function isDuplicateKey(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+  for (const spec of missing) await collection.createIndexes([{ ...spec }]);
 }

@@ -5,7 +5,7 @@
 import { integerEventLog } from '@odp/core';
 import type { EventLog, NewChangeEvent } from '@odp/core';
 import { MongoBulkWriteError } from 'mongodb';
-import { isDuplicateKey } from './collections.js';
+import { isDuplicateKey } from '../server-errors.js';
 import type { Session, TenantCollections } from './collections.js';
 
 export class TenantEvents {

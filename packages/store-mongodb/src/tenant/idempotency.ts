@@ -9,7 +9,7 @@
 import { IdempotencyKeyTakenError, idempotencyRecordOf } from '@odp/core';
 import type { IdempotencyRecord, IdempotencyRecords, IdempotencyScope, IdempotentResponse } from '@odp/core';
 import type { Collection } from 'mongodb';
-import { isDuplicateKey } from './collections.js';
+import { isDuplicateKey } from '../server-errors.js';
 import type { Session } from './collections.js';
 
 /**

@@ -4,6 +4,7 @@
 import { DerivedRebuildLoop, indexSignature } from '@odp/core';
 import type { Model } from '@odp/core';
 import type { TenantCollections } from './collections.js';
+import { upsertRacing } from '../server-errors.js';
 import { fromDocument, toDocument } from './documents.js';
 
 export class DerivedRebuild {
@@ -42,10 +43,12 @@ export class DerivedRebuild {
         return { count: docs.length, last };
       },
       recordSignature: async () =>
-        void (await this.c.meta.updateOne(
-          { _id: 'model' },
-          { $set: { signature: indexSignature(model) } },
-          { upsert: true },
+        void (await upsertRacing(() =>
+          this.c.meta.updateOne(
+            { _id: 'model' },
+            { $set: { signature: indexSignature(model) } },
+            { upsert: true },
+          ),
         )),
     });
   }
