@@ -7,13 +7,13 @@
  * api's RSS under 1 GB. A target is reported (met or MISSED), never asserted; a failed request of B
  * (not 2xx/3xx) invalidates the run, and so does a flood that could not be prepared.
  */
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { REPLAY_FLOOD } from './flood-replay.js';
 import { IMPORT_FLOOD } from './flood-imports.js';
 import { REQUEST_FLOODS } from './floods.js';
 import type { Flood, FloodContext, FloodRun, StartedFlood } from './floods.js';
 import type { LoadFigures } from './load.js';
+import { neighbourLoad } from './neighbour-client.js';
 import { residentMb } from './processes.js';
 import type { Child } from './processes.js';
 
@@ -73,52 +73,6 @@ export interface NeighbourMatrix {
   readonly rows: NeighbourRow[];
 }
 
-/**
- * B's client: one request after the other on one keep-alive connection for `durationSeconds`, each
- * timed to the microsecond (autocannon reports whole milliseconds, and B's get one takes about one).
- */
-async function sequentialLoad(
-  baseUrl: string,
-  key: string,
-  durationSeconds: number,
-  nextPath: () => string,
-): Promise<LoadFigures> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  let failures = 0;
-  const end = performance.now() + durationSeconds * 1000;
-  try {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const status = await new Promise<number>((resolve) => {
-        const request = http.get(
-          `${baseUrl}${nextPath()}`,
-          { agent, headers: { 'x-api-key': key } },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        request.on('error', () => resolve(0));
-      });
-      latencies.push(performance.now() - started);
-      if (status < 200 || status >= 400) failures += 1;
-    }
-  } finally {
-    agent.destroy();
-  }
-  latencies.sort((x, y) => x - y);
-  const at = (share: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))] ?? 0;
-  return {
-    requestsPerSecond: latencies.length / durationSeconds,
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
-    requests: latencies.length,
-    failures,
-  };
-}
-
 /** The api is quiet when it used less than this share of one core over a window. */
 const QUIET_SHARE = 0.1;
 const QUIET_WINDOW_MS = 500;
@@ -169,9 +123,12 @@ async function measureRow(
     return { ...base, error: error instanceof Error ? error.message : String(error) };
   }
   const capSeconds = options.quick ? 20 : 120;
-  const getOneOfB = () =>
-    `/data/${b.tenantId}/invoices/${b.invoiceId(Math.floor(Math.random() * b.invoices))}`;
-  const neighbour = () => sequentialLoad(api.baseUrl, b.key, phaseSeconds, getOneOfB);
+  const paths = Array.from(
+    { length: b.invoices },
+    (_, index) => `/data/${b.tenantId}/invoices/${b.invoiceId(index)}`,
+  );
+  const neighbour = () =>
+    neighbourLoad({ baseUrl: api.baseUrl, key: b.key, durationSeconds: phaseSeconds, paths });
   await settle(api, capSeconds);
   const rss = sampleRss(api.pid);
   try {
