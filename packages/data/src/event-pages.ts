@@ -5,7 +5,6 @@
  */
 import type { AccessFilter, Account, ChangeEvent, EventCursor } from '@odp/core';
 import { inReach } from './classes.js';
-import { jsonBytes } from './encode.js';
 import type { DataServiceDeps } from './deps.js';
 import type { DataObject, Renderer } from './render.js';
 
@@ -24,6 +23,11 @@ export interface StreamEvent {
     /** With the `values` option: the current rendering of the `changed` names (absent once the object is gone). */
     readonly values?: Record<string, unknown>;
   };
+  /**
+   * `data` as JSON, serialised once: the page is measured by it and the stream sends it (a replay
+   * of large values would otherwise serialise each of them twice).
+   */
+  readonly json: string;
 }
 
 /** What {@link EventPages.after} adds to each event. */
@@ -88,7 +92,7 @@ export class EventPages {
         round = Math.max(1, Math.floor(((budget - used) * events.length) / used));
       }
       for (const event of await this.described(visible.slice(start, start + round), filter, options)) {
-        used += jsonBytes(event.data);
+        used += Buffer.byteLength(event.json);
         const last = events.at(-1);
         if (used > budget && last !== undefined) return { events, next: last.cursor };
         events.push(event);
@@ -150,17 +154,15 @@ export class EventPages {
     fields?: { changed: string[]; values?: Record<string, unknown> },
   ): StreamEvent {
     const basicClass = event.classes[0] ?? '';
-    return {
-      cursor: event.cursor,
-      data: {
-        type: event.type,
-        href: this.renderer.href({ id: event.objectId, basicClass }),
-        classes: event.classes.map((name) => this.renderer.plural(name)),
-        at: event.at,
-        ...(event.loserId ? { loser: this.renderer.href({ id: event.loserId, basicClass }) } : {}),
-        ...fields,
-      },
+    const data = {
+      type: event.type,
+      href: this.renderer.href({ id: event.objectId, basicClass }),
+      classes: event.classes.map((name) => this.renderer.plural(name)),
+      at: event.at,
+      ...(event.loserId ? { loser: this.renderer.href({ id: event.loserId, basicClass }) } : {}),
+      ...fields,
     };
+    return { cursor: event.cursor, data, json: JSON.stringify(data) };
   }
 }
 

@@ -51,7 +51,7 @@ function lastEventId(req: Request, log: EventLog): EventCursor | null {
 
 /** One event as an SSE message. */
 function message(event: StreamEvent): string {
-  return `id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+  return `id: ${event.cursor}\nevent: ${event.data.type}\ndata: ${event.json}\n\n`;
 }
 
 /** Resolves once `res` has sent what it buffered (`drain`), or has closed. */
