@@ -3,6 +3,7 @@
  * filtered by the account's read rules, with the changed fields it may see and, on request, their
  * current values, and held to the page byte budget (`maxPageBytes`) as list pages are.
  */
+import { LoopSlices } from '@odp/core';
 import type { AccessFilter, Account, ChangeEvent, EventCursor } from '@odp/core';
 import { inReach } from './classes.js';
 import type { DataServiceDeps } from './deps.js';
@@ -85,13 +86,15 @@ export class EventPages {
     const events: StreamEvent[] = [];
     let used = 0;
     let round = options.values ? FIRST_VALUES_ROUND : visible.length;
+    const slices = new LoopSlices();
     for (let start = 0; start < visible.length; start += round) {
       const last = events.at(-1);
       if (last !== undefined) {
         if (used >= budget) return { events, next: last.cursor };
         round = Math.max(1, Math.floor(((budget - used) * events.length) / used));
       }
-      for (const event of await this.described(visible.slice(start, start + round), filter, options)) {
+      const roundEvents = visible.slice(start, start + round);
+      for (const event of await this.described(roundEvents, filter, options, slices)) {
         used += Buffer.byteLength(event.json);
         const last = events.at(-1);
         if (used > budget && last !== undefined) return { events, next: last.cursor };
@@ -111,31 +114,46 @@ export class EventPages {
     events: readonly ChangeEvent[],
     filter: AccessFilter,
     options: StreamOptions,
+    slices: LoopSlices,
   ): Promise<StreamEvent[]> {
-    const described = [
+    const objectIds = [
       ...new Set(events.filter((event) => describesFields(event)).map((event) => event.objectId)),
     ];
     const [hidden, rendered] =
-      described.length === 0
+      objectIds.length === 0
         ? [new Map<string, ReadonlySet<string>>(), new Map<string, DataObject>()]
         : await Promise.all([
-            this.deps.store.hiddenDerivedFields(described, filter),
-            options.values ? this.renderedById(described, filter) : new Map<string, DataObject>(),
+            this.deps.store.hiddenDerivedFields(objectIds, filter),
+            options.values ? this.renderedById(objectIds, filter, slices) : new Map<string, DataObject>(),
           ]);
-    return events.map((event) => {
-      if (!describesFields(event)) return this.streamEvent(event);
+    const described: StreamEvent[] = [];
+    for (const event of events) {
+      // Each event's serialisation in a slice of its own: a large value's takes milliseconds.
+      await slices.next();
+      if (!describesFields(event)) {
+        described.push(this.streamEvent(event));
+        continue;
+      }
       const changed = this.renderer.readableNames(event.classes, event.changed, hidden.get(event.objectId));
       const current = rendered.get(event.objectId);
-      return this.streamEvent(event, {
-        changed,
-        ...(current ? { values: this.renderer.renderedValues(current, changed) } : {}),
-      });
-    });
+      described.push(
+        this.streamEvent(event, {
+          changed,
+          ...(current ? { values: this.renderer.renderedValues(current, changed) } : {}),
+        }),
+      );
+    }
+    return described;
   }
 
   /** The objects among `ids` that `filter` lets through, rendered as Get one renders them, by id. */
-  private async renderedById(ids: readonly string[], filter: AccessFilter): Promise<Map<string, DataObject>> {
+  private async renderedById(
+    ids: readonly string[],
+    filter: AccessFilter,
+    slices: LoopSlices,
+  ): Promise<Map<string, DataObject>> {
     const objects = await this.deps.store.getMany(ids, filter);
+    await slices.next();
     const rendered = await this.renderer.render(objects, this.deps.store, filter);
     return new Map(objects.map((object, index) => [object.id, rendered[index] ?? {}]));
   }
