@@ -6,7 +6,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { NotFoundError } from '@odp/core';
-import { isDuplicateKey } from '../server-errors.js';
+import { isDuplicateKey, upsertRacing } from '../server-errors.js';
 import type { ModelVersionRecord, ModelVersions } from '@odp/core';
 
 interface BundleDocument {
@@ -82,24 +82,16 @@ export class MongoModelVersions implements ModelVersions {
     }
   }
 
-  /**
-   * The tenant's next version number: the counter document is created first if missing (a
-   * duplicate key there means another process created it), then incremented without an upsert,
-   * so two first versions stored at once never race on an upsert (wire servers differ there).
-   */
+  /** The tenant's next version number, from its counter (created by the first version stored). */
   private async nextVersion(tenantId: string): Promise<number> {
-    try {
-      await this.counters.insertOne({ _id: tenantId, last: 0 });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
-    const counter = await this.counters.findOneAndUpdate(
-      { _id: tenantId },
-      { $inc: { last: 1 } },
-      { returnDocument: 'after' },
+    const counter = await upsertRacing(() =>
+      this.counters.findOneAndUpdate(
+        { _id: tenantId },
+        { $inc: { last: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      ),
     );
-    if (counter === null) throw new NotFoundError('No such tenant.');
-    return counter.last;
+    return counter?.last ?? 1;
   }
 
   async read(
@@ -119,14 +111,9 @@ export class MongoModelVersions implements ModelVersions {
     if ((await this.bundles.countDocuments({ tenantId, version }, { limit: 1 })) === 0) {
       throw new NotFoundError('No such model version.');
     }
-    // Inserted, or else updated, rather than upserted: two processes naming a tenant's first
-    // version at once must not race on an upsert (see `nextVersion`).
-    try {
-      await this.currents.insertOne({ _id: tenantId, version });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      await this.currents.updateOne({ _id: tenantId }, { $set: { version } });
-    }
+    await upsertRacing(() =>
+      this.currents.updateOne({ _id: tenantId }, { $set: { version } }, { upsert: true }),
+    );
   }
 
   async current(tenantId: string): Promise<ModelVersionRecord | null> {
