@@ -149,15 +149,15 @@ describe('FairShare (fake clock and timers)', () => {
     send('b0', 'B');
     finish('b0', 1);
     for (let i = 1; i <= 4; i++) send(`a${i}`, 'A', LIST);
-    // Contended: A, the heaviest, runs one at a time.
+    // Contended: A, the heaviest of the tenants pressing for several requests, runs one at a time.
     expect(started).toEqual(['a0', 'b0', 'a1']);
     send('b1', 'B');
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
     finish('a1', 10);
-    // A, the heaviest, pauses as long as a1 was charged (10 ms shared with b1: 5 ms).
+    // A pauses twice as long as a1 was charged (10 ms shared with b1: 5 ms; a pause of 10 ms).
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
-    clock += 4;
-    jest.advanceTimersByTime(4);
+    clock += 9;
+    jest.advanceTimersByTime(9);
     jest.runOnlyPendingTimers();
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
     clock += 1;
@@ -166,9 +166,37 @@ describe('FairShare (fake clock and timers)', () => {
     expect(started).toEqual(['a0', 'b0', 'a1', 'b1', 'a2']);
   });
 
+  it('never slows a tenant that sends one request after the other, however high its debt', () => {
+    // B alone keeps the process busy, one request at a time: a high debt.
+    for (let i = 0; i < 20; i++) {
+      send(`b${i}`, 'B');
+      finish(`b${i}`, 5);
+    }
+    // A floods: several requests at once, a lower debt than B's.
+    for (let i = 0; i < 4; i++) send(`a${i}`, 'A');
+    expect(share.debtOf('A')).toBeLessThan(share.debtOf('B'));
+    // A is the only tenant pressing for several at once: it runs one at a time and pauses ...
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0']);
+    finish('a0', 1);
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0']);
+    clock += 2;
+    jest.advanceTimersByTime(2);
+    jest.runOnlyPendingTimers();
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1']);
+    // ... while each request of B's starts the moment it arrives.
+    for (let i = 20; i < 25; i++) {
+      send(`b${i}`, 'B');
+      expect(started.at(-1)).toBe(`b${i}`);
+      finish(`b${i}`, 5);
+    }
+  });
+
   it("frees a flooder's slot only after the I/O that arrived meanwhile: a quiet request goes first", () => {
+    // A has pressed for two requests at once, and has a debt.
     send('a0', 'A', LIST);
-    finish('a0', 40);
+    send('a0b', 'A', LIST);
+    finish('a0', 20);
+    finish('a0b', 20);
     send('b0', 'B');
     finish('b0', 1);
     // Within one turn of the event loop: A's request ends, A's next two and B's arrive.
@@ -177,9 +205,9 @@ describe('FairShare (fake clock and timers)', () => {
     send('a2', 'A');
     send('a3', 'A');
     send('b1', 'B');
-    expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
+    expect(started).toEqual(['a0', 'a0b', 'b0', 'a1', 'b1']);
     jest.runOnlyPendingTimers();
-    expect(started).toEqual(['a0', 'b0', 'a1', 'b1', 'a2']);
+    expect(started).toEqual(['a0', 'a0b', 'b0', 'a1', 'b1', 'a2']);
   });
 
   it('frees the slot of a long-running request (a download, an export) after LONG_RUNNING_MS', () => {
@@ -200,12 +228,22 @@ describe('FairShare (fake clock and timers)', () => {
   });
 
   it('lets a tenant that is not the heaviest run up to its concurrency while contended', () => {
+    // A floods: it pressed for two at once and has the higher debt.
     send('a0', 'A', LIST);
+    send('a1', 'A', LIST);
     finish('a0', 40);
     for (let i = 1; i <= 3; i++) send(`b${i}`, 'B');
-    expect(started).toEqual(['a0', 'b1', 'b2']);
+    expect(started).toEqual(['a0', 'a1', 'b1', 'b2']);
     finish('b1', 1);
-    expect(started).toEqual(['a0', 'b1', 'b2', 'b3']);
+    expect(started).toEqual(['a0', 'a1', 'b1', 'b2', 'b3']);
+  });
+
+  it('holds to one request at a time the only tenant pressing for several, whatever the debts', () => {
+    send('a0', 'A', LIST);
+    finish('a0', 40);
+    // A is quiet now; B sends three at once.
+    for (let i = 1; i <= 3; i++) send(`b${i}`, 'B');
+    expect(started).toEqual(['a0', 'b1']);
   });
 
   it('starts waiting requests lowest debt first once a turn frees', () => {

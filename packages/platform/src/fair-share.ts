@@ -14,9 +14,12 @@
  *   `Retry-After`). A tenant alone meets only the first cap: there is nobody its burst would hold up.
  * - **Turns.** A tenant alone runs everything it was admitted at once. While several tenants are
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
- *   `tenantConcurrency` requests at once, and the one with the highest debt only one: the rest wait
- *   in its queue; after each of its requests the highest pauses as long as that request was charged
- *   (at most {@link MAX_PAUSE_MS}), so it takes about half the process at most. A slot that frees,
+ *   `tenantConcurrency` requests at once, and the *heaviest* only one: of the tenants that pressed
+ *   for more than one request at once in the last {@link ACTIVE_MS}, the one with the highest debt
+ *   (a client sending one request after the other is never slowed: it holds nobody up longer than
+ *   its one request). The rest wait in its queue; after each of its requests the heaviest pauses
+ *   {@link PAUSE_FACTOR} times as long as that request was charged (at most {@link MAX_PAUSE_MS}),
+ *   so it takes about a third of the process at most. A slot that frees,
  *   and the queued requests, are taken only after the I/O that arrived meanwhile was read
  *   (`setImmediate`), lowest debt first: a quiet tenant's request starts the moment it arrives,
  *   ahead of a flooding tenant's queue, and waits at most for one of the flooder's requests per turn
@@ -41,8 +44,16 @@ const FORGET_MS = 60_000;
  * requests should not wait for it to end. It still counts as under way and is charged when it ends.
  */
 export const LONG_RUNNING_MS = 1000;
-/** The longest pause of the tenant with the highest recent cost after one of its requests. */
+/** The longest pause of the heaviest tenant after one of its requests. */
 export const MAX_PAUSE_MS = 1000;
+/**
+ * The heaviest tenant's pause after a request, in multiples of the request's charge: 2 leaves it a
+ * third of the process. A request that arrives while one of the heaviest's runs waits for it (work
+ * on the event loop is not preempted), so its share is how often another tenant's request waits:
+ * at a half, the median request of a busy neighbour waited (its p50 twice its own); at a third,
+ * most do not.
+ */
+export const PAUSE_FACTOR = 2;
 /** Weight of the newest charge in a kind's estimate (an exponentially weighted moving average). */
 const ESTIMATE_WEIGHT = 0.3;
 
@@ -83,6 +94,8 @@ interface TenantShare {
   total: number;
   debt: number;
   debtAt: number;
+  /** When it last had more than one request under way; -Infinity if never. */
+  pressedAt: number;
   /** While other tenants are active, this tenant starts nothing before then (its pause). */
   pausedUntil: number;
   lastSeen: number;
@@ -190,6 +203,7 @@ export class FairShare {
         total: 0,
         debt: 0,
         debtAt: now,
+        pressedAt: -Infinity,
         pausedUntil: 0,
         lastSeen: now,
         estimates: new Map(),
@@ -211,6 +225,7 @@ export class FairShare {
     if (!tenant.estimates.has(kind.label)) tenant.estimates.set(kind.label, kind.priorMs);
     tenant.underWay.set(kind.label, (tenant.underWay.get(kind.label) ?? 0) + 1);
     tenant.total++;
+    if (tenant.total > 1) tenant.pressedAt = this.now();
     tenant.queue.push(job);
     return job;
   }
@@ -241,7 +256,7 @@ export class FairShare {
     tenant.debtAt = now;
     const active = this.activeTenants(now);
     if (active.length > 1 && this.heaviest(active) === tenant) {
-      tenant.pausedUntil = now + Math.min(charge, MAX_PAUSE_MS);
+      tenant.pausedUntil = now + Math.min(PAUSE_FACTOR * charge, MAX_PAUSE_MS);
     }
     const estimate = tenant.estimates.get(job.kind) ?? charge;
     tenant.estimates.set(job.kind, estimate + ESTIMATE_WEIGHT * (charge - estimate));
@@ -288,7 +303,7 @@ export class FairShare {
 
   /**
    * Starts every waiting job that may run now, tenants in order of lowest debt: all of a tenant's
-   * when it is the only active one, otherwise up to its concurrency (one for the highest debt),
+   * when it is the only active one, otherwise up to its concurrency (one for the heaviest),
    * counting the slots of turns that ended since the last scheduled pump as taken.
    */
   private pump(): void {
@@ -344,12 +359,20 @@ export class FairShare {
     this.wakeTimer.unref?.();
   }
 
-  /** The active tenant whose debt is strictly above every other's, or null on a tie. */
+  /**
+   * The tenant that takes turns one at a time and pauses: of the active tenants that pressed for
+   * more than one request at once (waiting or running) within the last {@link ACTIVE_MS}, the one
+   * whose debt is strictly above every other such tenant's; null on a tie or when none pressed. A
+   * client that sends one request after the other never presses, however busy it keeps the
+   * process: slowing it would only add to its own latency.
+   */
   private heaviest(active: readonly TenantShare[]): TenantShare | null {
+    const now = this.now();
     let top: TenantShare | null = null;
     let topDebt = -1;
     let second = -1;
     for (const tenant of active) {
+      if (now - tenant.pressedAt >= ACTIVE_MS) continue;
       const debt = this.decayedDebt(tenant);
       if (debt > topDebt) {
         second = topDebt;
