@@ -1,5 +1,7 @@
 import { AppError, ValidationError } from '@odp/core';
-import { assertJsonShape } from './json-body.js';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { assertJsonShape, jsonBody } from './json-body.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -95,5 +97,59 @@ describe('assertJsonShape: members and values', () => {
     expect(shapeError(text, 10_000, 200_000)?.message).toBe(
       'The request body has an object with more than 10000 members.',
     );
+  });
+});
+
+/**
+ * On a real HTTP server: the route after `jsonBody` sees whether an immediate queued when the
+ * body's last bytes arrived (before it was parsed) ran before the route did.
+ */
+describe('jsonBody: a large body is parsed in a step of the event loop of its own', () => {
+  const yielded: boolean[] = [];
+  let server: ReturnType<express.Express['listen']>;
+  let url: string;
+
+  beforeAll(async () => {
+    const app = express();
+    let immediateRan = false;
+    app.use((req, _res, next) => {
+      req.once('end', () => {
+        immediateRan = false;
+        setImmediate(() => (immediateRan = true));
+      });
+      next();
+    });
+    app.use(jsonBody({ maxMembers: 1000, maxValues: 100_000 }));
+    app.post('/', (req, res) => {
+      yielded.push(immediateRan);
+      res.json({ length: JSON.stringify(req.body).length });
+    });
+    server = app.listen(0);
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => server.close());
+
+  async function post(body: unknown): Promise<void> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it('goes on with the request in the next turn after a body whose parsing took a slice', async () => {
+    yielded.length = 0;
+    // 8 MB of text: checking and parsing it takes milliseconds on any machine.
+    await post({ text: 'a large request body '.repeat(400_000) });
+    expect(yielded).toEqual([true]);
+  });
+
+  it('goes on at once after a body parsed within a slice', async () => {
+    await post({ warm: true });
+    yielded.length = 0;
+    await post({ subject: 'small' });
+    expect(yielded).toEqual([false]);
   });
 });

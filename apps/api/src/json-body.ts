@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import express from 'express';
 import type { RequestHandler } from 'express';
 import type { JsonLimitsConfig } from '@odp/config';
-import { AppError, MAX_JSON_DEPTH, ValidationError } from '@odp/core';
+import { AppError, LOOP_SLICE_MS, MAX_JSON_DEPTH, ValidationError } from '@odp/core';
 
 /** Largest accepted JSON body. Bigger bodies get 413 before they are parsed. */
 export const MAX_JSON_BODY = '10mb';
@@ -153,11 +153,34 @@ function verifyJson(limits: JsonShapeLimits) {
   };
 }
 
-/** express's JSON body parser with the platform's size, charset, nesting, member and value limits. */
+/** When the checking and parsing of each request's body began. */
+const parseStarted = new WeakMap<object, number>();
+
+/**
+ * express's JSON body parser with the platform's size, charset, nesting, member and value limits.
+ * Checking and parsing a large body is a step of the event loop of its own: when it took a slice
+ * ({@link LOOP_SLICE_MS}) or more, the request goes on in the next turn, after the I/O that arrived
+ * meanwhile (another tenant's request waits for the parse of a megabyte, not for it and all the
+ * handling that follows it too).
+ */
 export function jsonBody(limits: JsonLimitsConfig): RequestHandler {
-  return express.json({
+  const verify = verifyJson({ depth: MAX_JSON_DEPTH, members: limits.maxMembers, values: limits.maxValues });
+  const parse = express.json({
     limit: MAX_JSON_BODY,
     type: ['application/json', 'application/*+json'],
-    verify: verifyJson({ depth: MAX_JSON_DEPTH, members: limits.maxMembers, values: limits.maxValues }),
+    verify: (req, res, bytes, encoding) => {
+      parseStarted.set(req, performance.now());
+      verify(req, res, bytes, encoding);
+    },
   });
+  return (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      const started = parseStarted.get(req);
+      if (error === undefined && started !== undefined && performance.now() - started >= LOOP_SLICE_MS) {
+        setImmediate(next);
+      } else {
+        next(error);
+      }
+    });
+  };
 }

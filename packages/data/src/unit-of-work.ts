@@ -11,7 +11,7 @@
  * (WriteConflictError) and {@link withWriteRetries} runs the unit of work again on the new state:
  * two concurrent writes to one object never lose either change, in one process or across several.
  */
-import { ConflictError, UNRESTRICTED, WriteConflictError } from '@odp/core';
+import { ConflictError, LoopSlices, UNRESTRICTED, WriteConflictError } from '@odp/core';
 import type {
   IdempotencyRecord,
   NewChangeEvent,
@@ -111,6 +111,12 @@ export class UnitOfWork {
   private readonly jobs: NewJob[] = [];
   readonly redirects: { from: string; to: string }[] = [];
   private idempotency: IdempotencyRecord | undefined;
+  /**
+   * The unit's slices of the event loop, its clock started with it: a unit whose reading and
+   * deciding took a slice (a large value validated and measured) yields before its store write,
+   * so that the write's transaction is a step of its own.
+   */
+  readonly slices = new LoopSlices();
 
   /**
    * `changedNames` names the fields and forward relations in which a put object differs from the

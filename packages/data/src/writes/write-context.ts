@@ -120,6 +120,7 @@ export class WriteContext {
     const changes = files ? this.fileChanges(uow) : { claims: [], released: [] };
     if (files && changes.claims.length > 0) await files.claim(changes.claims);
     let committed = false;
+    await uow.slices.next();
     try {
       await this.write(batch);
       committed = true;
