@@ -1,7 +1,9 @@
 import { describeCoordinationContract } from '@odp/testkit';
+import { shareTenantActivity } from './cluster-activity.js';
 import { createClusterCoordination } from './cluster-coordination.js';
 import type { ClusterChannel, FromHub } from './cluster-coordination.js';
 import { ClusterHub } from './cluster-hub.js';
+import { FairShare } from './fair-share.js';
 
 /**
  * The api processes' coordination over one hub, the IPC channels replaced by in-memory ones that
@@ -38,4 +40,38 @@ describeCoordinationContract('api processes (one hub, IPC channels in memory)', 
   async open() {
     return createClusterCoordination(connect(hub));
   },
+});
+
+describe('the tenants active in each api process, told to the others', () => {
+  it("makes a tenant alone in one process contend with another process's tenant", async () => {
+    const limits = { tenantRequests: 1000, tenantWorkMs: 10, tenantConcurrency: 4 };
+    const first = new FairShare(limits);
+    const second = new FairShare(limits);
+    const stops = [first, second].map((share) => shareTenantActivity(connect(hub), share));
+    const cheap = { label: 'GET /data', priorMs: 1 };
+    const admitA = () =>
+      second.admit(
+        'A',
+        cheap,
+        () => undefined,
+        () => undefined,
+      );
+    try {
+      // B is served by the first process; A, alone in the second, is capped by nothing but
+      // `tenantRequests`.
+      first.admit(
+        'B',
+        cheap,
+        () => undefined,
+        () => undefined,
+      );
+      for (let i = 0; i < 20; i++) admitA();
+      // After the first report (every 250 ms), A contends with B in the second process too: its
+      // kind is capped by its cost (10 ms of work over 1 ms requests: 10 under way).
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(admitA).toThrow('its share for their cost');
+    } finally {
+      stops.forEach((stop) => stop());
+    }
+  });
 });

@@ -35,9 +35,20 @@ interface ChangeMessage {
   readonly head: string;
 }
 
+/**
+ * "These tenants are active in the sending process" (cluster-activity.ts), from a process to the
+ * hub and on to every other process.
+ */
+export interface ActivityMessage {
+  readonly tag: typeof CLUSTER_MESSAGE_TAG;
+  readonly kind: 'activity';
+  readonly tenantIds: readonly string[];
+}
+
 /** What a process sends to the hub. */
 export type ToHub =
   | ChangeMessage
+  | ActivityMessage
   | {
       readonly tag: typeof CLUSTER_MESSAGE_TAG;
       readonly kind: 'call';
@@ -48,6 +59,7 @@ export type ToHub =
 /** What the hub sends to a process. */
 export type FromHub =
   | ChangeMessage
+  | ActivityMessage
   | {
       readonly tag: typeof CLUSTER_MESSAGE_TAG;
       readonly kind: 'invalidation';
@@ -126,7 +138,7 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
     if (!isClusterMessage<FromHub>(message)) return;
     if (message.kind === 'change') changeListeners.emit(message.tenantId, message.head);
     else if (message.kind === 'invalidation') invalidationListeners.emit('', message.message);
-    else {
+    else if (message.kind === 'reply') {
       const waiting = pending.get(message.id);
       pending.delete(message.id);
       if (message.error !== undefined) waiting?.reject(new Error(message.error));

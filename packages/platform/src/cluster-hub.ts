@@ -1,7 +1,7 @@
 /**
  * The primary's side of the coordination of several api processes (see cluster-coordination.ts):
  * a change announcement or an invalidation from one process is relayed to every process, the
- * sender included; the invalidation generation and the leases live here, in an in-process
+ * sender included, and the tenants a process reports active to every other process; the invalidation generation and the leases live here, in an in-process
  * coordination, so every process sees one generation and one holder per lease.
  */
 import { randomUUID } from 'node:crypto';
@@ -45,6 +45,13 @@ export class ClusterHub {
         tenantId: message.tenantId,
         head: message.head,
       });
+      return;
+    }
+    if (message.kind === 'activity') {
+      for (const other of this.members) {
+        if (other !== member)
+          send(other, { tag: CLUSTER_MESSAGE_TAG, kind: 'activity', tenantIds: message.tenantIds });
+      }
       return;
     }
     const { id } = message;

@@ -246,6 +246,31 @@ describe('FairShare (fake clock and timers)', () => {
     expect(started).toEqual(['a0', 'b1']);
   });
 
+  it('counts a tenant another api process of the machine reported active as contending', () => {
+    create({ tenantConcurrency: 4 });
+    // A alone in this process: not limited.
+    for (let i = 0; i < 3; i++) send(`a${i}`, 'A');
+    expect(started).toEqual(['a0', 'a1', 'a2']);
+    for (let i = 0; i < 3; i++) finish(`a${i}`, 2);
+    // Another process serves B: A, pressing, runs one at a time and pauses, though alone here.
+    share.noteActiveElsewhere(['B']);
+    for (let i = 3; i < 6; i++) send(`a${i}`, 'A');
+    expect(started).toEqual(['a0', 'a1', 'a2', 'a3']);
+    expect(share.activeTenantIds()).toEqual(['A']);
+    // A second after the last report, B no longer counts: A runs everything at once again.
+    finish('a3', 1);
+    clock += ACTIVE_MS;
+    jest.advanceTimersByTime(ACTIVE_MS);
+    jest.runOnlyPendingTimers();
+    expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
+  });
+
+  it('does not count the tenant itself, reported active by another process, as contending', () => {
+    share.noteActiveElsewhere(['A']);
+    for (let i = 0; i < 5; i++) send(`a${i}`, 'A');
+    expect(started).toHaveLength(5);
+  });
+
   it('starts waiting requests lowest debt first once a turn frees', () => {
     create({ tenantConcurrency: 1 });
     send('a0', 'A');

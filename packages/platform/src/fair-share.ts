@@ -26,6 +26,8 @@
  *   of the event loop, also when each of them ends within its turn.
  *
  * The state is per api process: with several instances each applies it to the requests it serves.
+ * The api processes of one machine share its cores, so they tell each other which tenants are
+ * active (cluster-activity.ts): a tenant active in another process counts as active here too.
  */
 import { RateLimitedError } from '@odp/core';
 import type { FairShareConfig } from '@odp/config';
@@ -106,6 +108,8 @@ interface TenantShare {
 /** The admission, turns and cost accounting of the tenants' requests in one api process. */
 export class FairShare {
   private readonly tenants = new Map<string, TenantShare>();
+  /** When the machine's other api processes last reported each tenant active. */
+  private readonly elsewhere = new Map<string, number>();
   private running = 0;
   /** Processor-sharing clock: advances by elapsed / running while requests run. */
   private virtual = 0;
@@ -183,6 +187,26 @@ export class FairShare {
     });
   }
 
+  /**
+   * The tenants active in this process (a request under way or seen in the last
+   * {@link ACTIVE_MS}): what it tells the machine's other api processes.
+   */
+  activeTenantIds(): string[] {
+    return this.activeTenants(this.now()).map((tenant) => tenant.tenantId);
+  }
+
+  /**
+   * Takes the tenants another api process of the machine reported active: for the next
+   * {@link ACTIVE_MS} they count as active here too. The processes share the machine's cores, so a
+   * flood served by one process slows the requests another serves: a tenant alone in this process
+   * is not alone on the machine while another tenant is active in the next one.
+   */
+  noteActiveElsewhere(tenantIds: readonly string[]): void {
+    const now = this.now();
+    for (const tenantId of tenantIds) this.elsewhere.set(tenantId, now);
+    this.schedulePump();
+  }
+
   /** The tenant's recent cost in milliseconds (decayed); for tests and diagnostics. */
   debtOf(tenantId: string): number {
     const tenant = this.tenants.get(tenantId);
@@ -255,7 +279,7 @@ export class FairShare {
     tenant.debt = this.decayedDebt(tenant) + charge;
     tenant.debtAt = now;
     const active = this.activeTenants(now);
-    if (active.length > 1 && this.heaviest(active) === tenant) {
+    if (this.severalActive(active, now) && this.heaviest(active) === tenant) {
       tenant.pausedUntil = now + Math.min(PAUSE_FACTOR * charge, MAX_PAUSE_MS);
     }
     const estimate = tenant.estimates.get(job.kind) ?? charge;
@@ -314,12 +338,13 @@ export class FairShare {
       .map((tenant) => ({ tenant, debt: this.decayedDebt(tenant) }))
       .sort((a, b) => a.debt - b.debt);
     if (waiting.length === 0) return;
-    const heaviest = active.length > 1 ? this.heaviest(active) : null;
+    const several = this.severalActive(active, now);
+    const heaviest = several ? this.heaviest(active) : null;
     let nextFree = Infinity;
     for (const { tenant } of waiting) {
-      const slots = active.length === 1 ? Infinity : tenant === heaviest ? 1 : this.limits.tenantConcurrency;
+      const slots = !several ? Infinity : tenant === heaviest ? 1 : this.limits.tenantConcurrency;
       let taken = tenant.ended.length;
-      if (active.length > 1 && tenant.pausedUntil > now) {
+      if (several && tenant.pausedUntil > now) {
         taken = slots;
         nextFree = Math.min(nextFree, tenant.pausedUntil);
       }
@@ -337,7 +362,25 @@ export class FairShare {
 
   /** Whether a tenant other than `tenant` is active: then its kinds are capped by their cost. */
   private contended(tenant: TenantShare): boolean {
-    return this.activeTenants(this.now()).some((other) => other !== tenant);
+    const now = this.now();
+    return (
+      this.activeTenants(now).some((other) => other !== tenant) ||
+      this.activeElsewhere(now).some((tenantId) => tenantId !== tenant.tenantId)
+    );
+  }
+
+  /** Whether more than one tenant is active, here or in the machine's other api processes. */
+  private severalActive(active: readonly TenantShare[], now: number): boolean {
+    if (active.length > 1) return true;
+    const here = active[0]?.tenantId;
+    return this.activeElsewhere(now).some((tenantId) => tenantId !== here);
+  }
+
+  /** Tenants other api processes of the machine reported active within the last {@link ACTIVE_MS}. */
+  private activeElsewhere(now: number): string[] {
+    const ids: string[] = [];
+    for (const [tenantId, seenAt] of this.elsewhere) if (now - seenAt < ACTIVE_MS) ids.push(tenantId);
+    return ids;
   }
 
   /** Tenants with a request under way or seen in the last {@link ACTIVE_MS}. */
@@ -397,6 +440,9 @@ export class FairShare {
     this.sweptAt = now;
     for (const [tenantId, tenant] of this.tenants) {
       if (tenant.total === 0 && now - tenant.lastSeen > FORGET_MS) this.tenants.delete(tenantId);
+    }
+    for (const [tenantId, seenAt] of this.elsewhere) {
+      if (now - seenAt >= ACTIVE_MS) this.elsewhere.delete(tenantId);
     }
   }
 }

@@ -38,6 +38,7 @@ import { createClusterCoordination } from './cluster-coordination.js';
 import type { ClusterChannel } from './cluster-coordination.js';
 import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
+import { shareTenantActivity } from './cluster-activity.js';
 import { FairShare } from './fair-share.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
@@ -147,6 +148,8 @@ export async function openPlatform(
     tenantExists: async (tenantId) => (await registry.getTenant(tenantId)) !== null,
   });
   const fairShare = new FairShare(config.fairShare);
+  const stopSharingActivity =
+    options.primary === undefined ? () => undefined : shareTenantActivity(options.primary, fairShare);
   const imports = spreadsheetImports(config, blobs, files, fairShare, log);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
@@ -214,6 +217,7 @@ export async function openPlatform(
     ],
     async close() {
       clearInterval(sweeper);
+      stopSharingActivity();
       await imports.close();
       await stopFollowing();
       await runtimes.closeAll();
