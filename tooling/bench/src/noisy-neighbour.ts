@@ -14,7 +14,7 @@ import { REQUEST_FLOODS } from './floods.js';
 import type { Flood, FloodContext, FloodRun, StartedFlood } from './floods.js';
 import type { LoadFigures } from './load.js';
 import { neighbourLoad } from './neighbour-client.js';
-import { residentMb } from './processes.js';
+import { treeResidentMb } from './processes.js';
 import type { Child } from './processes.js';
 
 export interface Tenant {
@@ -91,16 +91,13 @@ async function settle(api: Child, capSeconds: number): Promise<number> {
   }
 }
 
-/** Samples the api's resident memory every 100 ms until `stop()`, which resolves the peak (MB). */
+/**
+ * Samples the api's resident memory (its processes and their task processes together) every 100
+ * ms until `stop()`, which resolves the peak (MB).
+ */
 function sampleRss(pid: number): { stop(): number } {
-  let peak = residentMb(pid).rss;
-  const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, residentMb(pid).rss);
-    } catch {
-      // The process ended; B's failed requests say so.
-    }
-  }, 100);
+  let peak = treeResidentMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, treeResidentMb(pid))), 100);
   return {
     stop: () => {
       clearInterval(timer);

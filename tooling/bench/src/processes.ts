@@ -145,3 +145,18 @@ export function residentMb(pid: number): { rss: number; anon: number; file: numb
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
+
+/**
+ * The resident memory (`VmRSS`) of a process and of its descendants, summed, in MB: the api
+ * processes of `ODP_API_PROCESSES` and the isolated tasks count with the process that started
+ * them. Pages two processes share (the database's memory map) count once per process.
+ */
+export function treeResidentMb(pid: number): number {
+  let own: number;
+  try {
+    own = residentMb(pid).rss;
+  } catch {
+    return 0; // ended since its parent listed it
+  }
+  return own + childrenOf(pid).reduce((sum, child) => sum + treeResidentMb(child), 0);
+}
