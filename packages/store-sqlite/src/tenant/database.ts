@@ -10,6 +10,10 @@ import type { KeyLookup } from './query/sql.js';
 import { migrateTenantDatabase } from './schema.js';
 
 const STATEMENT_CACHE_SIZE = 256;
+/** How long a statement waits for a lock another connection holds (`busy_timeout`), in ms. */
+const BUSY_TIMEOUT_MS = 5000;
+/** The longest pause between two attempts of {@link TenantDatabase.inWriteTransaction} to lock. */
+const MAX_LOCK_POLL_MS = 16;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
 
@@ -37,7 +41,7 @@ export class TenantDatabase {
     // of 1,000: a create dirties some 40 scattered index pages, and pages rewritten between two
     // checkpoints are copied once. Measured: 0.68-0.81 -> 0.54-0.62 ms per create.
     this.db.pragma('wal_autocheckpoint = 10000');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('cache_size = -65536');
     this.db.pragma(`mmap_size = ${Math.trunc(mmapBytes)}`);
     this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
@@ -68,6 +72,29 @@ export class TenantDatabase {
       throw error;
     } finally {
       for (const forget of this.writeHooks) forget();
+    }
+  }
+
+  /**
+   * Runs `work` in one write transaction like {@link inTransaction}, but waits for the write lock
+   * without blocking the event loop. While another connection (another api process, the `odp`
+   * command) holds it, SQLite's busy handler would sleep this thread, and with it every other
+   * request of the process, until the lock frees. Here the lock is tried without waiting, and
+   * tried again after a timer (1 ms, doubling up to 16 ms) for up to the same 5 s; then the busy
+   * error is thrown as before.
+   */
+  async inWriteTransaction<T>(work: () => T): Promise<T> {
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_LOCK_POLL_MS)) {
+      this.statement('PRAGMA busy_timeout = 0').get();
+      try {
+        return this.inTransaction(work);
+      } catch (error) {
+        if (!isBusy(error) || performance.now() + pause > deadline) throw error;
+      } finally {
+        this.statement(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).get();
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 
@@ -149,4 +176,9 @@ export class TenantDatabase {
     this.dictCache.clear();
     for (const forget of this.rollbackHooks) forget();
   }
+}
+
+/** Whether SQLite refused for a lock another connection holds (SQLITE_BUSY and its variants). */
+function isBusy(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
 }

@@ -253,7 +253,7 @@ export class SqliteTenantStore implements TenantStore {
    */
   async write(batch: WriteBatch): Promise<void> {
     this.model.require();
-    this.database.inTransaction(() => this.writer.apply(batch));
+    await this.database.inWriteTransaction(() => this.writer.apply(batch));
   }
 
   /**

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TenantDatabase } from './database.js';
+
+/**
+ * Two connections to one tenant database, as two api processes have: a write waiting for the lock
+ * the other holds leaves the event loop free (the other connection here commits from a timer of
+ * the same thread, which a sleeping busy handler would never let run).
+ */
+describe('the write lock of a tenant database (SQLite, two connections)', () => {
+  let dir: string;
+  let first: TenantDatabase;
+  let second: TenantDatabase;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-write-lock-'));
+    const file = path.join(dir, 'documents.sqlite');
+    first = new TenantDatabase(file);
+    second = new TenantDatabase(file);
+  });
+  afterEach(async () => {
+    await second.close();
+    await first.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const put = (database: TenantDatabase, value: string) => () =>
+    database.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run('probe', value);
+  const probe = (database: TenantDatabase) =>
+    database.statement('SELECT v FROM meta WHERE k = ?').pluck().get('probe');
+
+  it('waits for the lock without blocking the event loop, then writes', async () => {
+    first.db.exec('BEGIN IMMEDIATE');
+    put(first, 'first')();
+    let turns = 0;
+    const counting = setInterval(() => turns++, 1);
+    setTimeout(() => first.db.exec('COMMIT'), 50);
+    try {
+      await second.inWriteTransaction(put(second, 'second'));
+    } finally {
+      clearInterval(counting);
+    }
+    expect(turns).toBeGreaterThan(5);
+    expect(probe(first)).toBe('second');
+  });
+
+  it('gives up with the busy error once the lock stayed taken for 5 s', async () => {
+    first.db.exec('BEGIN IMMEDIATE');
+    try {
+      await expect(second.inWriteTransaction(put(second, 'second'))).rejects.toMatchObject({
+        code: 'SQLITE_BUSY',
+      });
+    } finally {
+      first.db.exec('ROLLBACK');
+    }
+    expect(probe(second)).toBeUndefined();
+  }, 15_000);
+
+  it('passes an error of the work on at once, the transaction rolled back', async () => {
+    await expect(
+      second.inWriteTransaction(() => {
+        put(second, 'partial')();
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(probe(first)).toBeUndefined();
+  });
+});
