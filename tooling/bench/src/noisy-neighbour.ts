@@ -2,9 +2,9 @@
  * The noisy-neighbour matrix (docs/performance.md, "Noisy neighbour"): for each kind of flood
  * tenant A can send (floods.ts, flood-replay.ts, flood-imports.ts), tenant B's get-one latency
  * alone, then while A floods, in the same row one after the other; A's answers by kind (2xx, 429,
- * other); and the api's resident memory sampled every 100 ms from the row's start until the api is
- * quiet again after the flood. Targets: B's p50 within 1.5x and p99 within 3x of B alone, the
- * api's RSS under 1 GB. A target is reported (met or MISSED), never asserted; a failed request of B
+ * other); and the api's memory (its processes' and their task processes' proportional set sizes,
+ * summed) sampled every 100 ms from the row's start until the api is quiet again after the flood.
+ * Targets: B's p50 within 1.5x and p99 within 3x of B alone, the api's memory under 1 GB. A target is reported (met or MISSED), never asserted; a failed request of B
  * (not 2xx/3xx) invalidates the run, and so does a flood that could not be prepared.
  */
 import { performance } from 'node:perf_hooks';
@@ -14,7 +14,7 @@ import { REQUEST_FLOODS } from './floods.js';
 import type { Flood, FloodContext, FloodRun, StartedFlood } from './floods.js';
 import type { LoadFigures } from './load.js';
 import { neighbourLoad } from './neighbour-client.js';
-import { treeResidentMb } from './processes.js';
+import { treeMemoryMb } from './processes.js';
 import type { Child } from './processes.js';
 
 export interface Tenant {
@@ -92,12 +92,12 @@ async function settle(api: Child, capSeconds: number): Promise<number> {
 }
 
 /**
- * Samples the api's resident memory (its processes and their task processes together) every 100
- * ms until `stop()`, which resolves the peak (MB).
+ * Samples the api's memory (the proportional set sizes of its processes and their task processes,
+ * summed: `treeMemoryMb`) every 100 ms until `stop()`, which resolves the peak (MB).
  */
 function sampleRss(pid: number): { stop(): number } {
-  let peak = treeResidentMb(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, treeResidentMb(pid))), 100);
+  let peak = treeMemoryMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, treeMemoryMb(pid))), 100);
   return {
     stop: () => {
       clearInterval(timer);
@@ -204,10 +204,10 @@ export function neighbourTable(matrix: NeighbourMatrix): string {
       `of B alone then ${matrix.phaseSeconds} s while A floods, in each row` +
       (matrix.warmupSeconds > 0 ? `, after ${matrix.warmupSeconds} s of the flood unrecorded.` : '.') +
       ` Targets: B's p50 <= ${TARGETS.p50Ratio}x and p99 <= ${TARGETS.p99Ratio}x of B alone, ` +
-      `the api's peak RSS < ${TARGETS.rssMb} MB.`,
+      `the api's peak memory (PSS of its processes and task processes) < ${TARGETS.rssMb} MB.`,
     '',
     "| A floods with | A's answers: 2xx / 429 / other | B p50 alone -> under flood (ms) | p50 ratio | " +
-      'B p99 alone -> under flood (ms) | p99 ratio | api peak RSS | api busy after | B failures |',
+      'B p99 alone -> under flood (ms) | p99 ratio | api peak memory | api busy after | B failures |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const notes: string[] = [];

@@ -147,16 +147,19 @@ export function residentMb(pid: number): { rss: number; anon: number; file: numb
 }
 
 /**
- * The resident memory (`VmRSS`) of a process and of its descendants, summed, in MB: the api
+ * The memory of a process and of its descendants, in MB: the sum of their proportional set sizes
+ * (`Pss` of `/proc/<pid>/smaps_rollup`: each process's own pages, and its share of the pages it
+ * shares with others, such as the database's memory map that every api process maps). The api
  * processes of `ODP_API_PROCESSES` and the isolated tasks count with the process that started
- * them. Pages two processes share (the database's memory map) count once per process.
+ * them; shared pages count once in all, as the machine holds them.
  */
-export function treeResidentMb(pid: number): number {
+export function treeMemoryMb(pid: number): number {
   let own: number;
   try {
-    own = residentMb(pid).rss;
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
   } catch {
     return 0; // ended since its parent listed it
   }
-  return own + childrenOf(pid).reduce((sum, child) => sum + treeResidentMb(child), 0);
+  return own + childrenOf(pid).reduce((sum, child) => sum + treeMemoryMb(child), 0);
 }
