@@ -1,4 +1,4 @@
-import { RateLimitedError } from '@odp/core';
+import { RateLimitedError, createInProcessCoordination } from '@odp/core';
 import { TenantSlots } from './tenant-slots.js';
 
 /** A promise with its resolve, to hold a slot until the test lets go. */
@@ -33,5 +33,33 @@ describe('TenantSlots', () => {
     const slots = new TenantSlots(1, 'report renderings', 2);
     await expect(slots.run('a', () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     await expect(slots.run('a', async () => 'ran')).resolves.toBe('ran');
+  });
+
+  it('holds the cap across the processes that share its leases', async () => {
+    // Two processes' slots over one set of leases (the primary's, or Redis', in a deployment).
+    const { locks } = createInProcessCoordination();
+    const shared = { locks, name: 'report-renderings' };
+    const here = new TenantSlots(2, 'report renderings', 2, shared);
+    const there = new TenantSlots(2, 'report renderings', 2, shared);
+    const first = held();
+    const second = held();
+    const running = [here.run('a', () => first.promise), there.run('a', () => second.promise)];
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(here.run('a', async () => 'ran')).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(there.run('a', async () => 'ran')).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(there.run('b', async () => 'ran')).resolves.toBe('ran');
+    first.release();
+    await running[0];
+    await expect(there.run('a', async () => 'ran')).resolves.toBe('ran');
+    second.release();
+    await running[1];
+    // A failed work's lease is released too.
+    await expect(here.run('a', () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    const both = [held(), held()];
+    const again = both.map((hold) => here.run('a', () => hold.promise));
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(there.run('a', async () => 'ran')).rejects.toBeInstanceOf(RateLimitedError);
+    both.forEach((hold) => hold.release());
+    await Promise.all(again);
   });
 });

@@ -1,10 +1,27 @@
 /**
- * A per-tenant cap on work of one kind under way in this process (report renderings): a tenant
- * holds at most `limit` slots at once, and asking for one more is refused at once with
- * {@link RateLimitedError} (429 with `Retry-After`), so that one tenant cannot occupy the
- * process's task processes and memory for its kind of work while others wait.
+ * A per-tenant cap on work of one kind under way (report renderings): a tenant holds at most
+ * `limit` slots at once, and asking for one more is refused at once with {@link RateLimitedError}
+ * (429 with `Retry-After`), so that one tenant cannot occupy the task processes and memory for its
+ * kind of work while others wait.
+ *
+ * With `shared` leases the cap holds across the api processes that share them (those of one
+ * machine through the primary, of a deployment through Redis): a slot is one lease
+ * `<name>:<tenant>:<i>`, i below the limit, renewed while the work runs and released after it. A
+ * process that dies loses its leases after their time. The count of this process is checked first,
+ * so a tenant at its cap here is refused without asking the others.
  */
-import { RateLimitedError } from '@odp/core';
+import { RateLimitedError, keepRenewed } from '@odp/core';
+import type { Lease, LockService } from '@odp/core';
+
+/** Leases a slot is held by, when the cap is shared by several processes. */
+export interface SharedSlots {
+  readonly locks: LockService;
+  /** The leases' name prefix, e.g. `report-renderings`. */
+  readonly name: string;
+}
+
+/** How long a slot's lease lasts without renewal: the time a dead process's slot stays taken. */
+export const SLOT_LEASE_MS = 30_000;
 
 export class TenantSlots {
   private readonly held = new Map<string, number>();
@@ -15,24 +32,44 @@ export class TenantSlots {
     private readonly what: string,
     /** Seconds a refused client is asked to wait. */
     private readonly retryAfterSeconds: number,
+    private readonly shared?: SharedSlots,
   ) {}
 
   /** Runs `work` holding one of the tenant's slots; RateLimitedError when it holds them all. */
   async run<Result>(tenantId: string, work: () => Promise<Result>): Promise<Result> {
     const count = this.held.get(tenantId) ?? 0;
-    if (count >= this.limit) {
-      throw new RateLimitedError(
-        `This tenant already has ${this.limit} ${this.what} under way; retry after ${this.retryAfterSeconds} s.`,
-        this.retryAfterSeconds,
-      );
-    }
+    if (count >= this.limit) throw this.refusal();
     this.held.set(tenantId, count + 1);
     try {
-      return await work();
+      const lease = this.shared === undefined ? null : await this.takeSharedSlot(this.shared, tenantId);
+      const stopRenewing =
+        lease === null ? () => undefined : keepRenewed(lease, SLOT_LEASE_MS / 3, () => undefined);
+      try {
+        return await work();
+      } finally {
+        stopRenewing();
+        await lease?.release().catch(() => undefined);
+      }
     } finally {
       const left = (this.held.get(tenantId) ?? 1) - 1;
       if (left === 0) this.held.delete(tenantId);
       else this.held.set(tenantId, left);
     }
+  }
+
+  /** The first free lease of the tenant's slots; the refusal when every one is held. */
+  private async takeSharedSlot(shared: SharedSlots, tenantId: string): Promise<Lease> {
+    for (let slot = 0; slot < this.limit; slot++) {
+      const lease = await shared.locks.acquire(`${shared.name}:${tenantId}:${slot}`, SLOT_LEASE_MS);
+      if (lease !== null) return lease;
+    }
+    throw this.refusal();
+  }
+
+  private refusal(): RateLimitedError {
+    return new RateLimitedError(
+      `This tenant already has ${this.limit} ${this.what} under way; retry after ${this.retryAfterSeconds} s.`,
+      this.retryAfterSeconds,
+    );
   }
 }

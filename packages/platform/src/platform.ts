@@ -192,6 +192,7 @@ export async function openPlatform(
     now: () => new Date(),
     streamTokens: new StreamTokens(config.secretKey),
     fairShare,
+    locks: coordination.locks,
     deletion: tenantDeletion({
       config,
       registry,

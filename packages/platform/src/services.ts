@@ -4,7 +4,7 @@
  */
 import type { StreamTokens, TokenVerifier } from '@odp/auth';
 import type { Config } from '@odp/config';
-import type { JobQueue, PlatformRegistry } from '@odp/core';
+import type { JobQueue, LockService, PlatformRegistry } from '@odp/core';
 import type { SpreadsheetImports } from '@odp/excel';
 import type { FileService } from '@odp/files';
 import type { ServiceUsage } from '@odp/gateways';
@@ -58,4 +58,10 @@ export interface PlatformServices {
    * takes its turn with `fairShare.turn(tenantId, work)`.
    */
   readonly fairShare: FairShare;
+  /**
+   * Leases shared by the api processes of the deployment (its coordination: the primary's among
+   * the processes of one machine, Redis between machines, this process alone otherwise): caps
+   * that hold across the processes, such as a tenant's report renderings, take one lease a slot.
+   */
+  readonly locks: LockService;
 }

@@ -44,7 +44,11 @@ function languageParam(raw: unknown): string | undefined {
 export function reportRoutes(deps: AppDeps): Router {
   const router = routeModule();
   const { memoryMb, timeoutMs, tenantConcurrent } = deps.config.reports;
-  const renderings = new TenantSlots(tenantConcurrent, 'report renderings', REPORT_RETRY_AFTER_SECONDS);
+  // The cap holds across the api processes (and instances) that share the deployment's leases.
+  const renderings = new TenantSlots(tenantConcurrent, 'report renderings', REPORT_RETRY_AFTER_SECONDS, {
+    locks: deps.locks,
+    name: 'report-renderings',
+  });
   router.get('/data/:tenant/:typeName/:id/reports/:reportName', async (req, res) => {
     const { tenantId, account } = tenantRequest(res);
     const language = languageParam(req.query['language']);
