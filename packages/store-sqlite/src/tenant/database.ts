@@ -178,7 +178,14 @@ export class TenantDatabase {
   }
 }
 
-/** Whether SQLite refused for a lock another connection holds (SQLITE_BUSY and its variants). */
+/**
+ * Whether SQLite refused for a lock another connection holds (SQLITE_BUSY and its variants). By
+ * the error's code, not its class: a test runner may load the driver's classes more than once.
+ */
 function isBusy(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')
+  );
 }
