@@ -34,8 +34,8 @@ import {
   toActivity,
   toProfile,
   toApiKey,
-  isUniqueViolation,
 } from './rows.js';
+import { isUniqueViolation } from '../sqlite-errors.js';
 import type { TenantRow, ProfileRow, InvitationRow, ApiKeyRow } from './rows.js';
 
 /**

@@ -106,11 +106,3 @@ export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
   };
 }
-
-export function isUniqueViolation(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE')
-  );
-}

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
+import { isBusy } from '../sqlite-errors.js';
 import { migrateTenantDatabase } from './schema.js';
 
 const STATEMENT_CACHE_SIZE = 256;
@@ -176,16 +177,4 @@ export class TenantDatabase {
     this.dictCache.clear();
     for (const forget of this.rollbackHooks) forget();
   }
-}
-
-/**
- * Whether SQLite refused for a lock another connection holds (SQLITE_BUSY and its variants). By
- * the error's code, not its class: a test runner may load the driver's classes more than once.
- */
-function isBusy(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')
-  );
 }
