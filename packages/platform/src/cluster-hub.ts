@@ -1,8 +1,9 @@
 /**
  * The primary's side of the coordination of several api processes (see cluster-coordination.ts):
  * a change announcement or an invalidation from one process is relayed to every process, the
- * sender included, and the tenants a process reports active to every other process; the invalidation generation and the leases live here, in an in-process
- * coordination, so every process sees one generation and one holder per lease.
+ * sender included, and the tenants a process reports active to every other process; the
+ * invalidation generation and the leases live here, in an in-process coordination, so every
+ * process sees one generation and one holder per lease.
  */
 import { randomUUID } from 'node:crypto';
 import { createInProcessCoordination } from '@odp/core';

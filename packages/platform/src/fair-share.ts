@@ -363,24 +363,24 @@ export class FairShare {
   /** Whether a tenant other than `tenant` is active: then its kinds are capped by their cost. */
   private contended(tenant: TenantShare): boolean {
     const now = this.now();
-    return (
-      this.activeTenants(now).some((other) => other !== tenant) ||
-      this.activeElsewhere(now).some((tenantId) => tenantId !== tenant.tenantId)
-    );
+    return this.otherActive(tenant.tenantId, this.activeTenants(now), now);
   }
 
   /** Whether more than one tenant is active, here or in the machine's other api processes. */
   private severalActive(active: readonly TenantShare[], now: number): boolean {
-    if (active.length > 1) return true;
-    const here = active[0]?.tenantId;
-    return this.activeElsewhere(now).some((tenantId) => tenantId !== here);
+    return this.otherActive(active[0]?.tenantId, active, now);
   }
 
-  /** Tenants other api processes of the machine reported active within the last {@link ACTIVE_MS}. */
-  private activeElsewhere(now: number): string[] {
-    const ids: string[] = [];
-    for (const [tenantId, seenAt] of this.elsewhere) if (now - seenAt < ACTIVE_MS) ids.push(tenantId);
-    return ids;
+  /**
+   * Whether a tenant other than `tenantId` is active: among `active` (this process's), or reported
+   * by another api process of the machine within the last {@link ACTIVE_MS}.
+   */
+  private otherActive(tenantId: string | undefined, active: readonly TenantShare[], now: number): boolean {
+    if (active.some((other) => other.tenantId !== tenantId)) return true;
+    for (const [other, seenAt] of this.elsewhere) {
+      if (other !== tenantId && now - seenAt < ACTIVE_MS) return true;
+    }
+    return false;
   }
 
   /** Tenants with a request under way or seen in the last {@link ACTIVE_MS}. */
