@@ -4,8 +4,9 @@
  * alone, then while A floods, in the same row one after the other; A's answers by kind (2xx, 429,
  * other); and the api's memory (its processes' and their task processes' proportional set sizes,
  * summed) sampled every 100 ms from the row's start until the api is quiet again after the flood.
- * Targets: B's p50 within 1.5x and p99 within 3x of B alone, the api's memory under 1 GB. A target is reported (met or MISSED), never asserted; a failed request of B
- * (not 2xx/3xx) invalidates the run, and so does a flood that could not be prepared.
+ * Targets: B's p50 within 1.5x and p99 within 3x of B alone, the api's memory under 1 GB. A
+ * target is reported (met or MISSED), never asserted; a failed request of B (not 2xx/3xx)
+ * invalidates the run, and so does a flood that could not be prepared.
  */
 import { performance } from 'node:perf_hooks';
 import { REPLAY_FLOOD } from './flood-replay.js';
@@ -95,7 +96,7 @@ async function settle(api: Child, capSeconds: number): Promise<number> {
  * Samples the api's memory (the proportional set sizes of its processes and their task processes,
  * summed: `treeMemoryMb`) every 100 ms until `stop()`, which resolves the peak (MB).
  */
-function sampleRss(pid: number): { stop(): number } {
+function sampleMemory(pid: number): { stop(): number } {
   let peak = treeMemoryMb(pid);
   const timer = setInterval(() => (peak = Math.max(peak, treeMemoryMb(pid))), 100);
   return {
@@ -127,7 +128,7 @@ async function measureRow(
   const neighbour = () =>
     neighbourLoad({ baseUrl: api.baseUrl, key: b.key, durationSeconds: phaseSeconds, paths });
   await settle(api, capSeconds);
-  const rss = sampleRss(api.pid);
+  const memory = sampleMemory(api.pid);
   try {
     if (options.warmupSeconds > 0) {
       await start(options.warmupSeconds);
@@ -143,11 +144,11 @@ async function measureRow(
       a,
       p50Ratio: underFlood.p50Ms / Math.max(alone.p50Ms, 0.001),
       p99Ratio: underFlood.p99Ms / Math.max(alone.p99Ms, 0.001),
-      peakRssMb: rss.stop(),
+      peakRssMb: memory.stop(),
       busyAfterSeconds,
     };
   } finally {
-    rss.stop();
+    memory.stop();
   }
 }
 

@@ -114,16 +114,27 @@ const USER_HZ = 100;
  * of `ODP_API_PROCESSES` and the isolated tasks count with the process that started them.
  */
 function processCpuMs(pid: number): number {
-  let stat: string;
+  return sumOverTree(pid, (process) => {
+    const stat = readFileSync(`/proc/${process}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
+    const fields = stat.split(') ')[1]?.split(' ') ?? [];
+    const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+    return (ticks * 1000) / USER_HZ;
+  });
+}
+
+/**
+ * `measure` of a process plus that of each of its live descendants. A process that ended since its
+ * parent listed it counts 0 (its CPU time is now its parent's; its memory is gone).
+ */
+function sumOverTree(pid: number, measure: (pid: number) => number): number {
+  let own: number;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    own = measure(pid);
   } catch {
-    return 0; // ended since its parent listed it: its time is now the parent's
+    return 0;
   }
-  // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
-  const fields = stat.split(') ')[1]?.split(' ') ?? [];
-  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
-  return (ticks * 1000) / USER_HZ + childrenOf(pid).reduce((sum, child) => sum + processCpuMs(child), 0);
+  return own + childrenOf(pid).reduce((sum, child) => sum + sumOverTree(child, measure), 0);
 }
 
 function childrenOf(pid: number): number[] {
@@ -154,12 +165,8 @@ export function residentMb(pid: number): { rss: number; anon: number; file: numb
  * them; shared pages count once in all, as the machine holds them.
  */
 export function treeMemoryMb(pid: number): number {
-  let own: number;
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0; // ended since its parent listed it
-  }
-  return own + childrenOf(pid).reduce((sum, child) => sum + treeMemoryMb(child), 0);
+  return sumOverTree(pid, (process) => {
+    const rollup = readFileSync(`/proc/${process}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
+  });
 }
