@@ -15,11 +15,15 @@
  *   buffered for one drops them instead of rescheduling itself forever.
  *
  * Both are safe to run again (at-least-once jobs): the buffer keeps an event once by job id, and
- * a flush writes the latest state, so repeating one changes nothing.
+ * a flush writes the latest state, so repeating one changes nothing. One flush of a destination
+ * writes at a time, on whichever worker: a flush that finds another still writing (a short interval,
+ * a slow warehouse) leaves the waiting changes to it and schedules the next cycle, so no change is
+ * written twice.
  */
 import type {
   Job,
   JobQueue,
+  LockService,
   ReplicationBuffer,
   ReplicationEvent,
   Warehouse,
@@ -27,6 +31,7 @@ import type {
   WarehouseRow,
   WarehouseTarget,
 } from '@odp/core';
+import { keepRenewed } from '@odp/core';
 import { GatewayError } from './gateway.js';
 
 /** The job kind of a destination's flush. */
@@ -37,6 +42,9 @@ export const DEFAULT_FLUSH_INTERVAL_MS = 15 * 60_000;
 
 /** Events one flush writes per batch; a longer backlog is written in several batches. */
 const FLUSH_BATCH = 5_000;
+
+/** How long a flush's hold on its destination outlives a worker that died holding it; renewed while it runs. */
+const FLUSH_LEASE_MS = 60_000;
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -74,6 +82,8 @@ export interface ReplicatorDeps {
   readonly warehouse: Warehouse;
   /** Where flush jobs are scheduled. */
   readonly queue: Pick<JobQueue, 'enqueue' | 'get'>;
+  /** Shared by every worker: one flush of a destination writes at a time. */
+  readonly locks: LockService;
   readonly now: () => Date;
   /** The parameters of a job payload, decrypted when sealed; null when they cannot be. */
   readonly parametersOf: (payload: Readonly<Record<string, unknown>>) => Record<string, string | null> | null;
@@ -153,9 +163,35 @@ export class DatastoreReplicator {
    */
   async flush(job: Job): Promise<{ rows: number; deletes: number }> {
     const { destination, intervalMs } = job.payload as unknown as FlushPayload;
+    const lease = await this.deps.locks.acquire(
+      `${REPLICATION_FLUSH_JOB}:${job.tenantId}:${destination}`,
+      FLUSH_LEASE_MS,
+    );
+    if (lease === null) {
+      // Another flush of this destination is writing: what it has read is its own, the rest waits
+      // for the next cycle, scheduled here in case no new change schedules it.
+      await this.scheduleFlush(job.tenantId, destination, intervalMs);
+      return { rows: 0, deletes: 0 };
+    }
+    // A lost lease only lets a second flush write the same latest state again: nothing to undo.
+    const stopRenewing = keepRenewed(lease, FLUSH_LEASE_MS / 3, () => undefined);
+    try {
+      return await this.flushHeld(job.tenantId, destination, intervalMs);
+    } finally {
+      stopRenewing();
+      await lease.release();
+    }
+  }
+
+  /** The flush itself, while this worker holds the destination. */
+  private async flushHeld(
+    tenantId: string,
+    destination: string,
+    intervalMs: number,
+  ): Promise<{ rows: number; deletes: number }> {
     let written = { rows: 0, deletes: 0 };
     for (;;) {
-      const events = await this.deps.buffer.pending(job.tenantId, destination, FLUSH_BATCH);
+      const events = await this.deps.buffer.pending(tenantId, destination, FLUSH_BATCH);
       if (events.length === 0) return written;
       try {
         const batch = await this.writeBatch(events);
@@ -170,7 +206,7 @@ export class DatastoreReplicator {
           throw new GatewayError(`${error.message}; ${events.length} buffered changes are dropped.`, false);
         }
         // This flush runs after the end of its interval: the current one's flush is the next cycle.
-        const next = await this.scheduleFlush(job.tenantId, destination, intervalMs);
+        const next = await this.scheduleFlush(tenantId, destination, intervalMs);
         const message = error instanceof Error ? error.message : String(error);
         throw new GatewayError(
           `The warehouse flush failed; its changes stay buffered for the next flush at ${next.toISOString()}: ${message}`,

@@ -213,6 +213,31 @@ it('rule 6: keeps the changes of a failed flush and writes them on the next cycl
   expect((await table()).rows.map((row) => row['id'])).toEqual([ACME, GLOBEX]);
 });
 
+it('leaves the changes to a flush of the same destination already writing, and writes them on the next cycle', async () => {
+  await drain();
+  // Another worker's flush of the destination, still writing.
+  const held = await platform.coordination.locks.acquire(
+    `replication-flush:${tenantId}:acme-analytics/crm/companies`,
+    60_000,
+  );
+  expect(held).not.toBeNull();
+  clock = new Date(T0.getTime() + 15 * MINUTE);
+  await drain();
+  expect((await table()).rows).toEqual([]);
+  expect(
+    await platform.replication.buffer.pending(tenantId, 'acme-analytics/crm/companies', 100),
+  ).toHaveLength(2);
+  const byRunAt = (await flushJobs()).sort((a, b) => a.runAt.localeCompare(b.runAt));
+  expect(byRunAt).toEqual([
+    expect.objectContaining({ status: 'done', runAt: '2030-01-01T00:15:00.000Z' }),
+    expect.objectContaining({ status: 'pending', runAt: '2030-01-01T00:30:00.000Z' }),
+  ]);
+  await held!.release();
+  clock = new Date(T0.getTime() + 30 * MINUTE);
+  await drain();
+  expect((await table()).rows.map((row) => row['id'])).toEqual([ACME, GLOBEX]);
+});
+
 it('rule 1: a delete removes the row by id and evaluates no column formula', async () => {
   const service = await data();
   const { id } = await service.create(system, 'companies', { legalName: 'Short-lived BV', employeeCount: 2 });

@@ -63,7 +63,13 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
     now,
   });
   const parametersOf = (payload: Job['payload']) => unsealParameters(payload, cipher);
-  const replicator = new DatastoreReplicator({ ...replication, queue: jobs, now, parametersOf });
+  const replicator = new DatastoreReplicator({
+    ...replication,
+    queue: jobs,
+    locks: platform.coordination.locks,
+    now,
+    parametersOf,
+  });
 
   const writeRetryLogEntry = async (job: Job, error: string) => {
     try {
