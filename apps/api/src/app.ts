@@ -1,11 +1,13 @@
 import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
-import { NoRouteError, RateLimitedError } from '@odp/core';
+import { NoRouteError, RateLimitedError, TenantShareError } from '@odp/core';
 import type { Logger, PlatformServices } from '@odp/platform';
 import { authentication } from './authentication.js';
 import { cors } from './cors.js';
 import { jsonBody } from './json-body.js';
 import { tenantFairShare } from './tenant-fair-share.js';
+import { releaseShare } from './context.js';
+import { RefusalHold } from './refusal-hold.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { invitationRoutes } from './routes/invitations.js';
@@ -66,7 +68,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   for (const router of routes) app.use(router);
 
   app.use((_req, _res, next) => next(new NoRouteError()));
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, new RefusalHold()));
   return app;
 }
 
@@ -182,7 +184,8 @@ function requestLog(log: Logger): RequestHandler {
   };
 }
 
-function errorHandler(log: Logger): ErrorRequestHandler {
+/** Answers an error as problem+json; a refusal of the tenant's share after its hold. */
+function errorHandler(log: Logger, refusals: RefusalHold): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
@@ -197,6 +200,10 @@ function errorHandler(log: Logger): ErrorRequestHandler {
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       });
     }
-    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    const answer = () => res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    if (error instanceof TenantShareError) {
+      releaseShare(res);
+      refusals.answer(res, answer);
+    } else answer();
   };
 }

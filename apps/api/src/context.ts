@@ -41,3 +41,16 @@ export function signedInPerson(res: Response): Person {
   if (authentication?.kind !== 'person') throw new UnauthenticatedError();
   return authentication.person;
 }
+
+/**
+ * Ends the request's turn in its tenant's fair share before its answer is sent (a refusal held
+ * before it is answered: refusal-hold.ts). Set by the fair share's middleware; idempotent.
+ */
+export function setShareRelease(res: Response, release: () => void): void {
+  res.locals['shareRelease'] = release;
+}
+
+/** Releases the request's turn in the fair share now, if it took one. */
+export function releaseShare(res: Response): void {
+  (res.locals['shareRelease'] as (() => void) | undefined)?.();
+}

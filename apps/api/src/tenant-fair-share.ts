@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { tenantOf } from './context.js';
+import { setShareRelease, tenantOf } from './context.js';
 import type { FairShare } from '@odp/platform';
 import { isEventStream, requestKind } from './request-kind.js';
 
@@ -29,6 +29,7 @@ export function tenantFairShare(share: FairShare): RequestHandler {
         // client went away first.
         res.once('prefinish', () => process.nextTick(release));
         res.once('close', release);
+        setShareRelease(res, release);
       },
       () => next(),
     );

@@ -1,6 +1,6 @@
 /**
  * A per-tenant cap on work of one kind under way (report renderings): a tenant holds at most
- * `limit` slots at once, and asking for one more is refused at once with {@link RateLimitedError}
+ * `limit` slots at once, and asking for one more is refused at once with {@link TenantShareError}
  * (429 with `Retry-After`), so that one tenant cannot occupy the task processes and memory for its
  * kind of work while others wait.
  *
@@ -10,7 +10,7 @@
  * process that dies loses its leases after their time. The count of this process is checked first,
  * so a tenant at its cap here is refused without asking the others.
  */
-import { RateLimitedError, keepRenewed } from '@odp/core';
+import { TenantShareError, keepRenewed } from '@odp/core';
 import type { Lease, LockService } from '@odp/core';
 
 /** Leases a slot is held by, when the cap is shared by several processes. */
@@ -35,7 +35,7 @@ export class TenantSlots {
     private readonly shared?: SharedSlots,
   ) {}
 
-  /** Runs `work` holding one of the tenant's slots; RateLimitedError when it holds them all. */
+  /** Runs `work` holding one of the tenant's slots; TenantShareError when it holds them all. */
   async run<Result>(tenantId: string, work: () => Promise<Result>): Promise<Result> {
     const count = this.held.get(tenantId) ?? 0;
     if (count >= this.limit) throw this.refusal();
@@ -66,8 +66,8 @@ export class TenantSlots {
     throw this.refusal();
   }
 
-  private refusal(): RateLimitedError {
-    return new RateLimitedError(
+  private refusal(): TenantShareError {
+    return new TenantShareError(
       `This tenant already has ${this.limit} ${this.what} under way; retry after ${this.retryAfterSeconds} s.`,
       this.retryAfterSeconds,
     );

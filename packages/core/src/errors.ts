@@ -146,6 +146,14 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * A request refused because its tenant already uses its whole share of the api: requests,
+ * renderings, imports or event streams under way (HTTP 429, `Retry-After`). The api answers it
+ * after a short hold (docs/configuration.md, "Fair share between tenants"), unlike the limit of
+ * an external service, which is the tenant's own to spend.
+ */
+export class TenantShareError extends RateLimitedError {}
+
 /** Why a report document could not be rendered: over its memory or time limit, or its template failed. */
 export type ReportFailure = 'memory' | 'time' | 'template';
 

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { NotFoundError, RateLimitedError, ValidationError } from '@odp/core';
+import { NotFoundError, TenantShareError, ValidationError } from '@odp/core';
 import type { Account, BlobStore, ImportLimits } from '@odp/core';
 import type { DataResources } from '@odp/data';
 import type { FileService } from '@odp/files';
@@ -78,7 +78,7 @@ export class SpreadsheetImports implements ImportHost {
   /**
    * Checks the ImportTask and starts the import in the background: 404 for an unknown class, 400
    * for a bad body, mapping, upload descriptor, or a file that is no .xlsx or .csv; 429
-   * (RateLimitedError) while the tenant has `tenantImports` imports running here. `data` opens
+   * (TenantShareError) while the tenant has `tenantImports` imports running here. `data` opens
    * the tenant's data service (again for every batch of rows, so a model reload mid-import is followed).
    * Resolves the new import's status (state `running`).
    */
@@ -98,11 +98,11 @@ export class SpreadsheetImports implements ImportHost {
     }
   }
 
-  /** One of the tenant's import slots, or RateLimitedError; the function frees it (once). */
+  /** One of the tenant's import slots, or TenantShareError; the function frees it (once). */
   private claimSlot(tenantId: string): () => void {
     const count = this.perTenant.get(tenantId) ?? 0;
     if (count >= this.options.tenantImports) {
-      throw new RateLimitedError(
+      throw new TenantShareError(
         `The tenant already has ${count} imports running; start this one when one of them has finished.`,
         RETRY_IMPORT_AFTER_SECONDS,
       );

@@ -5,7 +5,7 @@
  * (the tenant or its data deleted, here or, through the invalidation announcement, on another
  * instance), so no stream outlives its tenant.
  */
-import { RateLimitedError } from '@odp/core';
+import { RateLimitedError, TenantShareError } from '@odp/core';
 
 /** Seconds a refused stream is asked to wait (`Retry-After`): a slot frees when a stream closes. */
 export const STREAM_RETRY_AFTER_SECONDS = 5;
@@ -29,7 +29,7 @@ export class TenantEventStreams {
       );
     }
     if (this.open.size >= this.limit) {
-      throw new RateLimitedError(
+      throw new TenantShareError(
         `This tenant already has ${this.limit} event streams open; close one or try again later.`,
         STREAM_RETRY_AFTER_SECONDS,
       );

@@ -10,7 +10,7 @@
  *   is kept as an estimate of the next one's.
  * - **Admission.** A tenant may have `tenantRequests` requests under way (waiting or running), and,
  *   while another tenant is active, of one kind at most `tenantWorkMs / estimate` (at least one): a
- *   cheap kind many, an expensive one few. One more is refused at once with RateLimitedError (429,
+ *   cheap kind many, an expensive one few. One more is refused with TenantShareError (429,
  *   `Retry-After`). A tenant alone meets only the first cap: there is nobody its burst would hold up.
  * - **Turns.** A tenant alone runs everything it was admitted at once. While several tenants are
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
@@ -29,7 +29,7 @@
  * The api processes of one machine share its cores, so they tell each other which tenants are
  * active (cluster-activity.ts): a tenant active in another process counts as active here too.
  */
-import { RateLimitedError } from '@odp/core';
+import { TenantShareError } from '@odp/core';
 import type { FairShareConfig } from '@odp/config';
 
 /** Seconds a refused client is asked to wait (`Retry-After`): the requests under way take milliseconds. */
@@ -134,7 +134,7 @@ export class FairShare {
   }
 
   /**
-   * Admits a request of `tenantId` (RateLimitedError past the tenant's share); `start` runs at its
+   * Admits a request of `tenantId` (TenantShareError past the tenant's share); `start` runs at its
    * turn, at once when it may. `onClose` is given the release, to call when the request ends
    * (finished or aborted), whether it ran or still waited; calls after the first are ignored.
    */
@@ -146,7 +146,7 @@ export class FairShare {
   ): void {
     const tenant = this.tenant(tenantId);
     if (tenant.total >= this.limits.tenantRequests) {
-      throw new RateLimitedError(
+      throw new TenantShareError(
         `This tenant already has ${this.limits.tenantRequests} requests under way in this api process, ` +
           'its share; retry shortly.',
         RETRY_AFTER_SECONDS,
@@ -154,7 +154,7 @@ export class FairShare {
     }
     const cap = this.capOf(tenant, kind);
     if (this.contended(tenant) && (tenant.underWay.get(kind.label) ?? 0) >= cap) {
-      throw new RateLimitedError(
+      throw new TenantShareError(
         `This tenant already has ${cap} requests like this one (${kind.label}) under way in this api ` +
           'process, its share for their cost; retry shortly.',
         RETRY_AFTER_SECONDS,
