@@ -15,6 +15,7 @@ import type {
   LockService,
 } from '@odp/core';
 import { Listeners } from '@odp/core';
+import type { TenantActivity } from './fair-share.js';
 
 /** Every message of the protocol carries this tag, so other IPC traffic passes by untouched. */
 export const CLUSTER_MESSAGE_TAG = 'odp:coordination';
@@ -42,7 +43,9 @@ interface ChangeMessage {
 export interface ActivityMessage {
   readonly tag: typeof CLUSTER_MESSAGE_TAG;
   readonly kind: 'activity';
-  readonly tenantIds: readonly string[];
+  /** The sending process (its pid). */
+  readonly from: string;
+  readonly activity: TenantActivity;
 }
 
 /** What a process sends to the hub. */

@@ -49,9 +49,9 @@ export class ClusterHub {
       return;
     }
     if (message.kind === 'activity') {
+      const { from, activity } = message;
       for (const other of this.members) {
-        if (other !== member)
-          send(other, { tag: CLUSTER_MESSAGE_TAG, kind: 'activity', tenantIds: message.tenantIds });
+        if (other !== member) send(other, { tag: CLUSTER_MESSAGE_TAG, kind: 'activity', from, activity });
       }
       return;
     }

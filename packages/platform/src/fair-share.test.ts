@@ -253,10 +253,10 @@ describe('FairShare (fake clock and timers)', () => {
     expect(started).toEqual(['a0', 'a1', 'a2']);
     for (let i = 0; i < 3; i++) finish(`a${i}`, 2);
     // Another process serves B: A, pressing, runs one at a time and pauses, though alone here.
-    share.noteActiveElsewhere(['B']);
+    share.noteActiveElsewhere('2', { active: ['B'], pressing: [] });
     for (let i = 3; i < 6; i++) send(`a${i}`, 'A');
     expect(started).toEqual(['a0', 'a1', 'a2', 'a3']);
-    expect(share.activeTenantIds()).toEqual(['A']);
+    expect(share.activity()).toEqual({ active: ['A'], pressing: ['A'] });
     // A second after the last report, B no longer counts: A runs everything at once again.
     finish('a3', 1);
     clock += ACTIVE_MS;
@@ -265,8 +265,28 @@ describe('FairShare (fake clock and timers)', () => {
     expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
   });
 
+  it('pauses the heaviest longer while another process of the machine serves its flood too', () => {
+    otherTenantActive();
+    // A presses here and, by the report of process 2, there: its two shares add up to a third of one.
+    share.noteActiveElsewhere('2', { active: ['A'], pressing: ['A'] });
+    for (let i = 0; i < 3; i++) send(`a${i}`, 'A');
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0']);
+    finish('a0', 2);
+    // A pause of 5 times the charge (2 ms): 10 ms, not the 4 ms of a flood this process serves alone.
+    for (const step of [4, 5]) {
+      clock += step;
+      jest.advanceTimersByTime(step);
+      jest.runOnlyPendingTimers();
+      expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0']);
+    }
+    clock += 1;
+    jest.advanceTimersByTime(1);
+    jest.runOnlyPendingTimers();
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1']);
+  });
+
   it('does not count the tenant itself, reported active by another process, as contending', () => {
-    share.noteActiveElsewhere(['A']);
+    share.noteActiveElsewhere('2', { active: ['A'], pressing: ['A'] });
     for (let i = 0; i < 5; i++) send(`a${i}`, 'A');
     expect(started).toHaveLength(5);
   });

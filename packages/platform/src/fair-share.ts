@@ -62,6 +62,12 @@ const ESTIMATE_WEIGHT = 0.3;
 /** The share's limits: `config.fairShare` (docs/configuration.md). */
 export type FairShareLimits = FairShareConfig;
 
+/** Which tenants are active in an api process, and which of them pressed (cluster-activity.ts). */
+export interface TenantActivity {
+  readonly active: readonly string[];
+  readonly pressing: readonly string[];
+}
+
 /** What kind a request is, and what one of its kind is expected to cost before any was measured. */
 export interface RequestKind {
   /** Names the kind in the refusal's message, e.g. `GET /data selection`. */
@@ -110,6 +116,8 @@ export class FairShare {
   private readonly tenants = new Map<string, TenantShare>();
   /** When the machine's other api processes last reported each tenant active. */
   private readonly elsewhere = new Map<string, number>();
+  /** Per tenant, the other api processes that last reported it pressing, and when. */
+  private readonly pressingElsewhere = new Map<string, Map<string, number>>();
   private running = 0;
   /** Processor-sharing clock: advances by elapsed / running while requests run. */
   private virtual = 0;
@@ -189,21 +197,36 @@ export class FairShare {
 
   /**
    * The tenants active in this process (a request under way or seen in the last
-   * {@link ACTIVE_MS}): what it tells the machine's other api processes.
+   * {@link ACTIVE_MS}) and those of them that pressed for more than one request at once: what it
+   * tells the machine's other api processes.
    */
-  activeTenantIds(): string[] {
-    return this.activeTenants(this.now()).map((tenant) => tenant.tenantId);
+  activity(): TenantActivity {
+    const now = this.now();
+    const active = this.activeTenants(now);
+    return {
+      active: active.map((tenant) => tenant.tenantId),
+      pressing: active
+        .filter((tenant) => now - tenant.pressedAt < ACTIVE_MS)
+        .map((tenant) => tenant.tenantId),
+    };
   }
 
   /**
-   * Takes the tenants another api process of the machine reported active: for the next
-   * {@link ACTIVE_MS} they count as active here too. The processes share the machine's cores, so a
-   * flood served by one process slows the requests another serves: a tenant alone in this process
-   * is not alone on the machine while another tenant is active in the next one.
+   * Takes what another api process of the machine (named `from`) reported: for the next
+   * {@link ACTIVE_MS} its active tenants count as active here too, and a tenant pressing there as
+   * well as here pauses longer here. The processes share the machine's cores, so a flood served by
+   * one process slows the requests another serves: a tenant alone in this process is not alone on
+   * the machine while another tenant is active in the next one, and the heaviest tenant's share is
+   * a third of one process's time summed over the processes that serve it, not a third of each.
    */
-  noteActiveElsewhere(tenantIds: readonly string[]): void {
+  noteActiveElsewhere(from: string, activity: TenantActivity): void {
     const now = this.now();
-    for (const tenantId of tenantIds) this.elsewhere.set(tenantId, now);
+    for (const tenantId of activity.active) this.elsewhere.set(tenantId, now);
+    for (const tenantId of activity.pressing) {
+      let processes = this.pressingElsewhere.get(tenantId);
+      if (processes === undefined) this.pressingElsewhere.set(tenantId, (processes = new Map()));
+      processes.set(from, now);
+    }
     this.schedulePump();
   }
 
@@ -280,7 +303,7 @@ export class FairShare {
     tenant.debtAt = now;
     const active = this.activeTenants(now);
     if (this.severalActive(active, now) && this.heaviest(active) === tenant) {
-      tenant.pausedUntil = now + Math.min(PAUSE_FACTOR * charge, MAX_PAUSE_MS);
+      tenant.pausedUntil = now + Math.min(this.pauseFactor(tenant.tenantId, now) * charge, MAX_PAUSE_MS);
     }
     const estimate = tenant.estimates.get(job.kind) ?? charge;
     tenant.estimates.set(job.kind, estimate + ESTIMATE_WEIGHT * (charge - estimate));
@@ -383,6 +406,19 @@ export class FairShare {
     return false;
   }
 
+  /**
+   * The heaviest tenant's pause in multiples of its request's charge: {@link PAUSE_FACTOR} when
+   * this process alone serves its flood; when k processes of the machine do, long enough that its
+   * shares of them add up to what one process alone would give it (a third of one process).
+   */
+  private pauseFactor(tenantId: string, now: number): number {
+    let processes = 1;
+    for (const seenAt of this.pressingElsewhere.get(tenantId)?.values() ?? []) {
+      if (now - seenAt < ACTIVE_MS) processes++;
+    }
+    return (PAUSE_FACTOR + 1) * processes - 1;
+  }
+
   /** Tenants with a request under way or seen in the last {@link ACTIVE_MS}. */
   private activeTenants(now: number): TenantShare[] {
     return [...this.tenants.values()].filter(
@@ -443,6 +479,10 @@ export class FairShare {
     }
     for (const [tenantId, seenAt] of this.elsewhere) {
       if (now - seenAt >= ACTIVE_MS) this.elsewhere.delete(tenantId);
+    }
+    for (const [tenantId, processes] of this.pressingElsewhere) {
+      for (const [from, seenAt] of processes) if (now - seenAt >= ACTIVE_MS) processes.delete(from);
+      if (processes.size === 0) this.pressingElsewhere.delete(tenantId);
     }
   }
 }

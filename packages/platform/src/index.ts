@@ -24,7 +24,7 @@ export { ensureDemoTenant } from './demo-tenant.js';
 export type { DemoTenant } from './demo-tenant.js';
 export { STREAM_RETRY_AFTER_SECONDS, TenantEventStreams } from './event-streams.js';
 export { FairShare } from './fair-share.js';
-export type { FairShareLimits, RequestKind } from './fair-share.js';
+export type { FairShareLimits, RequestKind, TenantActivity } from './fair-share.js';
 export { primaryChannel } from './cluster-coordination.js';
 export type { ClusterChannel } from './cluster-coordination.js';
 export { ClusterHub } from './cluster-hub.js';
