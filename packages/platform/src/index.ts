@@ -25,6 +25,8 @@ export type { DemoTenant } from './demo-tenant.js';
 export { STREAM_RETRY_AFTER_SECONDS, TenantEventStreams } from './event-streams.js';
 export { FairShare } from './fair-share.js';
 export type { FairShareLimits, RequestKind, TenantActivity } from './fair-share.js';
+export { SLOT_LEASE_MS, TenantSlots } from './tenant-slots.js';
+export type { SharedSlots } from './tenant-slots.js';
 export { primaryChannel } from './cluster-coordination.js';
 export type { ClusterChannel } from './cluster-coordination.js';
 export { ClusterHub } from './cluster-hub.js';

@@ -17,7 +17,7 @@ import { renderIsolated, reportJob } from '@odp/reports';
 import type { Request, Router } from 'express';
 import type { AppDeps } from '../app.js';
 import { tenantRequest } from '../context.js';
-import { TenantSlots } from '../tenant-slots.js';
+import { TenantSlots } from '@odp/platform';
 import { routeModule } from './router.js';
 
 /** Seconds a tenant refused a rendering is asked to wait: a report takes a second or so. */
