@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { NotFoundError, TenantShareError, ValidationError } from '@odp/core';
+import { NotFoundError, ValidationError } from '@odp/core';
 import type { Account, BlobStore, ImportLimits } from '@odp/core';
 import type { DataResources } from '@odp/data';
 import type { FileService } from '@odp/files';
@@ -29,8 +29,8 @@ export interface ImportServiceOptions {
   readonly files: Pick<FileService, 'readUpload'>;
   /** What a file may make its reader do (docs/excel.md, "Limits"). */
   readonly limits: ImportLimits;
-  /** Imports one tenant may have running in this process; one more is refused with 429. */
-  readonly tenantImports: number;
+  /** The tenants' import slots: an import holds one while it runs. */
+  readonly slots: ImportSlots;
   /** Failures the client cannot act on (a record that could not be saved); never shown to clients. */
   readonly onError?: (message: string, error: unknown) => void;
   /**
@@ -41,10 +41,19 @@ export interface ImportServiceOptions {
   readonly now?: () => Date;
 }
 
+/**
+ * The cap on the imports one tenant may have running (`ODP_TENANT_IMPORTS`; shared by the api
+ * processes that share its leases).
+ */
+export interface ImportSlots {
+  /** Resolves the release of one of the tenant's slots; TenantShareError (429) when it holds them all. */
+  claim(tenantId: string): Promise<() => Promise<void>>;
+}
+
 const recordKey = (tenantId: string, id: string) => `imports/${tenantId}/${id}`;
 const ownerOf = (account: Account) => (account.kind === 'system' ? 'system' : `profile:${account.profileId}`);
 /** How long a client refused for the tenant's running imports is asked to wait. */
-const RETRY_IMPORT_AFTER_SECONDS = 5;
+export const RETRY_IMPORT_AFTER_SECONDS = 5;
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -66,8 +75,6 @@ export class SpreadsheetImports implements ImportHost {
   private readonly now: () => Date;
   /** Imports running in this process, by `<tenant>/<id>`; `stop` asks them to end after their row. */
   private readonly running = new Map<string, { stop: boolean; done: Promise<void> }>();
-  /** Imports of each tenant started or running in this process (see `tenantImports`). */
-  private readonly perTenant = new Map<string, number>();
   /** Set by `close`: an import started while the process stops is recorded `interrupted` at once. */
   private closing = false;
 
@@ -78,7 +85,7 @@ export class SpreadsheetImports implements ImportHost {
   /**
    * Checks the ImportTask and starts the import in the background: 404 for an unknown class, 400
    * for a bad body, mapping, upload descriptor, or a file that is no .xlsx or .csv; 429
-   * (TenantShareError) while the tenant has `tenantImports` imports running here. `data` opens
+   * (TenantShareError) while the tenant holds all its import slots. `data` opens
    * the tenant's data service (again for every batch of rows, so a model reload mid-import is followed).
    * Resolves the new import's status (state `running`).
    */
@@ -89,33 +96,13 @@ export class SpreadsheetImports implements ImportHost {
     body: unknown,
   ): Promise<ImportStatus> {
     const task = parseTask(body);
-    const release = this.claimSlot(tenantId);
+    const release = await this.options.slots.claim(tenantId);
     try {
       return await this.begin(tenantId, account, data, task, release);
     } catch (error) {
-      release();
+      await release();
       throw error;
     }
-  }
-
-  /** One of the tenant's import slots, or TenantShareError; the function frees it (once). */
-  private claimSlot(tenantId: string): () => void {
-    const count = this.perTenant.get(tenantId) ?? 0;
-    if (count >= this.options.tenantImports) {
-      throw new TenantShareError(
-        `The tenant already has ${count} imports running; start this one when one of them has finished.`,
-        RETRY_IMPORT_AFTER_SECONDS,
-      );
-    }
-    this.perTenant.set(tenantId, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.perTenant.get(tenantId) ?? 1) - 1;
-      if (left > 0) this.perTenant.set(tenantId, left);
-      else this.perTenant.delete(tenantId);
-    };
   }
 
   /** `start` once the task is parsed and a slot claimed; the run frees the slot when it ends. */
@@ -124,7 +111,7 @@ export class SpreadsheetImports implements ImportHost {
     account: Account,
     data: () => Promise<DataResources>,
     task: ImportTask,
-    release: () => void,
+    release: () => Promise<void>,
   ): Promise<ImportStatus> {
     const service = await data();
     const target = service.importTarget(account, task.typeName);
@@ -162,9 +149,9 @@ export class SpreadsheetImports implements ImportHost {
     control.done = new ImportRun(this, tenantId, account, data, task, format, record, control)
       .run()
       .catch((error: unknown) => this.options.onError?.('import failed', error))
-      .finally(() => {
+      .finally(async () => {
         this.running.delete(key);
-        release();
+        await release();
       });
     this.running.set(key, control);
     return this.statusOf(tenantId, record);

@@ -7,6 +7,7 @@ import type {
   BlobStore,
   Coordination,
   JobQueue,
+  LockService,
   PlatformRegistry,
   ReplicationBuffer,
   Warehouse,
@@ -21,7 +22,7 @@ import {
   sharedRegistry,
 } from '@odp/core';
 import { openFsBlobStore } from '@odp/blobs-fs';
-import { SpreadsheetImports } from '@odp/excel';
+import { RETRY_IMPORT_AFTER_SECONDS, SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
 import { openSqliteJobQueue } from '@odp/store-sqlite';
 import { BigQueryWarehouse } from '@odp/warehouse-bigquery';
@@ -40,6 +41,7 @@ import { createTenantRuntimes } from './tenant-runtime.js';
 import { verifySecretKey } from './secret-key-check.js';
 import { shareTenantActivity } from './cluster-activity.js';
 import { FairShare } from './fair-share.js';
+import { TenantSlots } from './tenant-slots.js';
 import { tenantDeletion } from './tenant-deletion.js';
 import type { TenantRuntimes } from './tenant-runtime.js';
 import { gatewayLimitOf, openWindowCounters, serviceUsage } from './usage.js';
@@ -86,19 +88,27 @@ async function openBlobStore(config: Config): Promise<BlobStore> {
   return openS3BlobStore(config.blobs);
 }
 
-/** The imports of this process: their limits, and their row writes at the tenant's fair-share turn. */
+/**
+ * The imports of this process: their limits, each tenant's slots (leases of `locks`), and their
+ * row writes at the tenant's fair-share turn.
+ */
 function spreadsheetImports(
   config: Config,
   blobs: BlobStore,
   files: FileService,
   fairShare: FairShare,
+  locks: LockService,
   log: Logger,
 ): SpreadsheetImports {
   return new SpreadsheetImports({
     blobs,
     files,
     limits: config.imports,
-    tenantImports: config.imports.perTenant,
+    // The cap holds across the api processes (and instances) that share the deployment's leases.
+    slots: new TenantSlots(config.imports.perTenant, 'imports', RETRY_IMPORT_AFTER_SECONDS, {
+      locks,
+      name: 'imports',
+    }),
     onError: (message, error) => log.error(message, { error: String(error) }),
     turn: (tenantId, work) => fairShare.turn(tenantId, work),
   });
@@ -150,7 +160,7 @@ export async function openPlatform(
   const fairShare = new FairShare(config.fairShare);
   const stopSharingActivity =
     options.primary === undefined ? () => undefined : shareTenantActivity(options.primary, fairShare);
-  const imports = spreadsheetImports(config, blobs, files, fairShare, log);
+  const imports = spreadsheetImports(config, blobs, files, fairShare, coordination.locks, log);
   const jobs = await openJobs(config);
   const counters = await openWindowCounters(config);
   const replication = {

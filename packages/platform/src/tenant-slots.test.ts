@@ -1,4 +1,4 @@
-import { RateLimitedError, createInProcessCoordination } from '@odp/core';
+import { RateLimitedError, TenantShareError, createInProcessCoordination } from '@odp/core';
 import { TenantSlots } from './tenant-slots.js';
 
 /** A promise with its resolve, to hold a slot until the test lets go. */
@@ -61,5 +61,26 @@ describe('TenantSlots', () => {
     await expect(there.run('a', async () => 'ran')).rejects.toBeInstanceOf(RateLimitedError);
     both.forEach((hold) => hold.release());
     await Promise.all(again);
+  });
+
+  it('claims a slot for work that outlives the call, freed once by its release, across processes', async () => {
+    const { locks } = createInProcessCoordination();
+    const shared = { locks, name: 'imports' };
+    const here = new TenantSlots(1, 'imports', 5, shared);
+    const there = new TenantSlots(1, 'imports', 5, shared);
+    const release = await here.claim('a');
+    const refused = await there.claim('a').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TenantShareError);
+    expect((refused as TenantShareError).message).toContain('1 imports under way');
+    await expect(here.claim('a')).rejects.toBeInstanceOf(TenantShareError);
+    await release();
+    // A second call of the release frees nothing more.
+    const next = await there.claim('a');
+    await release();
+    await expect(here.claim('a')).rejects.toBeInstanceOf(TenantShareError);
+    await next();
+    await (
+      await here.claim('a')
+    )();
   });
 });

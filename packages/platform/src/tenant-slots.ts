@@ -1,5 +1,5 @@
 /**
- * A per-tenant cap on work of one kind under way (report renderings): a tenant holds at most
+ * A per-tenant cap on work of one kind under way (report renderings, imports): a tenant holds at most
  * `limit` slots at once, and asking for one more is refused at once with {@link TenantShareError}
  * (429 with `Retry-After`), so that one tenant cannot occupy the task processes and memory for its
  * kind of work while others wait.
@@ -37,24 +37,45 @@ export class TenantSlots {
 
   /** Runs `work` holding one of the tenant's slots; TenantShareError when it holds them all. */
   async run<Result>(tenantId: string, work: () => Promise<Result>): Promise<Result> {
+    const release = await this.claim(tenantId);
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * Takes one of the tenant's slots for work that outlives the call (an import running in the
+   * background): resolves its release, to call once when the work ends (later calls do nothing);
+   * TenantShareError when the tenant holds them all.
+   */
+  async claim(tenantId: string): Promise<() => Promise<void>> {
     const count = this.held.get(tenantId) ?? 0;
     if (count >= this.limit) throw this.refusal();
     this.held.set(tenantId, count + 1);
-    try {
-      const lease = this.shared === undefined ? null : await this.takeSharedSlot(this.shared, tenantId);
-      const stopRenewing =
-        lease === null ? () => undefined : keepRenewed(lease, SLOT_LEASE_MS / 3, () => undefined);
-      try {
-        return await work();
-      } finally {
-        stopRenewing();
-        await lease?.release().catch(() => undefined);
-      }
-    } finally {
+    const free = () => {
       const left = (this.held.get(tenantId) ?? 1) - 1;
       if (left === 0) this.held.delete(tenantId);
       else this.held.set(tenantId, left);
+    };
+    let lease: Lease | null;
+    try {
+      lease = this.shared === undefined ? null : await this.takeSharedSlot(this.shared, tenantId);
+    } catch (error) {
+      free();
+      throw error;
     }
+    const stopRenewing =
+      lease === null ? () => undefined : keepRenewed(lease, SLOT_LEASE_MS / 3, () => undefined);
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      stopRenewing();
+      free();
+      await lease?.release().catch(() => undefined);
+    };
   }
 
   /** The first free lease of the tenant's slots; the refusal when every one is held. */
