@@ -85,14 +85,23 @@ export async function eventStream(req: Request, res: Response, context: EventStr
   res.flushHeaders();
   res.write('retry: 3000\n: connected\n\n');
 
-  /** One page of events after the cursor: the unit a fair-share turn of the tenant would wrap. */
-  const readPage = (): Promise<EventPage> =>
-    context.turn(() => objects.events.after(account, cursor, PAGE_EVENTS, options));
+  /**
+   * One page of events after the cursor, read and written to the socket in one fair-share turn of
+   * the tenant: the write of a page of large values (encoding it, copying it to the socket) is
+   * work of the turn, charged to the tenant like the read. Resolves where the next page starts and
+   * whether the socket took the page without buffering.
+   */
+  const sendPage = (): Promise<{ next: EventCursor; flushed: boolean }> =>
+    context.turn(async () => {
+      const { events, next }: EventPage = await objects.events.after(account, cursor, PAGE_EVENTS, options);
+      const flushed = closed || events.length === 0 || res.write(events.map(message).join(''));
+      return { next, flushed };
+    });
   const pump = async (): Promise<void> => {
     for (;;) {
-      const { events, next } = await readPage();
+      const { next, flushed } = await sendPage();
       if (closed) return;
-      if (events.length > 0 && !res.write(events.map(message).join(''))) await drained(res);
+      if (!flushed) await drained(res);
       const advanced = next !== cursor;
       cursor = next;
       if (!advanced || closed) return;
