@@ -8,7 +8,10 @@
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
+import { leasesDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
+import type { LockService } from '@odp/core';
+import { SqliteLocks } from '@odp/store-sqlite';
 import { ClusterHub, createLogger, openPlatformOrExit, primaryChannel } from '@odp/platform';
 import type { ClusterMember, Logger, Platform } from '@odp/platform';
 import { SHUTDOWN_GRACE_MS } from './server.js';
@@ -34,7 +37,12 @@ export async function startApi(config: Config, examplesDir: string, entry: ApiEn
     // Opening the platform migrates the data files and checks the engines and the secret key once,
     // with one line on a bad configuration; the processes then start while the start-up work runs.
     const platform = await openPlatformOrExit(config, examplesDir);
-    const listening = runApiProcesses({ processes: config.apiProcesses, log: createLogger() });
+    const listening = runApiProcesses({
+      processes: config.apiProcesses,
+      // With Redis the processes take their leases there, not through the primary.
+      locks: config.redisUrl === null ? new SqliteLocks(leasesDatabasePath(config)) : undefined,
+      log: createLogger(),
+    });
     const ready = await entry.startUp(platform);
     await platform.close();
     await listening;
@@ -51,6 +59,8 @@ const RESTART_PAUSE_MS = 1000;
 interface ApiProcessesOptions {
   /** How many api processes to keep running. */
   readonly processes: number;
+  /** The machine's leases, which the primary takes for its processes (none with Redis). */
+  readonly locks: LockService | undefined;
   readonly log: Logger;
 }
 
@@ -60,10 +70,10 @@ interface ApiProcessesOptions {
  * that cannot succeed is not retried for ever.
  */
 function runApiProcesses(options: ApiProcessesOptions): Promise<void> {
-  const { processes, log } = options;
+  const { processes, locks, log } = options;
   let allListen = () => {};
   const allListening = new Promise<void>((resolve) => (allListen = resolve));
-  const hub = new ClusterHub();
+  const hub = new ClusterHub(locks);
   let ready = false;
   let listening = 0;
   let stopping = false;

@@ -21,6 +21,14 @@ export function countersDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'counters.sqlite');
 }
 
+/**
+ * Path of the embedded leases (without `ODP_REDIS_URL`), shared by the processes of one machine:
+ * `<dataDir>/leases.sqlite`.
+ */
+export function leasesDatabasePath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'leases.sqlite');
+}
+
 /** Path of the embedded job queue database (jobs of every tenant): `<dataDir>/jobs.sqlite`. */
 export function jobsDatabasePath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'jobs.sqlite');

@@ -2,12 +2,13 @@
  * The primary's side of the coordination of several api processes (see cluster-coordination.ts):
  * a change announcement or an invalidation from one process is relayed to every process, the
  * sender included, and the tenants a process reports active to every other process; the
- * invalidation generation and the leases live here, in an in-process coordination, so every
- * process sees one generation and one holder per lease.
+ * invalidation generation lives here, in an in-process coordination, so every process sees one
+ * generation, and the leases are taken here, from the machine's lease service (leases.sqlite in
+ * the data directory, shared with the workers started on their own), so each has one holder.
  */
 import { randomUUID } from 'node:crypto';
 import { createInProcessCoordination } from '@odp/core';
-import type { Lease } from '@odp/core';
+import type { Coordination, Lease, LockService } from '@odp/core';
 import { CLUSTER_MESSAGE_TAG, isClusterMessage } from './cluster-coordination.js';
 import type { ClusterCall, FromHub, ToHub } from './cluster-coordination.js';
 
@@ -17,10 +18,16 @@ export interface ClusterMember {
 }
 
 export class ClusterHub {
-  private readonly shared = createInProcessCoordination();
+  private readonly shared: Pick<Coordination, 'invalidations' | 'locks'>;
   private readonly members = new Set<ClusterMember>();
   /** Leases held, by handle, and the member that holds each (its leases expire when it is gone). */
   private readonly leases = new Map<string, { lease: Lease; holder: ClusterMember }>();
+
+  /** `locks`: the machine's leases; the hub's own (in this process) when absent. */
+  constructor(locks?: LockService) {
+    const local = createInProcessCoordination();
+    this.shared = { invalidations: local.invalidations, locks: locks ?? local.locks };
+  }
 
   /** Connects a process; its messages are then handed to `receive`. */
   join(member: ClusterMember): void {

@@ -1,7 +1,14 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createTokenVerifier, StreamTokens } from '@odp/auth';
-import { ConfigError, blobsDir, jobsDatabasePath, loadConfig, warehouseDir } from '@odp/config';
+import {
+  ConfigError,
+  blobsDir,
+  jobsDatabasePath,
+  leasesDatabasePath,
+  loadConfig,
+  warehouseDir,
+} from '@odp/config';
 import type { Config } from '@odp/config';
 import type {
   BlobStore,
@@ -24,7 +31,7 @@ import {
 import { openFsBlobStore } from '@odp/blobs-fs';
 import { RETRY_IMPORT_AFTER_SECONDS, SpreadsheetImports } from '@odp/excel';
 import { FileService } from '@odp/files';
-import { openSqliteJobQueue } from '@odp/store-sqlite';
+import { SqliteLocks, openSqliteJobQueue } from '@odp/store-sqlite';
 import { BigQueryWarehouse } from '@odp/warehouse-bigquery';
 import { DuckDbWarehouse } from '@odp/warehouse-duckdb';
 import type { PlatformServices } from './services.js';
@@ -363,13 +370,32 @@ async function openAgendaQueue(url: string, database: string): Promise<JobQueue>
  * processes (cluster-coordination.ts), otherwise in-process.
  */
 export async function openCoordination(
-  config: Pick<Config, 'redisUrl'>,
+  config: Pick<Config, 'redisUrl' | 'dataDir'>,
   primary?: ClusterChannel,
 ): Promise<Coordination> {
   const { redisUrl } = config;
   if (redisUrl === null && primary !== undefined) return createClusterCoordination(primary);
-  if (redisUrl === null) return createInProcessCoordination();
+  if (redisUrl === null) return machineCoordination(config);
   return openOnRedis(({ openRedisCoordination }) => openRedisCoordination(redisUrl));
+}
+
+/**
+ * The coordination of a process alone on its machine's data directory (a single api process, a
+ * worker started on its own): changes and invalidations stay in the process, and the leases are
+ * the machine's (`<dataDir>/leases.sqlite`), shared with the other processes on it.
+ */
+function machineCoordination(config: Pick<Config, 'dataDir'>): Coordination {
+  const local = createInProcessCoordination();
+  const locks = new SqliteLocks(leasesDatabasePath(config));
+  return {
+    changes: local.changes,
+    invalidations: local.invalidations,
+    locks,
+    async close() {
+      await local.close();
+      await locks.close();
+    },
+  };
 }
 
 /**

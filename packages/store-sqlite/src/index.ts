@@ -5,3 +5,4 @@ export * from './tenant/search.js';
 export * from './job-queue.js';
 export * from './window-counters.js';
 export * from './replication-buffer.js';
+export * from './leases.js';
