@@ -177,6 +177,12 @@ export class UnavailableError extends AppError {
   }
 }
 
+/**
+ * The tenant's runtime is being changed (closed by a deletion or an announcement, or its model
+ * being applied): the same request shortly after succeeds (HTTP 503).
+ */
+export class TenantChangingError extends UnavailableError {}
+
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }

@@ -7,7 +7,7 @@
  * builds the next composition on the same store and search and swaps it in whole, so a request
  * holds one version from start to end. A refused model never becomes a version.
  */
-import { UnavailableError } from '@odp/core';
+import { TenantChangingError } from '@odp/core';
 import type { Model, PlatformRegistry, TenantRecord } from '@odp/core';
 import type { Config } from '@odp/config';
 import { TenantModel } from '@odp/model-loader';
@@ -79,12 +79,14 @@ export class ModelSwitch {
 
   /**
    * The composition for the active model; UnavailableError (503) naming the status without one,
-   * or once the switch is closed (a job asks for it every batch, so it stops at the next one).
+   * TenantChangingError (503) once the switch is closed (a job asks for it every batch, so it stops
+   * at the next one) or while the model is being applied.
    */
   current(): TenantData {
-    if (this.closed) throw new UnavailableError('The tenant is being changed; try again.');
+    if (this.closed) throw new TenantChangingError('The tenant is being changed; try again.');
     this.model.requireModel();
-    if (this.composed === null) throw new UnavailableError('The tenant model is being applied; try again.');
+    if (this.composed === null)
+      throw new TenantChangingError('The tenant model is being applied; try again.');
     return this.composed;
   }
 

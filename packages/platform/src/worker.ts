@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { generateInvitationToken } from '@odp/auth';
-import { AppError, NotFoundError } from '@odp/core';
+import { AppError, NotFoundError, TenantChangingError } from '@odp/core';
 import type { Job } from '@odp/core';
 import {
   AddressPolicy,
@@ -97,6 +97,12 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
         const relayed = await (await runtimes.get(tenant.id)).data().objects.jobs.relayJobs();
         if (relayed > 0) log.info('outbox relayed', { tenantId: tenant.id, jobs: relayed });
       } catch (error) {
+        // A tenant being changed (its runtime closed by a deletion, a reload, an announcement)
+        // asks to be tried again: its outbox waits for the next sweep, and nothing failed.
+        if (error instanceof TenantChangingError) {
+          log.info('outbox sweep deferred', { tenantId: tenant.id, reason: error.message });
+          continue;
+        }
         // A tenant without a usable model has no data service; its outbox waits for the next sweep.
         log.error('outbox sweep failed', { tenantId: tenant.id, error: String(error) });
       }
