@@ -109,3 +109,17 @@ export function keepRenewed(lease: Lease, everyMs: number, onLost: (error?: unkn
   };
   return stop;
 }
+
+/**
+ * Keeps `lease` (taken for `ttlMs`) renewed every third of its time while its holder works, and
+ * resolves the release that stops the renewals and gives it up. A renewal that finds the lease
+ * lost stops quietly: for work whose repetition is harmless (a slot of a cap, a flush that writes
+ * the latest state) a lost lease needs no handling.
+ */
+export function keepHeld(lease: Lease, ttlMs: number): () => Promise<void> {
+  const stopRenewing = keepRenewed(lease, ttlMs / 3, () => undefined);
+  return async () => {
+    stopRenewing();
+    await lease.release();
+  };
+}

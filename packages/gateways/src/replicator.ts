@@ -31,7 +31,7 @@ import type {
   WarehouseRow,
   WarehouseTarget,
 } from '@odp/core';
-import { keepRenewed } from '@odp/core';
+import { keepHeld } from '@odp/core';
 import { GatewayError } from './gateway.js';
 
 /** The job kind of a destination's flush. */
@@ -174,12 +174,11 @@ export class DatastoreReplicator {
       return { rows: 0, deletes: 0 };
     }
     // A lost lease only lets a second flush write the same latest state again: nothing to undo.
-    const stopRenewing = keepRenewed(lease, FLUSH_LEASE_MS / 3, () => undefined);
+    const release = keepHeld(lease, FLUSH_LEASE_MS);
     try {
       return await this.flushHeld(job.tenantId, destination, intervalMs);
     } finally {
-      stopRenewing();
-      await lease.release();
+      await release();
     }
   }
 

@@ -10,9 +10,14 @@ function held(): { promise: Promise<void>; release: () => void } {
   return { promise, release };
 }
 
+/** The leases of one process alone. */
+function leasesOf(name: string) {
+  return { locks: createInProcessCoordination().locks, name };
+}
+
 describe('TenantSlots', () => {
   it('runs up to the limit per tenant, refuses one more with RateLimitedError, and frees slots as work ends', async () => {
-    const slots = new TenantSlots(2, 'report renderings', 2);
+    const slots = new TenantSlots(2, 'report renderings', 2, leasesOf('report-renderings'));
     const first = held();
     const second = held();
     const running = [slots.run('a', () => first.promise), slots.run('a', () => second.promise)];
@@ -30,7 +35,7 @@ describe('TenantSlots', () => {
   });
 
   it('frees the slot of work that failed', async () => {
-    const slots = new TenantSlots(1, 'report renderings', 2);
+    const slots = new TenantSlots(1, 'report renderings', 2, leasesOf('report-renderings'));
     await expect(slots.run('a', () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     await expect(slots.run('a', async () => 'ran')).resolves.toBe('ran');
   });

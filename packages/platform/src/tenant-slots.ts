@@ -4,16 +4,16 @@
  * (429 with `Retry-After`), so that one tenant cannot occupy the task processes and memory for its
  * kind of work while others wait.
  *
- * With `shared` leases the cap holds across the api processes that share them (those of one
- * machine through the primary, of a deployment through Redis): a slot is one lease
+ * The cap holds across the processes that share the `shared` leases (those of one machine, through
+ * the primary or the machine's lease file; of a deployment, through Redis): a slot is one lease
  * `<name>:<tenant>:<i>`, i below the limit, renewed while the work runs and released after it. A
  * process that dies loses its leases after their time. The count of this process is checked first,
  * so a tenant at its cap here is refused without asking the others.
  */
-import { TenantShareError, keepRenewed } from '@odp/core';
+import { TenantShareError, keepHeld } from '@odp/core';
 import type { Lease, LockService } from '@odp/core';
 
-/** Leases a slot is held by, when the cap is shared by several processes. */
+/** The leases a slot is held by. */
 export interface SharedSlots {
   readonly locks: LockService;
   /** The leases' name prefix, e.g. `report-renderings`. */
@@ -32,7 +32,7 @@ export class TenantSlots {
     private readonly what: string,
     /** Seconds a refused client is asked to wait. */
     private readonly retryAfterSeconds: number,
-    private readonly shared?: SharedSlots,
+    private readonly shared: SharedSlots,
   ) {}
 
   /** Runs `work` holding one of the tenant's slots; TenantShareError when it holds them all. */
@@ -59,29 +59,28 @@ export class TenantSlots {
       if (left === 0) this.held.delete(tenantId);
       else this.held.set(tenantId, left);
     };
-    let lease: Lease | null;
+    let lease: Lease;
     try {
-      lease = this.shared === undefined ? null : await this.takeSharedSlot(this.shared, tenantId);
+      lease = await this.takeSharedSlot(tenantId);
     } catch (error) {
       free();
       throw error;
     }
-    const stopRenewing =
-      lease === null ? () => undefined : keepRenewed(lease, SLOT_LEASE_MS / 3, () => undefined);
+    const releaseLease = keepHeld(lease, SLOT_LEASE_MS);
     let released = false;
     return async () => {
       if (released) return;
       released = true;
-      stopRenewing();
       free();
-      await lease?.release().catch(() => undefined);
+      await releaseLease().catch(() => undefined);
     };
   }
 
   /** The first free lease of the tenant's slots; the refusal when every one is held. */
-  private async takeSharedSlot(shared: SharedSlots, tenantId: string): Promise<Lease> {
+  private async takeSharedSlot(tenantId: string): Promise<Lease> {
+    const { locks, name } = this.shared;
     for (let slot = 0; slot < this.limit; slot++) {
-      const lease = await shared.locks.acquire(`${shared.name}:${tenantId}:${slot}`, SLOT_LEASE_MS);
+      const lease = await locks.acquire(`${name}:${tenantId}:${slot}`, SLOT_LEASE_MS);
       if (lease !== null) return lease;
     }
     throw this.refusal();
