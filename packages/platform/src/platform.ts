@@ -367,7 +367,8 @@ async function openAgendaQueue(url: string, database: string): Promise<JobQueue>
 /**
  * The coordination the configuration names: Redis with `ODP_REDIS_URL` (ConfigError naming the
  * variable when it does not answer), otherwise through `primary` when this is one of several api
- * processes (cluster-coordination.ts), otherwise in-process.
+ * processes (cluster-coordination.ts), otherwise in this process with the machine's leases
+ * (`machineCoordination`).
  */
 export async function openCoordination(
   config: Pick<Config, 'redisUrl' | 'dataDir'>,

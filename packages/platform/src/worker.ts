@@ -45,7 +45,7 @@ export interface WorkerOptions {
 }
 
 export function startWorker(platform: Platform, options: WorkerOptions = {}): JobRunner {
-  const { config, registry, runtimes, log, jobs, counters, replication } = platform;
+  const { config, registry, runtimes, log, jobs, counters, replication, locks } = platform;
   const now = options.now ?? (() => new Date());
   const cipher = new SecretCipher(config.secretKey);
   const mail = config.smtpUrl ? new MailGateway({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : null;
@@ -66,7 +66,7 @@ export function startWorker(platform: Platform, options: WorkerOptions = {}): Jo
   const replicator = new DatastoreReplicator({
     ...replication,
     queue: jobs,
-    locks: platform.coordination.locks,
+    locks,
     now,
     parametersOf,
   });
