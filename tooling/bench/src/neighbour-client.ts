@@ -24,14 +24,21 @@ export interface NeighbourLoad {
   readonly paths: readonly string[];
 }
 
-/** Runs B's client for `load.durationSeconds` in a process of its own; resolves its figures. */
-export function neighbourLoad(load: NeighbourLoad): Promise<LoadFigures> {
+/** What B's client measured in one phase: each request's latency (ms), and the failed ones. */
+export interface NeighbourSample {
+  readonly latencies: readonly number[];
+  readonly failures: number;
+  readonly seconds: number;
+}
+
+/** Runs B's client for `load.durationSeconds` in a process of its own; resolves what it measured. */
+export function neighbourLoad(load: NeighbourLoad): Promise<NeighbourSample> {
   return new Promise((resolve, reject) => {
     // The benchmark runs under the TypeScript loader (tsx); the client's process asks for it too.
     const execArgv = import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : [];
     const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG], { execArgv, stdio: 'inherit' });
-    let figures: LoadFigures | undefined;
-    child.once('message', (message) => (figures = message as LoadFigures));
+    let figures: NeighbourSample | undefined;
+    child.once('message', (message) => (figures = message as NeighbourSample));
     child.once('error', reject);
     child.once('spawn', () => child.send(load));
     child.once('exit', (code) =>
@@ -42,7 +49,25 @@ export function neighbourLoad(load: NeighbourLoad): Promise<LoadFigures> {
   });
 }
 
-async function sequentialLoad(load: NeighbourLoad): Promise<LoadFigures> {
+/**
+ * The figures of one or more phases' samples taken together: the latencies pooled, the rate over
+ * the phases' summed duration.
+ */
+export function figuresOf(...samples: readonly NeighbourSample[]): LoadFigures {
+  const latencies = samples.flatMap((sample) => sample.latencies).sort((x, y) => x - y);
+  const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
+  const at = (share: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))] ?? 0;
+  return {
+    requestsPerSecond: latencies.length / Math.max(seconds, 0.001),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    requests: latencies.length,
+    failures: samples.reduce((sum, sample) => sum + sample.failures, 0),
+  };
+}
+
+async function sequentialLoad(load: NeighbourLoad): Promise<NeighbourSample> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const latencies: number[] = [];
   let failures = 0;
@@ -68,16 +93,7 @@ async function sequentialLoad(load: NeighbourLoad): Promise<LoadFigures> {
   } finally {
     agent.destroy();
   }
-  latencies.sort((x, y) => x - y);
-  const at = (share: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))] ?? 0;
-  return {
-    requestsPerSecond: latencies.length / load.durationSeconds,
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
-    requests: latencies.length,
-    failures,
-  };
+  return { latencies, failures, seconds: load.durationSeconds };
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

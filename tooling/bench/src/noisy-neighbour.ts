@@ -1,8 +1,10 @@
 /**
  * The noisy-neighbour matrix (docs/performance.md, "Noisy neighbour"): for each kind of flood
  * tenant A can send (floods.ts, flood-replay.ts, flood-imports.ts), tenant B's get-one latency
- * alone, then while A floods, in the same row one after the other; A's answers by kind (2xx, 429,
- * other); and the api's memory (its processes' and their task processes' proportional set sizes,
+ * alone and while A floods, in the same row: half of B's time alone right before the flood and
+ * half right after it (once the api is quiet again), pooled, so that a drift of the machine over
+ * the row (its clock, its caches, other processes) weighs on both sides of the ratio alike; A's
+ * answers by kind (2xx, 429, other); and the api's memory (its processes' and their task processes' proportional set sizes,
  * summed) sampled every 100 ms from the row's start until the api is quiet again after the flood.
  * Targets: B's p50 within 1.5x and p99 within 3x of B alone, the api's memory under 1 GB. A
  * target is reported (met or MISSED), never asserted; a failed request of B (not 2xx/3xx)
@@ -14,7 +16,7 @@ import { IMPORT_FLOOD } from './flood-imports.js';
 import { REQUEST_FLOODS } from './floods.js';
 import type { Flood, FloodContext, FloodRun, StartedFlood } from './floods.js';
 import type { LoadFigures } from './load.js';
-import { neighbourLoad } from './neighbour-client.js';
+import { figuresOf, neighbourLoad } from './neighbour-client.js';
 import { treeMemoryMb } from './processes.js';
 import type { Child } from './processes.js';
 
@@ -56,6 +58,8 @@ export interface NeighbourRow {
   /** Why the row was not measured (its flood could not be prepared). */
   readonly error?: string;
   readonly alone?: LoadFigures;
+  /** B's p50 alone in the half before the flood and in the half after it (ms). */
+  readonly aloneHalvesP50Ms?: { readonly before: number; readonly after: number };
   readonly underFlood?: LoadFigures;
   readonly a?: FloodRun;
   readonly p50Ratio?: number;
@@ -125,8 +129,8 @@ async function measureRow(
     { length: b.invoices },
     (_, index) => `/data/${b.tenantId}/invoices/${b.invoiceId(index)}`,
   );
-  const neighbour = () =>
-    neighbourLoad({ baseUrl: api.baseUrl, key: b.key, durationSeconds: phaseSeconds, paths });
+  const neighbour = (durationSeconds: number) =>
+    neighbourLoad({ baseUrl: api.baseUrl, key: b.key, durationSeconds, paths });
   await settle(api, capSeconds);
   const memory = sampleMemory(api.pid);
   try {
@@ -134,12 +138,16 @@ async function measureRow(
       await start(options.warmupSeconds);
       await settle(api, capSeconds);
     }
-    const alone = await neighbour();
-    const [a, underFlood] = await Promise.all([start(phaseSeconds), neighbour()]);
+    const before = await neighbour(phaseSeconds / 2);
+    const [a, flooded] = await Promise.all([start(phaseSeconds), neighbour(phaseSeconds)]);
     const busyAfterSeconds = await settle(api, capSeconds);
+    const after = await neighbour(phaseSeconds / 2);
+    const alone = figuresOf(before, after);
+    const underFlood = figuresOf(flooded);
     return {
       ...base,
       alone,
+      aloneHalvesP50Ms: { before: figuresOf(before).p50Ms, after: figuresOf(after).p50Ms },
       underFlood,
       a,
       p50Ratio: underFlood.p50Ms / Math.max(alone.p50Ms, 0.001),
@@ -201,8 +209,9 @@ export function neighbourTable(matrix: NeighbourMatrix): string {
   const { objects } = matrix;
   const lines = [
     `Noisy neighbour: tenant A (${objects.a.toLocaleString('en')} objects) floods, tenant B ` +
-      `(${objects.b.toLocaleString('en')} objects) gets one invoice at a time; ${matrix.phaseSeconds} s ` +
-      `of B alone then ${matrix.phaseSeconds} s while A floods, in each row` +
+      `(${objects.b.toLocaleString('en')} objects) gets one invoice at a time; in each row, ` +
+      `${matrix.phaseSeconds} s of B alone (half before the flood, half after it) and ` +
+      `${matrix.phaseSeconds} s while A floods` +
       (matrix.warmupSeconds > 0 ? `, after ${matrix.warmupSeconds} s of the flood unrecorded.` : '.') +
       ` Targets: B's p50 <= ${TARGETS.p50Ratio}x and p99 <= ${TARGETS.p99Ratio}x of B alone, ` +
       `the api's peak memory (PSS of its processes and task processes) < ${TARGETS.rssMb} MB.`,
@@ -237,7 +246,12 @@ export function neighbourTable(matrix: NeighbourMatrix): string {
         .replace(/^/, '| ')
         .concat(' |'),
     );
-    notes.push(`- ${row.kind}: ${row.flood}; ${a.note}.`);
+    const halves = row.aloneHalvesP50Ms;
+    const aloneNote =
+      halves === undefined
+        ? ''
+        : `; B alone p50 ${ms(halves.before)} ms before, ${ms(halves.after)} ms after`;
+    notes.push(`- ${row.kind}: ${row.flood}; ${a.note}${aloneNote}.`);
   }
   return [...lines, '', ...notes].join('\n');
 }
