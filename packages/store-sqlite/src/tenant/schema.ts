@@ -222,6 +222,16 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX idempotency_expires ON idempotency (expires);
   `,
   },
+  {
+    version: 10,
+    name: 'no index of ACL rows by acId',
+    up: `
+  -- No query reads acl by acId: the access filter probes an object's rows by its key (the primary
+  -- key), and the held grants of a class are read from acl_cls. The index cost every new object a
+  -- page per access control it carries.
+  DROP INDEX IF EXISTS acl_ac;
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */
