@@ -30,8 +30,8 @@ export {
   serveIsolatedStream,
   serveIsolatedTask,
   streamIsolated,
-  taskModule,
 } from './isolated.js';
+export { sourceLoaderArgs, taskModule } from './task-modules.js';
 export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';
 export { LOOP_SLICE_MS, LoopSlices, mapInSlices } from './loop-slices.js';

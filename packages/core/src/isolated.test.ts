@@ -9,7 +9,6 @@ import {
   runIsolated,
   setIsolatedTaskNiceness,
   streamIsolated,
-  taskModule,
 } from './isolated.js';
 
 const TASKS = path.join(__dirname, '..', 'test', 'isolated-tasks');
@@ -91,17 +90,6 @@ describe('streamIsolated', () => {
       if (value === 3) break;
     }
     expect(values).toEqual([1, 2, 3]);
-  });
-});
-
-describe('taskModule', () => {
-  it('names the sibling module with the caller’s own extension', () => {
-    expect(taskModule('file:///app/src/imports.ts', 'import-task').href).toBe(
-      'file:///app/src/import-task.ts',
-    );
-    expect(taskModule('file:///app/dist/imports.js', 'import-task').href).toBe(
-      'file:///app/dist/import-task.js',
-    );
   });
 });
 

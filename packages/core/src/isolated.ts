@@ -15,18 +15,16 @@
  * cross the process boundary by structured clone (IPC with advanced serialization). The entry is a
  * module URL: built JavaScript, or, where the platform runs from its TypeScript sources, a `.ts`
  * file loaded through `tsx`, its workspace imports resolved to their sources by the `@odp/source`
- * export condition ({@link taskModule} picks the one beside its caller).
+ * export condition (`taskModule`, task-modules.ts, picks the one beside its caller).
  *
  * The heap limit bounds the JavaScript heap only: buffers outside it (inflated zip bytes, for
  * example) must be bounded by the task itself.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { sourceLoaderArgs } from './task-modules.js';
 
 /** The limits of one isolated task. */
 export interface IsolationLimits {
@@ -59,15 +57,6 @@ export class IsolatedTaskError extends Error {
   }
 }
 
-/**
- * The URL of the task module `name` beside the module at `callerUrl` (its `import.meta.url`), with
- * the caller's own extension: `.ts` while the platform runs from its sources, `.js` once built.
- */
-export function taskModule(callerUrl: string, name: string): URL {
-  const extension = path.extname(new URL(callerUrl).pathname) || '.js';
-  return new URL(`./${name}${extension}`, callerUrl);
-}
-
 /** Messages between a caller and its task's process. */
 type ToTask =
   { readonly kind: 'input'; readonly input: unknown } | { readonly kind: 'pull' } | { readonly kind: 'stop' };
@@ -77,22 +66,10 @@ type FromTask =
   | { readonly kind: 'done' }
   | { readonly kind: 'error'; readonly name: string; readonly message: string };
 
-/** The ES module loader of `tsx`, found from `from`'s location (the `import` of its package root). */
-function tsxLoader(from: string): string {
-  const manifest = createRequire(from).resolve('tsx/package.json');
-  const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports['.'];
-  return pathToFileURL(path.join(path.dirname(manifest), exports)).href;
-}
-
-interface TsxManifest {
-  readonly exports: { readonly '.': string };
-}
-
 function startProcess(entry: URL, limits: IsolationLimits): ChildProcess {
   const file = fileURLToPath(entry);
-  const loader = file.endsWith('.ts') ? ['--import', tsxLoader(file), '--conditions=@odp/source'] : [];
   const child = fork(file, [], {
-    execArgv: [...loader, `--max-old-space-size=${limits.memoryMb}`],
+    execArgv: [...sourceLoaderArgs(file), `--max-old-space-size=${limits.memoryMb}`],
     serialization: 'advanced',
     // The task's own output (V8's report of an exhausted heap among it) is not the api's log.
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
