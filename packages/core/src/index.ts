@@ -31,7 +31,7 @@ export {
   serveIsolatedTask,
   streamIsolated,
 } from './isolated.js';
-export { sourceLoaderArgs, taskModule } from './task-modules.js';
+export { sourceLoaderArgs, startModuleThread, taskModule } from './task-modules.js';
 export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';
 export { LOOP_SLICE_MS, LoopSlices, mapInSlices } from './loop-slices.js';

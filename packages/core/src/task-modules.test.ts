@@ -1,4 +1,6 @@
-import { sourceLoaderArgs, taskModule } from './task-modules.js';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sourceLoaderArgs, startModuleThread, taskModule } from './task-modules.js';
 
 describe('taskModule', () => {
   it('names the sibling module with the caller’s own extension', () => {
@@ -18,5 +20,23 @@ describe('sourceLoaderArgs', () => {
     expect(loader).toMatch(/^file:\/\/.*tsx\/.*\.mjs$/);
     expect(condition).toBe('--conditions=@odp/source');
     expect(sourceLoaderArgs('/app/dist/task.js')).toEqual([]);
+  });
+});
+
+describe('startModuleThread', () => {
+  it('runs a TypeScript module in a thread', async () => {
+    const thread = startModuleThread(
+      pathToFileURL(path.join(__dirname, '..', 'test', 'isolated-tasks', 'thread-double.ts')),
+    );
+    try {
+      const answer = new Promise((resolve, reject) => {
+        thread.once('message', resolve);
+        thread.once('error', reject);
+      });
+      thread.postMessage(21);
+      expect(await answer).toBe(42);
+    } finally {
+      await thread.terminate();
+    }
   });
 });

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 /**
  * The URL of the task module `name` beside the module at `callerUrl` (its `import.meta.url`), with
@@ -26,13 +27,34 @@ export function sourceLoaderArgs(file: string): string[] {
   return file.endsWith('.ts') ? ['--import', tsxLoader(file), '--conditions=@odp/source'] : [];
 }
 
+/**
+ * Starts the module `entry` in a worker thread. A `.ts` module is imported once `tsx` registered
+ * its loader in the thread: a thread does not apply the loader of an `--import` in its `execArgv`
+ * to its own entry.
+ */
+export function startModuleThread(entry: URL): Worker {
+  const file = fileURLToPath(entry);
+  if (!file.endsWith('.ts')) return new Worker(entry);
+  const register = tsxExport(file, './esm/api');
+  const bootstrap =
+    `import(${JSON.stringify(register)})` +
+    `.then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(bootstrap, { eval: true, execArgv: ['--conditions=@odp/source'] });
+}
+
 /** The ES module loader of `tsx`, found from `from`'s location (the `import` of its package root). */
 function tsxLoader(from: string): string {
+  return tsxExport(from, '.');
+}
+
+/** The file URL of the ES module `tsx` exports as `subpath`, found from `from`'s location. */
+function tsxExport(from: string, subpath: '.' | './esm/api'): string {
   const manifest = createRequire(from).resolve('tsx/package.json');
-  const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports['.'];
-  return pathToFileURL(path.join(path.dirname(manifest), exports)).href;
+  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports[subpath];
+  const target = typeof exported === 'string' ? exported : exported.import.default;
+  return pathToFileURL(path.join(path.dirname(manifest), target)).href;
 }
 
 interface TsxManifest {
-  readonly exports: { readonly '.': string };
+  readonly exports: Record<'.' | './esm/api', string | { readonly import: { readonly default: string } }>;
 }

@@ -4,7 +4,8 @@
  * which index the services search is chosen apart, by `ODP_SEARCH` (search-engine.ts): the store's
  * own by default, or Elasticsearch fed from the store's change events, whichever the store.
  *
- * - `sqlite` (the embedded default): one file `<tenant dir>/documents.sqlite` per tenant.
+ * - `sqlite` (the embedded default): one file `<tenant dir>/documents.sqlite` per tenant, their
+ *   write-ahead logs checkpointed by one thread of the process (wal-checkpoints.ts).
  * - `mongodb`: one database `odp_<tenant id>` per tenant on the server of `ODP_MONGODB_URL`, over
  *   one client for the process, connected before the api accepts requests.
  *
@@ -23,6 +24,7 @@ import {
   openSqlitePlatformRegistry,
   openSqliteReplicationBuffer,
   openSqliteTenantStore,
+  WalCheckpointThread,
 } from '@odp/store-sqlite';
 
 /** A tenant's store with the search index it keeps with its writes (`maintainedByStore`). */
@@ -52,14 +54,17 @@ export const DOCUMENTS_FILE = 'documents.sqlite';
  */
 export async function openTenantStores(config: Config): Promise<TenantStores> {
   if (config.store.kind === 'sqlite') {
+    // One thread of the process checkpoints every tenant's log, off the event loop.
+    const checkpointer = new WalCheckpointThread();
     return {
-      open: async (_tenant, dataDir) => openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE) }),
+      open: async (_tenant, dataDir) =>
+        openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE), checkpointer }),
       drop: async (_tenant, dataDir) => {
         for (const suffix of ['', '-wal', '-shm'])
           await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
       },
       verify: async () => undefined,
-      close: async () => undefined,
+      close: () => checkpointer.close(),
     };
   }
   const { url } = config.store;

@@ -6,3 +6,4 @@ export * from './job-queue.js';
 export * from './window-counters.js';
 export * from './replication-buffer.js';
 export * from './leases.js';
+export * from './tenant/wal-checkpoints.js';

@@ -50,6 +50,7 @@ import { DerivedRows } from './derived-rows.js';
 import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
 import { SummaryReads } from './summary-reads.js';
+import type { WalCheckpointer } from './wal-checkpoints.js';
 
 export interface SqliteTenantStoreOptions {
   /** Path of the tenant's database file (created when missing). */
@@ -76,6 +77,11 @@ export interface SqliteTenantStoreOptions {
   readonly compositeIndexLimit?: number;
   /** Objects re-derived per transaction by a rebuild (the event loop runs between). Default 500. */
   readonly rebuildBatchSize?: number;
+  /**
+   * Checkpoints the database's WAL off the event loop (a process's `WalCheckpointThread`); without
+   * one, SQLite checkpoints in the connection that commits (wal-checkpoints.ts says why not).
+   */
+  readonly checkpointer?: WalCheckpointer;
 }
 
 /** Opens (creating and migrating when needed) the database of one tenant. */
@@ -103,7 +109,11 @@ export class SqliteTenantStore implements TenantStore {
   private readonly rebuilds: DerivedRebuild;
 
   constructor(options: SqliteTenantStoreOptions) {
-    const database = new TenantDatabase(options.file, options.mmapBytes ?? MAX_MMAP_BYTES);
+    const database = new TenantDatabase(
+      options.file,
+      options.mmapBytes ?? MAX_MMAP_BYTES,
+      options.checkpointer,
+    );
     this.database = database;
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
