@@ -1,5 +1,5 @@
 import { RateLimitedError } from '@odp/core';
-import { ACTIVE_MS, DEBT_HALF_LIFE_MS, FairShare, LONG_RUNNING_MS } from './fair-share.js';
+import { ACTIVE_MS, DEBT_HALF_LIFE_MS, FairShare, HEAVY_REQUEST_MS, LONG_RUNNING_MS } from './fair-share.js';
 import type { FairShareLimits, RequestKind } from './fair-share.js';
 
 const CHEAP: RequestKind = { label: 'GET /data', priorMs: 1 };
@@ -122,7 +122,12 @@ describe('FairShare (fake clock and timers)', () => {
     for (let round = 0; round < 8; round++) {
       send(`slow${round}`, 'A', CHEAP);
       finish(`slow${round}`, 50);
+      // A, heavy, pauses twice as long after each: its next request runs once the pause is over.
+      clock += 100;
+      jest.advanceTimersByTime(100);
+      jest.runOnlyPendingTimers();
     }
+    otherTenantActive();
     send('x1', 'A', CHEAP);
     send('x2', 'A', CHEAP);
     expect(send('x3', 'A', CHEAP)).toBeInstanceOf(RateLimitedError);
@@ -191,6 +196,34 @@ describe('FairShare (fake clock and timers)', () => {
     }
   });
 
+  it('pauses a tenant that sends heavy requests one after the other, as one sending several at once', () => {
+    otherTenantActive();
+    // A sends one list at a time, each charged HEAVY_REQUEST_MS: it presses though never two at once.
+    send('a0', 'A', LIST);
+    finish('a0', HEAVY_REQUEST_MS);
+    expect(share.activity().pressing).toEqual(['A']);
+    send('a1', 'A', LIST);
+    // The heaviest pauses twice its charge before its next request starts ...
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0']);
+    clock += 2 * HEAVY_REQUEST_MS;
+    jest.advanceTimersByTime(2 * HEAVY_REQUEST_MS);
+    jest.runOnlyPendingTimers();
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1']);
+    // ... while B's request, sent during the pause, would have started at once.
+    send('b1', 'B');
+    expect(started.at(-1)).toBe('b1');
+  });
+
+  it('never pauses a tenant that sends short requests one after the other', () => {
+    otherTenantActive();
+    for (let i = 0; i < 5; i++) {
+      send(`a${i}`, 'A');
+      expect(started.at(-1)).toBe(`a${i}`);
+      finish(`a${i}`, HEAVY_REQUEST_MS - 1);
+    }
+    expect(share.activity().pressing).toEqual([]);
+  });
+
   it("frees a flooder's slot only after the I/O that arrived meanwhile: a quiet request goes first", () => {
     // A has pressed for two requests at once, and has a debt.
     send('a0', 'A', LIST);
@@ -240,8 +273,8 @@ describe('FairShare (fake clock and timers)', () => {
 
   it('holds to one request at a time the only tenant pressing for several, whatever the debts', () => {
     send('a0', 'A', LIST);
-    finish('a0', 40);
-    // A is quiet now; B sends three at once.
+    finish('a0', HEAVY_REQUEST_MS - 1);
+    // A is quiet now (its one request was short, but its debt is above B's); B sends three at once.
     for (let i = 1; i <= 3; i++) send(`b${i}`, 'B');
     expect(started).toEqual(['a0', 'b1']);
   });

@@ -15,9 +15,10 @@
  * - **Turns.** A tenant alone runs everything it was admitted at once. While several tenants are
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
  *   `tenantConcurrency` requests at once, and the *heaviest* only one: of the tenants that pressed
- *   for more than one request at once in the last {@link ACTIVE_MS}, the one with the highest debt
- *   (a client sending one request after the other is never slowed: it holds nobody up longer than
- *   its one request). The rest wait in its queue; after each of its requests the heaviest pauses
+ *   in the last {@link ACTIVE_MS} (more than one request at once, or one charged
+ *   {@link HEAVY_REQUEST_MS} or more), the one with the highest debt (a client sending short
+ *   requests one after the other is never slowed: it holds nobody up longer than its one short
+ *   request). The rest wait in its queue; after each of its requests the heaviest pauses
  *   {@link PAUSE_FACTOR} times as long as that request was charged (at most {@link MAX_PAUSE_MS}),
  *   so it takes about a third of the process at most. A slot that frees,
  *   and the queued requests, are taken only after the I/O that arrived meanwhile was read
@@ -46,6 +47,13 @@ const FORGET_MS = 60_000;
  * requests should not wait for it to end. It still counts as under way and is charged when it ends.
  */
 export const LONG_RUNNING_MS = 1000;
+/**
+ * A request charged this long presses like several at once: every request of another tenant that
+ * arrives while it runs waits for its step on the event loop, so a client sending such requests one
+ * after the other (1 MB creates, pages of 1,000) keeps the process as busy as a flood. A short one
+ * (a get, a small write: well under a millisecond) holds nobody up for long.
+ */
+export const HEAVY_REQUEST_MS = 8;
 /** The longest pause of the heaviest tenant after one of its requests. */
 export const MAX_PAUSE_MS = 1000;
 /**
@@ -102,7 +110,7 @@ interface TenantShare {
   total: number;
   debt: number;
   debtAt: number;
-  /** When it last had more than one request under way; -Infinity if never. */
+  /** When it last pressed (more than one request under way, or one heavy request); -Infinity if never. */
   pressedAt: number;
   /** While other tenants are active, this tenant starts nothing before then (its pause). */
   pausedUntil: number;
@@ -301,6 +309,7 @@ export class FairShare {
     const now = this.now();
     tenant.debt = this.decayedDebt(tenant) + charge;
     tenant.debtAt = now;
+    if (charge >= HEAVY_REQUEST_MS) tenant.pressedAt = now;
     const active = this.activeTenants(now);
     if (this.severalActive(active, now) && this.heaviest(active) === tenant) {
       tenant.pausedUntil = now + Math.min(this.pauseFactor(tenant.tenantId, now) * charge, MAX_PAUSE_MS);
@@ -439,11 +448,12 @@ export class FairShare {
   }
 
   /**
-   * The tenant that takes turns one at a time and pauses: of the active tenants that pressed for
-   * more than one request at once (waiting or running) within the last {@link ACTIVE_MS}, the one
-   * whose debt is strictly above every other such tenant's; null on a tie or when none pressed. A
-   * client that sends one request after the other never presses, however busy it keeps the
-   * process: slowing it would only add to its own latency.
+   * The tenant that takes turns one at a time and pauses: of the active tenants that pressed
+   * within the last {@link ACTIVE_MS} (more than one request at once, waiting or running, or one
+   * charged {@link HEAVY_REQUEST_MS} or more), the one whose debt is strictly above every other
+   * such tenant's; null on a tie or when none pressed. A client that sends short requests one after
+   * the other never presses, however busy it keeps the process: each of its requests holds another
+   * tenant's for a fraction of a millisecond, and slowing it would only add to its own latency.
    */
   private heaviest(active: readonly TenantShare[]): TenantShare | null {
     const now = this.now();
