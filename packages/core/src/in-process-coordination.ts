@@ -47,7 +47,11 @@ export class Listeners<T> {
   }
 }
 
-export function createInProcessCoordination(): Coordination {
+/**
+ * The coordination of this process. Its leases are `shared` when given (the machine's, which other
+ * processes take too; their owner closes them), else a map of this process.
+ */
+export function createInProcessCoordination(shared?: LockService): Coordination {
   const changeListeners = new Listeners<string>();
   const invalidationListeners = new Listeners<Invalidation>();
   let generation = 0;
@@ -104,7 +108,7 @@ export function createInProcessCoordination(): Coordination {
   return {
     changes,
     invalidations,
-    locks,
+    locks: shared ?? locks,
     async close() {
       changeListeners.clear();
       invalidationListeners.clear();

@@ -10,6 +10,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+/** Resolves workspace imports to their TypeScript sources (the packages' `@odp/source` exports). */
+const SOURCE_CONDITION = '--conditions=@odp/source';
+
 /**
  * The URL of the task module `name` beside the module at `callerUrl` (its `import.meta.url`), with
  * the caller's own extension: `.ts` while the platform runs from its sources, `.js` once built.
@@ -24,7 +27,7 @@ export function taskModule(callerUrl: string, name: string): URL {
  * `tsx`'s loader and the `@odp/source` condition for a `.ts` file, none for built JavaScript.
  */
 export function sourceLoaderArgs(file: string): string[] {
-  return file.endsWith('.ts') ? ['--import', tsxLoader(file), '--conditions=@odp/source'] : [];
+  return file.endsWith('.ts') ? ['--import', tsxExport(file, '.'), SOURCE_CONDITION] : [];
 }
 
 /**
@@ -39,15 +42,13 @@ export function startModuleThread(entry: URL): Worker {
   const bootstrap =
     `import(${JSON.stringify(register)})` +
     `.then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(bootstrap, { eval: true, execArgv: ['--conditions=@odp/source'] });
+  return new Worker(bootstrap, { eval: true, execArgv: [SOURCE_CONDITION] });
 }
 
-/** The ES module loader of `tsx`, found from `from`'s location (the `import` of its package root). */
-function tsxLoader(from: string): string {
-  return tsxExport(from, '.');
-}
-
-/** The file URL of the ES module `tsx` exports as `subpath`, found from `from`'s location. */
+/**
+ * The file URL of the ES module `tsx` exports as `subpath` (`.`: its loader; `./esm/api`: its
+ * `register`), found from `from`'s location.
+ */
 function tsxExport(from: string, subpath: '.' | './esm/api'): string {
   const manifest = createRequire(from).resolve('tsx/package.json');
   const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports[subpath];

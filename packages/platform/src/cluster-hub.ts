@@ -18,15 +18,14 @@ export interface ClusterMember {
 }
 
 export class ClusterHub {
-  private readonly shared: Pick<Coordination, 'invalidations' | 'locks'>;
+  private readonly shared: Coordination;
   private readonly members = new Set<ClusterMember>();
   /** Leases held, by handle, and the member that holds each (its leases expire when it is gone). */
   private readonly leases = new Map<string, { lease: Lease; holder: ClusterMember }>();
 
   /** `locks`: the machine's leases; the hub's own (in this process) when absent. */
   constructor(locks?: LockService) {
-    const local = createInProcessCoordination();
-    this.shared = { invalidations: local.invalidations, locks: locks ?? local.locks };
+    this.shared = createInProcessCoordination(locks);
   }
 
   /** Connects a process; its messages are then handed to `receive`. */

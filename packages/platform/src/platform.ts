@@ -386,12 +386,10 @@ export async function openCoordination(
  * the machine's (`<dataDir>/leases.sqlite`), shared with the other processes on it.
  */
 function machineCoordination(config: Pick<Config, 'dataDir'>): Coordination {
-  const local = createInProcessCoordination();
   const locks = new SqliteLocks(leasesDatabasePath(config));
+  const local = createInProcessCoordination(locks);
   return {
-    changes: local.changes,
-    invalidations: local.invalidations,
-    locks,
+    ...local,
     async close() {
       await local.close();
       await locks.close();

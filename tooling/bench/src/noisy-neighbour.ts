@@ -4,8 +4,9 @@
  * alone and while A floods, in the same row: half of B's time alone right before the flood and
  * half right after it (once the api is quiet again), pooled, so that a drift of the machine over
  * the row (its clock, its caches, other processes) weighs on both sides of the ratio alike; A's
- * answers by kind (2xx, 429, other); and the api's memory (its processes' and their task processes' proportional set sizes,
- * summed) sampled every 100 ms from the row's start until the api is quiet again after the flood.
+ * answers by kind (2xx, 429, other); and the api's memory (its processes' and their task
+ * processes' proportional set sizes, summed) sampled every 100 ms from the row's start until the
+ * api is quiet again after the flood.
  * Targets: B's p50 within 1.5x and p99 within 3x of B alone, the api's memory under 1 GB. A
  * target is reported (met or MISSED), never asserted; a failed request of B (not 2xx/3xx)
  * invalidates the run, and so does a flood that could not be prepared.

@@ -86,7 +86,7 @@ export class WalCheckpointThread implements WalCheckpointer {
     this.timer = null;
     const files = [...this.dirty];
     this.dirty.clear();
-    if (files.length === 0 || this.closed) return;
+    if (files.length === 0) return;
     this.thread().postMessage({ kind: 'checkpoint', files } satisfies ToCheckpointThread);
   }
 
