@@ -15,7 +15,7 @@ import type {
   LockService,
 } from '@odp/core';
 import { Listeners } from '@odp/core';
-import type { TenantActivity } from './fair-share.js';
+import type { TenantActivity } from './activity-elsewhere.js';
 
 /** Every message of the protocol carries this tag, so other IPC traffic passes by untouched. */
 export const CLUSTER_MESSAGE_TAG = 'odp:coordination';

@@ -32,6 +32,8 @@
  */
 import { TenantShareError } from '@odp/core';
 import type { FairShareConfig } from '@odp/config';
+import { ActivityElsewhere } from './activity-elsewhere.js';
+import type { TenantActivity } from './activity-elsewhere.js';
 
 /** Seconds a refused client is asked to wait (`Retry-After`): the requests under way take milliseconds. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -69,12 +71,6 @@ const ESTIMATE_WEIGHT = 0.3;
 
 /** The share's limits: `config.fairShare` (docs/configuration.md). */
 export type FairShareLimits = FairShareConfig;
-
-/** Which tenants are active in an api process, and which of them pressed (cluster-activity.ts). */
-export interface TenantActivity {
-  readonly active: readonly string[];
-  readonly pressing: readonly string[];
-}
 
 /** What kind a request is, and what one of its kind is expected to cost before any was measured. */
 export interface RequestKind {
@@ -122,10 +118,8 @@ interface TenantShare {
 /** The admission, turns and cost accounting of the tenants' requests in one api process. */
 export class FairShare {
   private readonly tenants = new Map<string, TenantShare>();
-  /** When the machine's other api processes last reported each tenant active. */
-  private readonly elsewhere = new Map<string, number>();
-  /** Per tenant, the other api processes that last reported it pressing, and when. */
-  private readonly pressingElsewhere = new Map<string, Map<string, number>>();
+  /** What the machine's other api processes reported. */
+  private readonly elsewhere = new ActivityElsewhere(ACTIVE_MS);
   private running = 0;
   /** Processor-sharing clock: advances by elapsed / running while requests run. */
   private virtual = 0;
@@ -228,13 +222,7 @@ export class FairShare {
    * a third of one process's time summed over the processes that serve it, not a third of each.
    */
   noteActiveElsewhere(from: string, activity: TenantActivity): void {
-    const now = this.now();
-    for (const tenantId of activity.active) this.elsewhere.set(tenantId, now);
-    for (const tenantId of activity.pressing) {
-      let processes = this.pressingElsewhere.get(tenantId);
-      if (processes === undefined) this.pressingElsewhere.set(tenantId, (processes = new Map()));
-      processes.set(from, now);
-    }
+    this.elsewhere.note(from, activity, this.now());
     this.schedulePump();
   }
 
@@ -408,11 +396,7 @@ export class FairShare {
    * by another api process of the machine within the last {@link ACTIVE_MS}.
    */
   private otherActive(tenantId: string | undefined, active: readonly TenantShare[], now: number): boolean {
-    if (active.some((other) => other.tenantId !== tenantId)) return true;
-    for (const [other, seenAt] of this.elsewhere) {
-      if (other !== tenantId && now - seenAt < ACTIVE_MS) return true;
-    }
-    return false;
+    return active.some((other) => other.tenantId !== tenantId) || this.elsewhere.otherActive(tenantId, now);
   }
 
   /**
@@ -421,10 +405,7 @@ export class FairShare {
    * shares of them add up to what one process alone would give it (a third of one process).
    */
   private pauseFactor(tenantId: string, now: number): number {
-    let processes = 1;
-    for (const seenAt of this.pressingElsewhere.get(tenantId)?.values() ?? []) {
-      if (now - seenAt < ACTIVE_MS) processes++;
-    }
+    const processes = 1 + this.elsewhere.processesPressing(tenantId, now);
     return (PAUSE_FACTOR + 1) * processes - 1;
   }
 
@@ -487,12 +468,6 @@ export class FairShare {
     for (const [tenantId, tenant] of this.tenants) {
       if (tenant.total === 0 && now - tenant.lastSeen > FORGET_MS) this.tenants.delete(tenantId);
     }
-    for (const [tenantId, seenAt] of this.elsewhere) {
-      if (now - seenAt >= ACTIVE_MS) this.elsewhere.delete(tenantId);
-    }
-    for (const [tenantId, processes] of this.pressingElsewhere) {
-      for (const [from, seenAt] of processes) if (now - seenAt >= ACTIVE_MS) processes.delete(from);
-      if (processes.size === 0) this.pressingElsewhere.delete(tenantId);
-    }
+    this.elsewhere.sweep(now);
   }
 }
