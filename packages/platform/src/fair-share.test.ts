@@ -224,6 +224,44 @@ describe('FairShare (fake clock and timers)', () => {
     expect(share.activity().pressing).toEqual([]);
   });
 
+  it('does not count one slow request of a cheap kind as pressing (it waited for the core)', () => {
+    otherTenantActive();
+    for (let i = 0; i < 5; i++) {
+      send(`a${i}`, 'A');
+      finish(`a${i}`, 1);
+    }
+    // One get charged far more than its kind's estimate: it waited, it did not work that long.
+    send('slow', 'A');
+    finish('slow', 10 * HEAVY_REQUEST_MS);
+    expect(share.activity().pressing).toEqual([]);
+    send('next', 'A');
+    expect(started.at(-1)).toBe('next');
+  });
+
+  it("holds the flood with requests waiting as the heaviest, also below a busy neighbour's debt", () => {
+    create({ tenantWorkMs: 1000 });
+    // B sends lists one after the other: it presses (a heavy kind), and has a debt.
+    for (let i = 0; i < 4; i++) {
+      send(`b${i}`, 'B', LIST);
+      finish(`b${i}`, 10);
+    }
+    // A floods: two of its lists start (B pressed, and asked more then), eight wait.
+    for (let i = 0; i < 10; i++) send(`a${i}`, 'A', LIST);
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1']);
+    finish('a0', 1);
+    // A's debt is below B's, but what it has waiting makes it the heaviest: one at a time, and a
+    // pause; B's next list starts at once.
+    expect(share.debtOf('A')).toBeLessThan(share.debtOf('B'));
+    finish('a1', 1);
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1']);
+    send('b4', 'B', LIST);
+    expect(started.at(-1)).toBe('b4');
+    clock += 5;
+    jest.advanceTimersByTime(5);
+    jest.runOnlyPendingTimers();
+    expect(started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1', 'a2']);
+  });
+
   it("frees a flooder's slot only after the I/O that arrived meanwhile: a quiet request goes first", () => {
     // A has pressed for two requests at once, and has a debt.
     send('a0', 'A', LIST);

@@ -15,10 +15,10 @@
  * - **Turns.** A tenant alone runs everything it was admitted at once. While several tenants are
  *   active (a request under way or seen in the last {@link ACTIVE_MS}), a tenant runs at most
  *   `tenantConcurrency` requests at once, and the *heaviest* only one: of the tenants that pressed
- *   in the last {@link ACTIVE_MS} (more than one request at once, or one charged
- *   {@link HEAVY_REQUEST_MS} or more), the one with the highest debt (a client sending short
- *   requests one after the other is never slowed: it holds nobody up longer than its one short
- *   request). The rest wait in its queue; after each of its requests the heaviest pauses
+ *   in the last {@link ACTIVE_MS} (more than one request at once, or one of a heavy kind charged
+ *   {@link HEAVY_REQUEST_MS} or more), the one that asks the most: its debt plus the estimated
+ *   cost of the requests it has waiting (a client sending short requests one after the other is
+ *   never slowed: it holds nobody up longer than its one short request). The rest wait in its queue; after each of its requests the heaviest pauses
  *   {@link PAUSE_FACTOR} times as long as that request was charged (at most {@link MAX_PAUSE_MS}),
  *   so it takes about a third of the process at most. A slot that frees,
  *   and the queued requests, are taken only after the I/O that arrived meanwhile was read
@@ -50,10 +50,12 @@ const FORGET_MS = 60_000;
  */
 export const LONG_RUNNING_MS = 1000;
 /**
- * A request charged this long presses like several at once: every request of another tenant that
- * arrives while it runs waits for its step on the event loop, so a client sending such requests one
- * after the other (1 MB creates, pages of 1,000) keeps the process as busy as a flood. A short one
- * (a get, a small write: well under a millisecond) holds nobody up for long.
+ * A request charged this long, of a kind estimated as costly, presses like several at once: every
+ * request of another tenant that arrives while it runs waits for its step on the event loop, so a
+ * client sending such requests one after the other (1 MB creates, pages of 1,000) keeps the process
+ * as busy as a flood. A short one (a get, a small write: well under a millisecond) holds nobody up
+ * for long, also when it was charged more once because it waited for the core (a collection of the
+ * heap, another process's work): its kind's estimate stays low, and it does not press.
  */
 export const HEAVY_REQUEST_MS = 8;
 /** The longest pause of the heaviest tenant after one of its requests. */
@@ -297,12 +299,14 @@ export class FairShare {
     const now = this.now();
     tenant.debt = this.decayedDebt(tenant) + charge;
     tenant.debtAt = now;
-    if (charge >= HEAVY_REQUEST_MS) tenant.pressedAt = now;
+    const estimate = tenant.estimates.get(job.kind) ?? charge;
+    // Heavy by its kind, not by one slow run: a get that waited for the core (another process's
+    // work, a collection of the heap) is charged that wait, and would otherwise press.
+    if (Math.min(charge, estimate) >= HEAVY_REQUEST_MS) tenant.pressedAt = now;
     const active = this.activeTenants(now);
     if (this.severalActive(active, now) && this.heaviest(active) === tenant) {
       tenant.pausedUntil = now + Math.min(this.pauseFactor(tenant.tenantId, now) * charge, MAX_PAUSE_MS);
     }
-    const estimate = tenant.estimates.get(job.kind) ?? charge;
     tenant.estimates.set(job.kind, estimate + ESTIMATE_WEIGHT * (charge - estimate));
     this.schedulePump();
   }
@@ -431,26 +435,39 @@ export class FairShare {
   /**
    * The tenant that takes turns one at a time and pauses: of the active tenants that pressed
    * within the last {@link ACTIVE_MS} (more than one request at once, waiting or running, or one
-   * charged {@link HEAVY_REQUEST_MS} or more), the one whose debt is strictly above every other
-   * such tenant's; null on a tie or when none pressed. A client that sends short requests one after
+   * of a heavy kind charged {@link HEAVY_REQUEST_MS} or more), the one whose demand
+   * ({@link demandOf}) is strictly above every other such tenant's; null on a tie or when none
+   * pressed. By debt alone, a flood held to its share would soon weigh less than a busy neighbour
+   * that pressed once, and the two would trade places. A client that sends short requests one after
    * the other never presses, however busy it keeps the process: each of its requests holds another
    * tenant's for a fraction of a millisecond, and slowing it would only add to its own latency.
    */
   private heaviest(active: readonly TenantShare[]): TenantShare | null {
     const now = this.now();
     let top: TenantShare | null = null;
-    let topDebt = -1;
+    let topDemand = -1;
     let second = -1;
     for (const tenant of active) {
       if (now - tenant.pressedAt >= ACTIVE_MS) continue;
-      const debt = this.decayedDebt(tenant);
-      if (debt > topDebt) {
-        second = topDebt;
+      const demand = this.demandOf(tenant);
+      if (demand > topDemand) {
+        second = topDemand;
         top = tenant;
-        topDebt = debt;
-      } else if (debt > second) second = debt;
+        topDemand = demand;
+      } else if (demand > second) second = demand;
     }
-    return topDebt > second ? top : null;
+    return topDemand > second ? top : null;
+  }
+
+  /**
+   * What a tenant asks of the process: its recent cost and the estimated cost of the requests it
+   * has waiting. A flood held to its share has a low recent cost (it is paused), but a queue; a
+   * busy client sending one request after the other has a high one and nothing waiting.
+   */
+  private demandOf(tenant: TenantShare): number {
+    let waiting = 0;
+    for (const job of tenant.queue) waiting += tenant.estimates.get(job.kind) ?? 0;
+    return this.decayedDebt(tenant) + waiting;
   }
 
   private startJob(job: Job): void {
