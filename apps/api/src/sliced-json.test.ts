@@ -1,4 +1,4 @@
-import { LoopSlices } from '@odp/core';
+import { LoopSlices, measureJson } from '@odp/core';
 import { stringifyInSlices } from './sliced-json.js';
 
 describe('stringifyInSlices', () => {
@@ -22,6 +22,18 @@ describe('stringifyInSlices', () => {
       expect(await stringifyInSlices(value)).toBe(JSON.stringify(value));
     }
     expect(await stringifyInSlices(undefined)).toBeUndefined();
+  });
+
+  it('writes an element measured for a page budget from the text measured, serialising it once', async () => {
+    let serialised = 0;
+    const measured = { toJSON: () => ({ n: ++serialised, text: 'naïve ✓' }) };
+    const bytes = measureJson(measured);
+    expect(bytes).toBe(Buffer.byteLength('{"n":1,"text":"naïve ✓"}'));
+    const other = { toJSON: () => ({ n: ++serialised }) };
+    expect(await stringifyInSlices({ _embedded: { objects: [measured, other] } })).toBe(
+      '{"_embedded":{"objects":[{"n":1,"text":"naïve ✓"},{"n":2}]}}',
+    );
+    expect(serialised).toBe(2);
   });
 
   it('yields to the event loop between elements once a slice is used up', async () => {

@@ -2,13 +2,14 @@
  * Large JSON answers (a page of 1,000 objects) serialised in slices of the event loop (`LoopSlices`,
  * docs/architecture.md "Where heavy work runs"): the elements of the value's arrays are serialised
  * one at a time, yielding in between, so a page does not hold the event loop for the whole of its
- * `JSON.stringify` while another tenant's request waits. The answer is the one `res.json` gives:
- * the same bytes, `Content-Type`, `Content-Length`, weak `ETag` and `304` to a matching
- * `If-None-Match`, written in one `end` (the request ends, and frees its share, as its last byte is
- * handed to the socket).
+ * `JSON.stringify` while another tenant's request waits; an element measured for a page's byte
+ * budget is written from the text measured then (`writtenJson`), not serialised again. The answer
+ * is the one `res.json` gives: the same bytes, `Content-Type`, `Content-Length`, weak `ETag` and
+ * `304` to a matching `If-None-Match`, written in one `end` (the request ends, and frees its
+ * share, as its last byte is handed to the socket).
  */
 import { createHash } from 'node:crypto';
-import { LoopSlices } from '@odp/core';
+import { LoopSlices, writtenJson } from '@odp/core';
 import type { Request, Response } from 'express';
 
 /** Levels of plain objects opened to reach arrays (a page: `_embedded`, then its plural). */
@@ -31,7 +32,7 @@ export async function stringifyInSlices(
   if (Array.isArray(value)) {
     const elements: string[] = [];
     for (const element of value) {
-      elements.push(JSON.stringify(element) ?? 'null');
+      elements.push(writtenJson(element) ?? JSON.stringify(element) ?? 'null');
       await slices.next();
     }
     return `[${elements.join(',')}]`;

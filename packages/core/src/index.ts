@@ -35,6 +35,7 @@ export { sourceLoaderArgs, startModuleThread, taskModule } from './task-modules.
 export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';
 export { LOOP_SLICE_MS, LoopSlices, mapInSlices } from './loop-slices.js';
+export { measureJson, writtenJson } from './written-json.js';
 export { DEFAULT_IMPORT_LIMITS, DEFAULT_TENANT_IMPORTS, IMPORT_LIMIT_VARIABLES } from './import-limits.js';
 export type { ImportLimits } from './import-limits.js';
 export { uniqueValuesOf, refuseUniqueValue } from './store-rules/unique-fields.js';

@@ -3,7 +3,7 @@
  * profile links to, and pages, distinct values, field values and aggregates of a query plan, each
  * through the account's access filter. Objects come back rendered (see {@link Renderer}).
  */
-import { LoopSlices, NotFoundError, UNRESTRICTED, invalidSearchCursor } from '@odp/core';
+import { LoopSlices, NotFoundError, UNRESTRICTED, invalidSearchCursor, measureJson } from '@odp/core';
 import type {
   Account,
   AccessFilter,
@@ -21,7 +21,6 @@ import type { ListCursors } from '@odp/query-engine';
 import { inReach, isEligible } from '../classes.js';
 import type { ClassReach } from '../classes.js';
 import type { DataServiceDeps } from '../deps.js';
-import { jsonBytes } from '../encode.js';
 import { filesByField } from '../held-files.js';
 import type { DataObject, Renderer } from '../render.js';
 
@@ -132,7 +131,7 @@ export class ObjectReads {
     const slices = new LoopSlices();
     let used = 0;
     for (let kept = 0; kept < objects.length; kept++) {
-      used += jsonBytes(objects[kept]);
+      used += measureJson(objects[kept] as DataObject);
       if (used > budget && kept > 0) return objects.slice(0, kept);
       await slices.next();
     }
