@@ -22,6 +22,8 @@ export class AppliedModel {
   private applied = false;
   /** The index signature of `current`, computed once per model. */
   private currentSignature = '';
+  /** The last answer of {@link derivedCurrent}, and the database's state it was read in. */
+  private derivedCheck?: { dataVersion: number; commits: number; signature: string; current: boolean };
 
   constructor(
     private readonly database: TenantDatabase,
@@ -55,14 +57,27 @@ export class AppliedModel {
    * built for the current model and layout: false while a rebuild runs (in this process or another).
    */
   derivedCurrent(): boolean {
-    return (
+    // The signature is kilobytes long: read and compared again only after a commit (of this
+    // process or another), not on every list.
+    const seen = { dataVersion: this.database.dataVersion(), commits: this.database.ownCommits };
+    const check = this.derivedCheck;
+    if (
+      check !== undefined &&
+      check.signature === this.currentSignature &&
+      check.dataVersion === seen.dataVersion &&
+      check.commits === seen.commits
+    ) {
+      return check.current;
+    }
+    const current =
       this.database
         .statement(
           "SELECT (SELECT v FROM meta WHERE k = 'index_signature') = ? AND (SELECT v FROM meta WHERE k = 'layout') = ?",
         )
         .pluck()
-        .get(this.currentSignature, this.layout) === 1
-    );
+        .get(this.currentSignature, this.layout) === 1;
+    this.derivedCheck = { ...seen, signature: this.currentSignature, current };
+    return current;
   }
 
   require(): void {
