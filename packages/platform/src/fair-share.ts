@@ -18,13 +18,13 @@
  *   in the last {@link ACTIVE_MS} (more than one request at once, or one of a heavy kind charged
  *   {@link HEAVY_REQUEST_MS} or more), the one that asks the most: its debt plus the estimated
  *   cost of the requests it has waiting (a client sending short requests one after the other is
- *   never slowed: it holds nobody up longer than its one short request). The rest wait in its queue; after each of its requests the heaviest pauses
- *   {@link PAUSE_FACTOR} times as long as that request was charged (at most {@link MAX_PAUSE_MS}),
- *   so it takes about a third of the process at most. A slot that frees,
- *   and the queued requests, are taken only after the I/O that arrived meanwhile was read
- *   (`setImmediate`), lowest debt first: a quiet tenant's request starts the moment it arrives,
- *   ahead of a flooding tenant's queue, and waits at most for one of the flooder's requests per turn
- *   of the event loop, also when each of them ends within its turn.
+ *   never slowed: it holds nobody up longer than its one short request). The rest wait in its
+ *   queue; after each of its requests the heaviest pauses {@link PAUSE_FACTOR} times as long as
+ *   that request was charged (at most {@link MAX_PAUSE_MS}), so it takes about a third of the
+ *   process at most. A slot that frees, and the queued requests, are taken only after the I/O that
+ *   arrived meanwhile was read (`setImmediate`), lowest debt first: a quiet tenant's request starts
+ *   the moment it arrives, ahead of a flooding tenant's queue, and waits at most for one of the
+ *   flooder's requests per turn of the event loop, also when each of them ends within its turn.
  *
  * The state is per api process: with several instances each applies it to the requests it serves.
  * The api processes of one machine share its cores, so they tell each other which tenants are
