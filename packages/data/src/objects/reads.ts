@@ -130,8 +130,8 @@ export class ObjectReads {
     if (budget === undefined) return objects;
     const slices = new LoopSlices();
     let used = 0;
-    for (let kept = 0; kept < objects.length; kept++) {
-      used += measureJson(objects[kept] as DataObject);
+    for (const [kept, object] of objects.entries()) {
+      used += measureJson(object);
       if (used > budget && kept > 0) return objects.slice(0, kept);
       await slices.next();
     }

@@ -22,8 +22,11 @@ export class AppliedModel {
   private applied = false;
   /** The index signature of `current`, computed once per model. */
   private currentSignature = '';
-  /** The last answer of {@link derivedCurrent}, and the database's state it was read in. */
-  private derivedCheck?: { dataVersion: number; commits: number; signature: string; current: boolean };
+  /**
+   * The last answer of {@link derivedCurrent} and the `data_version` it was read at; forgotten
+   * after a write of this connection and when another model is taken into use.
+   */
+  private derivedCheck?: { dataVersion: number; current: boolean };
 
   constructor(
     private readonly database: TenantDatabase,
@@ -34,7 +37,9 @@ export class AppliedModel {
      * data file built with another layout is rebuilt like one built for another model.
      */
     readonly layout: string,
-  ) {}
+  ) {
+    database.onForget('write', () => (this.derivedCheck = undefined));
+  }
 
   get current(): Model {
     return this.model;
@@ -48,6 +53,7 @@ export class AppliedModel {
   use(model: Model, applied = false): void {
     this.model = model;
     this.currentSignature = indexSignature(model);
+    this.derivedCheck = undefined;
     this.onUse(model);
     if (applied) this.applied = true;
   }
@@ -59,16 +65,8 @@ export class AppliedModel {
   derivedCurrent(): boolean {
     // The signature is kilobytes long: read and compared again only after a commit (of this
     // process or another), not on every list.
-    const seen = { dataVersion: this.database.dataVersion(), commits: this.database.ownCommits };
-    const check = this.derivedCheck;
-    if (
-      check !== undefined &&
-      check.signature === this.currentSignature &&
-      check.dataVersion === seen.dataVersion &&
-      check.commits === seen.commits
-    ) {
-      return check.current;
-    }
+    const dataVersion = this.database.dataVersion();
+    if (this.derivedCheck?.dataVersion === dataVersion) return this.derivedCheck.current;
     const current =
       this.database
         .statement(
@@ -76,7 +74,7 @@ export class AppliedModel {
         )
         .pluck()
         .get(this.currentSignature, this.layout) === 1;
-    this.derivedCheck = { ...seen, signature: this.currentSignature, current };
+    this.derivedCheck = { dataVersion, current };
     return current;
   }
 

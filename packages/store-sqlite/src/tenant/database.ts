@@ -31,7 +31,6 @@ export class TenantDatabase {
   private readonly rollbackHooks: (() => void)[] = [];
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
-  private commits = 0;
 
   constructor(
     file: string,
@@ -77,7 +76,6 @@ export class TenantDatabase {
   inTransaction<T>(work: () => T): T {
     try {
       const result = this.transaction.immediate(work) as T;
-      this.commits++;
       this.checkpointer?.committed(this.db.name);
       return result;
     } catch (error) {
@@ -109,14 +107,6 @@ export class TenantDatabase {
       }
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
-  }
-
-  /**
-   * Write transactions this connection committed: with {@link dataVersion}, which counts the other
-   * connections' commits, whether the database may have changed since a query read it.
-   */
-  get ownCommits(): number {
-    return this.commits;
   }
 
   /**
