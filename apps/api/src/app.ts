@@ -9,6 +9,7 @@ import { tenantFairShare } from './tenant-fair-share.js';
 import { releaseShare } from './context.js';
 import { RefusalHold } from './refusal-hold.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
+import { onRouteShapes } from './route-shapes.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { dataRoutes } from './routes/data.js';
@@ -45,7 +46,7 @@ export type AppDeps = PlatformServices;
 export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = platformRoutes(deps)): Express {
   const app = express();
   // One routing truth: paths match case-sensitively everywhere (this app, every route module's
-  // Router, `onBranches` and the authentication's `routeShape`), so `/DATA/...` is no route rather
+  // Router, route-shapes.ts and the authentication's `routeShape`), so `/DATA/...` is no route rather
   // than a data route that authentication took for a platform route.
   app.set('case sensitive routing', true);
   app.disable('x-powered-by');
@@ -62,7 +63,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   );
   app.use(tenantFairShare(deps.fairShare));
   // The model push webhook signs the raw body, so it reads the body itself.
-  app.use(onBranches(['admin'], modelWebhookRoutes(deps)));
+  app.use(onRouteShapes(modelWebhookRoutes(deps)));
   app.use(jsonBody(deps.config.jsonLimits));
 
   for (const router of routes) app.use(router);
@@ -72,43 +73,37 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   return app;
 }
 
-/** A route module (`routes/<name>.ts`) and the first path segments its routes declare. */
-export interface RouteModule {
-  readonly branches: readonly string[];
-  readonly router: Router;
-}
-
 /**
  * The platform's route modules, in mount order (capabilities before the data branch, whose
- * `/{typeName}/{id}` routes would otherwise claim `/{typeName}/capabilities`), each behind the
- * first path segments its routes declare.
+ * `/{typeName}/{id}` routes would otherwise claim `/{typeName}/capabilities`), each seen only by
+ * the requests of a shape its routes declare (route-shapes.ts).
  */
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
-  return platformRouteModules(deps).map(({ branches, router }) => onBranches(branches, router));
+  return platformRouteModules(deps).map(onRouteShapes);
 }
 
-function platformRouteModules(deps: AppDeps): RouteModule[] {
+function platformRouteModules(deps: AppDeps): Router[] {
   return [
-    { branches: ['health', 'ready'], router: healthRoutes(deps) },
-    { branches: ['admin-ui', ''], router: adminUiRoutes(deps) },
-    { branches: ['tenants'], router: tenantRoutes(deps) },
-    { branches: ['invitations'], router: invitationRoutes(deps) },
-    { branches: ['data', 'binaries'], router: fileRoutes(deps) },
-    { branches: ['data'], router: excelRoutes(deps) },
-    { branches: ['audit', 'admin'], router: auditRoutes(deps) },
-    { branches: ['data'], router: capabilitiesRoutes(deps) },
-    { branches: ['admin'], router: adminModelRoutes(deps) },
-    { branches: ['metadata'], router: metadataRoutes(deps) },
-    { branches: ['admin'], router: adminRebuildRoutes(deps) },
-    { branches: ['admin'], router: adminJobRoutes(deps) },
-    { branches: ['admin'], router: adminClassJobRoutes(deps) },
-    { branches: ['admin'], router: adminAccessRoutes(deps) },
-    { branches: ['admin'], router: adminTenantRoutes(deps) },
-    { branches: ['data'], router: reportRoutes(deps) },
-    { branches: ['scripts'], router: scriptRoutes(deps) },
-    { branches: ['system'], router: systemRoutes(deps) },
-    { branches: ['data'], router: searchRoutes(deps) },
-    { branches: ['data'], router: dataRoutes(deps) },
+    healthRoutes(deps),
+    adminUiRoutes(deps),
+    tenantRoutes(deps),
+    invitationRoutes(deps),
+    fileRoutes(deps),
+    excelRoutes(deps),
+    auditRoutes(deps),
+    capabilitiesRoutes(deps),
+    adminModelRoutes(deps),
+    metadataRoutes(deps),
+    adminRebuildRoutes(deps),
+    adminJobRoutes(deps),
+    adminClassJobRoutes(deps),
+    adminAccessRoutes(deps),
+    adminTenantRoutes(deps),
+    reportRoutes(deps),
+    scriptRoutes(deps),
+    systemRoutes(deps),
+    searchRoutes(deps),
+    dataRoutes(deps),
   ];
 }
 
@@ -126,7 +121,7 @@ export interface RegisteredRoute {
  * path. Builds the modules afresh; nothing is served or opened.
  */
 export function registeredRoutes(deps: AppDeps): RegisteredRoute[] {
-  const routers = [modelWebhookRoutes(deps), ...platformRouteModules(deps).map(({ router }) => router)];
+  const routers = [modelWebhookRoutes(deps), ...platformRouteModules(deps)];
   const routes = new Map<string, RegisteredRoute>();
   for (const layer of routers.flatMap((router) => router.stack)) {
     if (layer.route === undefined) {
@@ -141,22 +136,6 @@ export function registeredRoutes(deps: AppDeps): RegisteredRoute[] {
     }
   }
   return [...routes.values()];
-}
-
-/**
- * `handler` for requests whose first path segment is one of `branches` (compared case-sensitively,
- * as every route matches); other requests pass it by at once instead of being matched against each
- * of its routes, which was a tenth of a get-one request's CPU time. Route modules create their
- * routers with `routeModule()` (routes/router.ts).
- */
-function onBranches(branches: readonly string[], handler: RequestHandler): RequestHandler {
-  const names: ReadonlySet<string> = new Set(branches);
-  return (req, res, next) => {
-    const end = req.path.indexOf('/', 1);
-    const branch = end === -1 ? req.path.slice(1) : req.path.slice(1, end);
-    if (names.has(branch)) return handler(req, res, next);
-    next();
-  };
 }
 
 const securityHeaders: RequestHandler = (_req, res, next) => {

@@ -1,0 +1,102 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { onRouteShapes } from './route-shapes.js';
+import { routeModule } from './routes/router.js';
+
+/** What a request did: answered by one of the module's routes, or passed on (`next`). */
+type Outcome = { answered: string } | 'passed';
+
+function run(handler: RequestHandler, method: string, url: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const req = { method, url, originalUrl: url, params: {} } as unknown as Request;
+    Object.defineProperty(req, 'path', { get: () => new URL(req.url, 'http://x').pathname });
+    const res = { locals: { resolve } } as unknown as Response;
+    handler(req, res, () => resolve('passed'));
+  });
+}
+
+/** A module whose routes answer with their own path, and a count of the requests it saw at all. */
+function module(): { router: Router; seen: string[]; counted: RequestHandler } {
+  const router = routeModule();
+  const answer =
+    (route: string): RequestHandler =>
+    (_req, res) =>
+      (res.locals['resolve'] as (outcome: Outcome) => void)({ answered: route });
+  for (const route of [
+    '/data/:tenant/:typeName',
+    '/data/:tenant/:typeName/capabilities',
+    '/data/:tenant/:typeName/:id',
+    '/data/:tenant/download/:objectId/:fileId',
+  ]) {
+    router.get(route, answer(route));
+  }
+  router.use('/admin-ui/', answer('/admin-ui/ (mounted)'));
+  const seen: string[] = [];
+  const counted = Object.assign(
+    (req: Request, res: Response, next: () => void) => {
+      seen.push(req.url);
+      router(req, res, next);
+    },
+    { stack: router.stack },
+  ) as unknown as RequestHandler;
+  return { router, seen, counted };
+}
+
+describe('onRouteShapes', () => {
+  it.each([
+    ['/data/t/companies', '/data/:tenant/:typeName'],
+    ['/data/t/companies/', '/data/:tenant/:typeName'],
+    ['/data/t/companies/c1', '/data/:tenant/:typeName/:id'],
+    ['/data/t/companies/capabilities', '/data/:tenant/:typeName/capabilities'],
+    ['/data/t/download/o1/f1', '/data/:tenant/download/:objectId/:fileId'],
+    ['/admin-ui/', '/admin-ui/ (mounted)'],
+    ['/admin-ui/app/index.js', '/admin-ui/ (mounted)'],
+    ['/data/t/companies?sort=legalName', '/data/:tenant/:typeName'],
+  ])('hands %s to the module, whose route %s answers it', async (url, route) => {
+    const { counted, seen } = module();
+    await expect(run(onRouteShapes(counted as unknown as Router), 'GET', url)).resolves.toEqual({
+      answered: route,
+    });
+    expect(seen).toEqual([url]);
+  });
+
+  it.each([
+    '/data/t',
+    '/data/t/companies/c1/invoices/x',
+    '/DATA/t/companies',
+    '/search/t/companies',
+    '/data//companies',
+    '/admin',
+    '/',
+  ])('passes %s by without the module seeing it, as its router would not answer it', async (url) => {
+    const { counted, seen, router } = module();
+    await expect(run(onRouteShapes(counted as unknown as Router), 'GET', url)).resolves.toBe('passed');
+    expect(seen).toEqual([]);
+    // The router itself agrees: none of its routes answers the request.
+    await expect(run(router, 'GET', url)).resolves.toBe('passed');
+  });
+
+  it('leaves a module whose paths use other syntax to its router for every request', () => {
+    const router = routeModule();
+    router.get('/files/*path', (_req, res) => res.end());
+    expect(onRouteShapes(router)).toBe(router);
+    const optional = routeModule();
+    optional.get('/data/:tenant{/:typeName}', (_req, res) => res.end());
+    expect(onRouteShapes(optional)).toBe(optional);
+  });
+
+  it('hands every request to a module with a middleware mounted at the root', async () => {
+    const router = routeModule();
+    router.get('/health', (_req, res) => res.end());
+    router.use((_req, _res, next) => next());
+    const seen: string[] = [];
+    const counted = Object.assign(
+      (req: Request, res: Response, next: () => void) => {
+        seen.push(req.url);
+        router(req, res, next);
+      },
+      { stack: router.stack },
+    ) as unknown as Router;
+    await run(onRouteShapes(counted), 'GET', '/anything/at/all');
+    expect(seen).toEqual(['/anything/at/all']);
+  });
+});
