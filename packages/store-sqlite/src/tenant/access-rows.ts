@@ -7,6 +7,7 @@ import { hiddenDerivedFieldsOf } from '@odp/core';
 import type { AccessFilter, AclRow, Holding, WriteBatch } from '@odp/core';
 import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
+import type { StoredKeys } from './stored-keys.js';
 import { hiddenAlongAny } from './query/access.js';
 
 export class AccessRows {
@@ -84,16 +85,20 @@ export class AccessRows {
    * Brings the ACL rows of each entry's object to the entry's rows (an object no longer stored is
    * skipped), writing only the rows that differ: a write that leaves an object's access alone (a
    * patch of an amount) dirties no page of `acl`, `acl_cls` or their indexes. The `acl_cls` rows
-   * of an access control the object lost are deleted, those of one it gained inserted.
+   * of an access control the object lost are deleted, those of one it gained inserted. `keys` are
+   * the batch's (an object it inserted has no rows stored).
    */
-  putAclRows(entries: WriteBatch['aclRows']): void {
+  putAclRows(entries: WriteBatch['aclRows'], keys: StoredKeys): void {
     for (const entry of entries ?? []) {
-      const n = this.database.objectKey(entry.objectId);
+      const n = keys.keyOf(entry.objectId);
       if (n === null) continue;
-      const stored = this.database
-        .statement('SELECT ac, node, def FROM acl WHERE n = ?')
-        .raw(true)
-        .all(n) as [ac: string, node: string, def: string][];
+      const stored = keys.nothingStored(n, 'acl')
+        ? []
+        : (this.database.statement('SELECT ac, node, def FROM acl WHERE n = ?').raw(true).all(n) as [
+            ac: string,
+            node: string,
+            def: string,
+          ][]);
       const rowKey = (ac: string, node: string, def: string) => `${ac}\u0000${node}\u0000${def}`;
       const wanted = new Set(entry.rows.map((row) => rowKey(row.acId, row.nodeId, row.definition)));
       const present = new Set(stored.map((row) => rowKey(...row)));

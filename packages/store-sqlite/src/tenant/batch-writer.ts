@@ -27,6 +27,7 @@ import { OBJECT_COLUMNS, toStoredObject } from './object-rows.js';
 import type { ObjectRow } from './object-rows.js';
 import type { TenantOutbox } from './outbox.js';
 import { putRedirect } from './redirects.js';
+import { StoredKeys } from './stored-keys.js';
 
 export class BatchWriter {
   constructor(
@@ -45,15 +46,15 @@ export class BatchWriter {
         string | undefined;
       if ((current ?? null) !== modifiedAt) throw new WriteConflictError(id);
     }
-    const keysOfPuts = new Map<string, number>();
-    for (const object of batch.put ?? []) keysOfPuts.set(object.id, this.putObject(object));
-    for (const object of batch.put ?? []) this.putLinks(object, keysOfPuts.get(object.id) ?? -1);
+    const stored = new StoredKeys(this.database);
+    for (const object of batch.put ?? []) this.putObject(object, stored);
+    for (const object of batch.put ?? []) this.putLinks(object, stored);
     // Redirects first: an id already redirected to a merged-away object follows it to the survivor
     // (chains), before deleting that object drops the redirects that led to it.
     for (const redirect of batch.redirects ?? []) putRedirect(this.database, redirect);
-    for (const id of batch.delete ?? []) this.deleteObject(id);
-    for (const object of batch.put ?? []) this.checkUnique(object, keysOfPuts.get(object.id) ?? -1);
-    this.accessRows.putAclRows(batch.aclRows);
+    for (const id of batch.delete ?? []) this.deleteObject(id, stored);
+    for (const object of batch.put ?? []) this.checkUnique(object, stored);
+    this.accessRows.putAclRows(batch.aclRows, stored);
     this.accessRows.putHoldings(batch.holdings);
     appendEvents(this.database, batch.events ?? []);
     this.outbox.enqueue(batch.jobs ?? []);
@@ -63,7 +64,7 @@ export class BatchWriter {
    * Inserts the object row, or updates it in place (keeping its key, so creation order holds), and
    * writes its class, index and search rows (replacing the old ones of an update).
    */
-  private putObject(object: StoredObject): number {
+  private putObject(object: StoredObject, stored: StoredKeys): void {
     const columns = [
       object.basicClass,
       JSON.stringify(object.classes),
@@ -72,7 +73,7 @@ export class BatchWriter {
       object.createdAt,
       object.modifiedAt,
     ];
-    const existing = this.database.objectKey(object.id);
+    const existing = stored.keyOf(object.id);
     if (existing !== null) {
       const previous = this.database
         .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n = ?`)
@@ -83,7 +84,7 @@ export class BatchWriter {
         )
         .run(...columns, existing);
       this.derived.replace(object, existing, searchTextOf(this.model.current, toStoredObject(previous, {})));
-      return existing;
+      return;
     }
     const n = this.database
       .statement(
@@ -91,8 +92,8 @@ export class BatchWriter {
       )
       .pluck()
       .get(object.id, ...columns) as number;
+    stored.inserted(object.id, n);
     this.derived.insert(object, n);
-    return n;
   }
 
   /**
@@ -105,25 +106,28 @@ export class BatchWriter {
 
   /**
    * Writes the object's forward links, in order; when they are the ones stored (a write that left
-   * its relations alone), nothing is written.
+   * its relations alone), nothing is written. An object inserted by the batch has none stored.
    */
-  private putLinks(object: StoredObject, n: number): void {
+  private putLinks(object: StoredObject, stored: StoredKeys): void {
+    const n = stored.keyOf(object.id) ?? -1;
     const links: [rel: number, pos: number, dst: number][] = [];
     for (const [relationKey, targets] of Object.entries(object.links)) {
       const rel = this.database.intern(`r:${relationKey}`);
       targets.forEach((targetId, position) => {
-        const target = this.database.objectKey(targetId);
+        const target = stored.keyOf(targetId);
         if (target === null) throw new NotFoundError(`The linked object ${targetId} does not exist.`);
         links.push([rel, position, target]);
       });
     }
     links.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const stored = this.database
-      .statement('SELECT rel, pos, dst FROM links WHERE src = ? ORDER BY rel, pos')
-      .raw(true)
-      .all(n) as [number, number, number][];
-    if (JSON.stringify(stored) === JSON.stringify(links)) return;
-    this.database.statement('DELETE FROM links WHERE src = ?').run(n);
+    if (!stored.nothingStored(n, 'links')) {
+      const current = this.database
+        .statement('SELECT rel, pos, dst FROM links WHERE src = ? ORDER BY rel, pos')
+        .raw(true)
+        .all(n) as [number, number, number][];
+      if (JSON.stringify(current) === JSON.stringify(links)) return;
+      this.database.statement('DELETE FROM links WHERE src = ?').run(n);
+    }
     const insert = this.database.statement(
       'INSERT OR IGNORE INTO links (src, rel, pos, dst) VALUES (?, ?, ?, ?)',
     );
@@ -134,9 +138,10 @@ export class BatchWriter {
    * Removes the object with everything derived from it: class, index and search rows, its links in
    * both directions (no link ever dangles), its ACL rows, and redirects that led to it.
    */
-  private deleteObject(id: string): void {
-    const n = this.database.objectKey(id);
+  private deleteObject(id: string, stored: StoredKeys): void {
+    const n = stored.keyOf(id);
     if (n === null) return;
+    stored.deleted(id);
     this.derived.remove(n);
     for (const sql of [
       'DELETE FROM links WHERE src = ?',
@@ -154,8 +159,9 @@ export class BatchWriter {
    * A `unique` field's values must not be held by another object of the declaring class
    * (subclasses included); the fields and keys are `uniqueValuesOf`'s.
    */
-  private checkUnique(object: StoredObject, n: number): void {
-    if (this.database.objectKey(object.id) === null) return;
+  private checkUnique(object: StoredObject, stored: StoredKeys): void {
+    const n = stored.keyOf(object.id);
+    if (n === null) return;
     const clash = this.database
       .statement('SELECT 1 FROM ix WHERE c = ? AND f = ? AND v = ? AND n <> ? LIMIT 1')
       .pluck();

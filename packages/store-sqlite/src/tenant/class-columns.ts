@@ -94,11 +94,11 @@ export class ClassColumns {
   }
 
   /**
-   * Writes the object's row in the table of each of its classes: inserted when missing, else only
-   * the columns whose value changed are updated (an unchanged row is not written, and an index over
-   * unchanged columns is left alone).
+   * Writes the object's row in the table of each of its classes: inserted when missing (always for
+   * an object `isNew`, stored for the first time), else only the columns whose value changed are
+   * updated (an unchanged row is not written, and an index over unchanged columns is left alone).
    */
-  put(object: StoredObject, n: number): void {
+  put(object: StoredObject, n: number, isNew: boolean): void {
     const layouts = this.current();
     for (const className of new Set(object.classes)) {
       const c = this.database.lookupKey(`c:${className}`);
@@ -109,10 +109,12 @@ export class ClassColumns {
         const key: IndexKey | undefined = indexKeysOf(field, object.values[field.name])[0];
         return key === undefined ? -Infinity : ixKey(key);
       });
-      const stored = this.database
-        .statement(`SELECT ${names.join(', ')} FROM ${layout.table} WHERE n = ?`)
-        .raw(true)
-        .get(n) as IndexKey[] | undefined;
+      const stored = isNew
+        ? undefined
+        : (this.database
+            .statement(`SELECT ${names.join(', ')} FROM ${layout.table} WHERE n = ?`)
+            .raw(true)
+            .get(n) as IndexKey[] | undefined);
       if (stored === undefined) {
         this.database
           .statement(

@@ -31,7 +31,7 @@ export class DerivedRows {
     for (const c of classKeys) insertClass.run(c, n);
     const insertValue = this.database.statement('INSERT OR IGNORE INTO ix (c, f, v, n) VALUES (?, ?, ?, ?)');
     for (const [c, f, v] of rows) insertValue.run(c, f, v, n);
-    this.columns.put(object, n);
+    this.columns.put(object, n, true);
     this.aggregates.change([], rows);
     this.putSearchText(n, searchTextOf(this.model.current, object), false);
   }
@@ -60,7 +60,7 @@ export class DerivedRows {
     for (const c of gained)
       this.database.statement('INSERT OR IGNORE INTO cls (c, n) VALUES (?, ?)').run(c, n);
     this.columns.remove(n, lost);
-    this.columns.put(object, n);
+    this.columns.put(object, n, false);
     if (lost.length > 0 || gained.length > 0) this.accessRows.refreshAclClasses(n);
 
     const text = searchTextOf(this.model.current, object);
