@@ -113,6 +113,9 @@ describe('incremental maintenance of ACL rows and holdings', () => {
       let batch: WriteBatch;
       if (kind < 2) {
         batch = { put: [storedObject(model, `x${step}`, sourceClass, target ? { [key]: [target.id] } : {})] };
+      } else if (kind === 9 && source) {
+        // A write of values alone (a patch of an amount): nothing to derive, the state stays a rebuild's.
+        batch = { put: [{ ...source, values: { ...source.values, note: `step ${step}` } }] };
       } else if (kind < 3 && target) {
         batch = { delete: [target.id] };
       } else if (source && target) {
@@ -177,6 +180,33 @@ describe('termination on cyclic graphs and wide fan-outs', () => {
       expect(store.snapshot()).toEqual(await rebuilt(chainModel, store.objects.values()));
     }
     expect(store.snapshot().holdings).toEqual([]);
+  });
+
+  it('a write of values alone, or of the same links in another order, derives nothing', async () => {
+    const model = buildModel(CRM);
+    const { store, acl } = await crmFixture(model);
+    const acme = store.objects.get('acme') as StoredObject;
+    const invoice = store.objects.get('inv1') as StoredObject;
+    expect(acl.derivation.isAnchor(acme)).toBe(true);
+    const employees = acme.links['crm.company#employees'] ?? [];
+    expect(employees.length).toBeGreaterThan(1);
+    const parts = await acl.changesFor({
+      put: [
+        { ...invoice, values: { ...invoice.values, amount: 12 } },
+        { ...acme, values: { ...acme.values, legalName: 'Acme 2' } },
+      ],
+    });
+    expect(parts).toEqual({ aclRows: [], holdings: [] });
+    const reordered = await acl.changesFor({
+      put: [withLinks(acme, 'crm.company#employees', [...employees].reverse())],
+    });
+    expect(reordered).toEqual({ aclRows: [], holdings: [] });
+    // One more employee re-derives the company's rows and its holdings.
+    const grown = await acl.changesFor({
+      put: [withLinks(acme, 'crm.company#employees', [...employees, 'carla'])],
+    });
+    expect(grown.aclRows.map((entry) => entry.objectId)).toContain('acme');
+    expect(grown.holdings.map((entry) => entry.anchorId)).toContain('acme');
   });
 
   it('a company with 3000 invoices: one more invoice is derived without re-deriving the others', async () => {

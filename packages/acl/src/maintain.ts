@@ -2,9 +2,11 @@
  * Incremental maintenance: the ACL rows and holdings a write changes, computed on the graph as it
  * will be after the write, to be written in the same atomic batch as the change.
  *
- * Re-derived: every object the batch puts (its own classes and links), and for every link added or
- * removed (including the links of created, deleted and re-classed objects) the objects downstream
- * of it on every node path and the anchors upstream of it on every grantToUsers path.
+ * Re-derived: every object the batch creates or whose classes or forward links it changes (its
+ * rows and, as an anchor, its holdings follow from those alone: a patch of a value derives
+ * nothing), and for every link added or removed (including the links of created, deleted and
+ * re-classed objects) the objects downstream of it on every node path and the anchors upstream of
+ * it on every grantToUsers path.
  *
  * Walking only the graph as it is after the change suffices: an object whose anchors changed is
  * reached from the last changed link of its old or new chain (nodes), and an anchor whose holders
@@ -36,6 +38,15 @@ function forwardLinks(object: StoredObject): Link[] {
 
 function sameClasses(a: StoredObject, b: StoredObject): boolean {
   return a.classes.length === b.classes.length && a.classes.every((name) => b.classes.includes(name));
+}
+
+/** Whether both link to the same objects through the same relations (in any order). */
+function sameLinks(a: StoredObject, b: StoredObject): boolean {
+  const keys = (object: StoredObject) =>
+    new Set(forwardLinks(object).map((link) => `${link.key}\u0000${link.targetId}`));
+  const left = keys(a);
+  const right = keys(b);
+  return left.size === right.size && [...left].every((key) => right.has(key));
 }
 
 async function incomingLinks(graph: AclGraph, id: string): Promise<Link[]> {
@@ -95,9 +106,15 @@ export async function aclWriteParts(
   const touched = [...(batch.put ?? []).map((object) => object.id), ...deleted];
   const previous = new Map((await graph.getMany(touched)).map((object) => [object.id, object]));
 
-  const rowTargets = new Set((batch.put ?? []).map((object) => object.id));
+  // A put object's own rows and holdings follow from its classes and links alone: re-derived when
+  // it is new or either changed. Changes around it reach it through the changed links below.
+  const reshaped = (batch.put ?? []).filter((object) => {
+    const old = previous.get(object.id);
+    return !old || !sameClasses(old, object) || !sameLinks(old, object);
+  });
+  const rowTargets = new Set(reshaped.map((object) => object.id));
   const anchorTargets = new Set(
-    (batch.put ?? []).filter((object) => derivation.isAnchor(object)).map((object) => object.id),
+    reshaped.filter((object) => derivation.isAnchor(object)).map((object) => object.id),
   );
 
   for (const link of await changedLinks(graph, after, batch, previous)) {
