@@ -34,6 +34,7 @@ export class AclDerivation {
   readonly pathless: readonly AccessControlDef[];
   /** Node and grant path steps by relation storage key (what a link change can affect). */
   readonly occurrences: ReadonlyMap<string, readonly StepOccurrence[]>;
+  private readonly pathlessAcIds = new Map<string, string>();
 
   constructor(
     readonly model: Model,
@@ -61,8 +62,14 @@ export class AclDerivation {
     return anchoredAcId(this.tenantId, definition, anchorId);
   }
 
+  /** Constant per definition, so computed once (a hash per object written otherwise). */
   pathlessAcId(definition: string): string {
-    return pathlessAcId(this.tenantId, definition);
+    let acId = this.pathlessAcIds.get(definition);
+    if (acId === undefined) {
+      acId = pathlessAcId(this.tenantId, definition);
+      this.pathlessAcIds.set(definition, acId);
+    }
+    return acId;
   }
 
   /** The anchors from which `object` is reached along the node's path. */
