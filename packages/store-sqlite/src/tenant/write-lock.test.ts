@@ -45,6 +45,20 @@ describe('the write lock of a tenant database (SQLite, two connections)', () => 
     expect(probe(first)).toBe('second');
   });
 
+  it('tries again on the next turn of the event loop, before any timer', async () => {
+    // Timers never fire here: the write lands only if the first retry waits no timer.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      first.db.exec('BEGIN IMMEDIATE');
+      put(first, 'first')();
+      setImmediate(() => first.db.exec('COMMIT'));
+      await second.inWriteTransaction(put(second, 'second'));
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(probe(first)).toBe('second');
+  }, 5_000);
+
   it('gives up with the busy error once the lock stayed taken for 5 s', async () => {
     first.db.exec('BEGIN IMMEDIATE');
     try {
