@@ -16,6 +16,7 @@ import type { DataResources } from '@odp/data';
 import type { RebuildStatus, RebuildTracker, TenantAccessControl } from '@odp/acl';
 import type { ModelStatus, TenantModel } from '@odp/model-loader';
 import { AdminRequests } from './admin-requests.js';
+import { changeAnnouncer } from './change-announcer.js';
 import type { ClassJobKind } from './class-jobs.js';
 import type { TenantStores } from './tenant-stores.js';
 import { TenantEventStreams } from './event-streams.js';
@@ -209,36 +210,6 @@ export async function openTenantRuntime(
       await jobs.settled();
       await models.release();
     },
-  };
-}
-
-/**
- * After each committed write: wakes this tenant's event streams. With a fan-out to other
- * processes, by announcing the log's new head to every instance (this one included); in one
- * process, directly (no head to read).
- */
-function changeAnnouncer(
-  tenantId: string,
-  coordination: Coordination,
-  changes: ChangeSignal,
-  log: Logger,
-  models: () => ModelSwitch | undefined,
-): () => void {
-  return () => {
-    if (!coordination.changes.crossesProcesses) {
-      changes.notify();
-      return;
-    }
-    const events = models()?.composition()?.data.objects.eventLog;
-    if (events === undefined) return;
-    events
-      .head()
-      .then((head) => coordination.changes.publish(tenantId, head))
-      .catch((error: unknown) => {
-        // Streams still poll the log on their heartbeat; the announcement only makes them prompt.
-        changes.notify();
-        log.error('change announcement failed', { tenantId, error: String(error) });
-      });
   };
 }
 
