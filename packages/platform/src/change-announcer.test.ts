@@ -1,11 +1,11 @@
 import type { Coordination } from '@odp/core';
 import type { ChangeSignal } from '@odp/data';
-import { changeAnnouncer } from './change-announcer.js';
+import { ANNOUNCE_WINDOW_MS, changeAnnouncer } from './change-announcer.js';
 import { createLogger } from './log.js';
 import type { ModelSwitch } from './model-switch.js';
 
-/** A turn of the event loop passes (and the promises it settles). */
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+/** The announcement window passes (and the promises it settles). */
+const windowPasses = () => new Promise((resolve) => setTimeout(resolve, ANNOUNCE_WINDOW_MS + 5));
 
 function announcerOver(crossesProcesses: boolean) {
   const log = { head: 0, published: [] as string[], notified: 0, reads: 0 };
@@ -21,38 +21,58 @@ function announcerOver(crossesProcesses: boolean) {
       return String(log.head);
     },
   };
-  const models = { composition: () => ({ data: { objects: { eventLog } } }) } as unknown as ModelSwitch;
+  const models = {
+    closed: false,
+    isClosed() {
+      return this.closed;
+    },
+    composition: () => ({ data: { objects: { eventLog } } }),
+  };
   const changes = { notify: () => void (log.notified += 1) } as unknown as ChangeSignal;
-  const announce = changeAnnouncer('t1', coordination, changes, createLogger(), () => models);
-  return { announce, log };
+  const announce = changeAnnouncer(
+    't1',
+    coordination,
+    changes,
+    createLogger(),
+    () => models as unknown as ModelSwitch,
+  );
+  return { announce, log, models };
 }
 
 describe('changeAnnouncer', () => {
-  it('announces the writes of one turn to the other processes once, with the head after the last', async () => {
+  it('announces the writes of one window to the other processes once, with the head after the last', async () => {
     const { announce, log } = announcerOver(true);
     for (const head of [1, 2, 3]) {
       log.head = head;
       announce();
+      // The writes come in turns of their own, within the window.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     expect(log.published).toEqual([]);
-    await nextTurn();
-    await nextTurn();
+    await windowPasses();
     expect(log.published).toEqual(['t1@3']);
     expect(log.reads).toBe(1);
     expect(log.notified).toBe(0);
   });
 
-  it('announces again for the writes of a later turn', async () => {
+  it('announces again for the writes of a later window', async () => {
     const { announce, log } = announcerOver(true);
     log.head = 1;
     announce();
-    await nextTurn();
-    await nextTurn();
+    await windowPasses();
     log.head = 2;
     announce();
-    await nextTurn();
-    await nextTurn();
+    await windowPasses();
     expect(log.published).toEqual(['t1@1', 't1@2']);
+  });
+
+  it('drops the announcement of a tenant closed within the window, reading no head', async () => {
+    const { announce, log, models } = announcerOver(true);
+    announce();
+    models.closed = true;
+    await windowPasses();
+    expect(log.published).toEqual([]);
+    expect(log.reads).toBe(0);
   });
 
   it('wakes the streams of its own process at once when no other process listens', () => {

@@ -134,6 +134,11 @@ export class ModelSwitch {
     this.closed = true;
   }
 
+  /** Whether `close` was called (the composition's store is closing or closed). */
+  isClosed(): boolean {
+    return this.closed;
+  }
+
   async release(): Promise<void> {
     await this.composed?.close();
   }
