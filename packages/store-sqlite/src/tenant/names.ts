@@ -50,6 +50,10 @@ export class TenantNames {
    */
   incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): IncomingRef[] {
     if (ids.length === 0) return [];
+    // A bounded read names its relations: when none of them has ever been stored, no object links
+    // through them, and nothing is read.
+    const rels = bound === undefined ? [] : this.storedRelations(bound.relationKeys);
+    if (bound !== undefined && rels.length === 0) return [];
     const targets = new Map(
       this.context
         .statement('SELECT n, id FROM objects WHERE id IN (SELECT value FROM json_each(?))')
@@ -69,15 +73,6 @@ export class TenantNames {
         .raw(true)
         .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingRow[];
     } else {
-      const rels: number[] = [];
-      for (const key of bound.relationKeys) {
-        const rel = this.context.keys.key(`r:${key}`);
-        if (rel !== null) {
-          rels.push(rel);
-          this.relationKeys.set(rel, key);
-        }
-      }
-      rels.sort((a, b) => a - b);
       const range = this.context
         .statement(
           `${select} WHERE l.dst = ? AND l.rel = ? AND ${visible.text} ORDER BY l.src, l.pos LIMIT ?`,
@@ -105,5 +100,18 @@ export class TenantNames {
       basicClass,
       name,
     }));
+  }
+
+  /** The interned keys of the relations `relationKeys` that have been stored, in ascending order. */
+  private storedRelations(relationKeys: readonly string[]): number[] {
+    const rels: number[] = [];
+    for (const key of relationKeys) {
+      const rel = this.context.keys.key(`r:${key}`);
+      if (rel !== null) {
+        rels.push(rel);
+        this.relationKeys.set(rel, key);
+      }
+    }
+    return rels.sort((a, b) => a - b);
   }
 }

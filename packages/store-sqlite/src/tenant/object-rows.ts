@@ -19,6 +19,9 @@ export interface ObjectRow {
   modified: string;
 }
 
+/** An object row, with the value of a sort key when one was asked for. */
+export type KeyedRow = ObjectRow & { readonly sortKey?: unknown };
+
 export const OBJECT_COLUMNS = 'o.n, o.id, o.basic, o.classes, o.name, o.vals, o.created, o.modified';
 
 export class ObjectRows {
@@ -38,14 +41,20 @@ export class ObjectRows {
     return this.hydrate(this.database.statement(query.text).all(...query.params) as ObjectRow[]);
   }
 
-  /** Object rows of `keys`, in the order of `keys`. */
-  byKey(keys: readonly number[]): ObjectRow[] {
+  /**
+   * Object rows of `keys`, in the order of `keys`; with `sortKey` (an expression of `o.n`), each
+   * row also holds its value as `sortKey` (a page's positions, read with its rows).
+   */
+  byKey(keys: readonly number[], sortKey?: Sql): KeyedRow[] {
     if (keys.length === 0) return [];
+    const extra = sortKey === undefined ? '' : `, ${sortKey.text} AS sortKey`;
     const rows = this.database
-      .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(keys)) as ObjectRow[];
+      .statement(
+        `SELECT ${OBJECT_COLUMNS}${extra} FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`,
+      )
+      .all(...(sortKey?.params ?? []), JSON.stringify(keys)) as KeyedRow[];
     const byKey = new Map(rows.map((row) => [row.n, row]));
-    return keys.map((key) => byKey.get(key)).filter((row): row is ObjectRow => row !== undefined);
+    return keys.map((key) => byKey.get(key)).filter((row): row is KeyedRow => row !== undefined);
   }
 
   /** Up to `limit` objects in id order after `afterId`, whatever their access. */

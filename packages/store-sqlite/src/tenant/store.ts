@@ -183,26 +183,16 @@ export class SqliteTenantStore implements TenantStore {
     const slices = new LoopSlices();
     const keys = this.planner.listKeys(plan, access);
     await slices.next();
-    const rows = this.rows.byKey(keys);
-    await slices.next();
+    // The keys of the page's rows in the sort (for its positions) are read with the rows, apart
+    // from the page query, so that its plan and order stay exactly those of a list.
     const key = compileSort(this.model.current, this.database.keys, plan.className, plan.sort, access).key(
       'o.n',
     );
-    // The keys of the page's rows (at most size + 1 index probes), read apart from the page query
-    // so that its plan and order stay exactly those of a list.
-    const sortKeys = new Map<number, unknown>();
-    if (key !== null && keys.length > 0) {
-      const query = this.database.statement(
-        `SELECT o.n AS n, ${key.text} AS k FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`,
-      );
-      for (const row of query.all(...key.params, JSON.stringify(keys)) as { n: number; k: unknown }[]) {
-        sortKeys.set(row.n, row.k);
-      }
-    }
+    const rows = this.rows.byKey(keys, key ?? undefined);
     await slices.next();
     return {
       rows: await this.rows.hydrateInSlices(rows, slices),
-      positions: rows.map((row) => ({ key: positionKey(sortKeys.get(row.n)), seq: row.n })),
+      positions: rows.map((row) => ({ key: positionKey(row.sortKey), seq: row.n })),
     };
   }
 
