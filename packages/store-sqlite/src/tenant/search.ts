@@ -29,7 +29,6 @@ import { compileAccess } from './query/access.js';
 import type { KeyLookup, Sql } from './query/sql.js';
 
 export interface SqliteSearchIndexContext {
-  readonly db: Database.Database;
   readonly keys: KeyLookup;
   /** Key of the cursor signatures. */
   readonly secret: Buffer;
@@ -38,6 +37,11 @@ export interface SqliteSearchIndexContext {
   readonly cursorTtlMs: number;
   /** Prepared-statement cache of the owning store. */
   readonly statement: (sql: string) => Database.Statement;
+  /**
+   * Runs `work` in one write transaction of the tenant's database, waiting for the lock without
+   * blocking the event loop (`TenantDatabase.inWriteTransaction`).
+   */
+  readonly write: <T>(work: () => T) => Promise<T>;
   /** Re-derives every object's index entries (and the store's other derived rows) for a model. */
   readonly rebuild: (model: Model) => Promise<number>;
 }
@@ -74,27 +78,23 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** Replaces the entries of stored objects with the given text; ids not stored are ignored. */
   async index(documents: readonly SearchDocument[]): Promise<void> {
-    this.context.db
-      .transaction(() => {
-        for (const document of documents) {
-          const n = this.context.keys.objectKey(document.id);
-          if (n === null) continue;
-          this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
-          this.context.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, document.text);
-        }
-      })
-      .immediate();
+    await this.context.write(() => {
+      for (const document of documents) {
+        const n = this.context.keys.objectKey(document.id);
+        if (n === null) continue;
+        this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
+        this.context.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, document.text);
+      }
+    });
   }
 
   async remove(ids: readonly string[]): Promise<void> {
-    this.context.db
-      .transaction(() => {
-        for (const id of ids) {
-          const n = this.context.keys.objectKey(id);
-          if (n !== null) this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
-        }
-      })
-      .immediate();
+    await this.context.write(() => {
+      for (const id of ids) {
+        const n = this.context.keys.objectKey(id);
+        if (n !== null) this.context.statement('DELETE FROM search WHERE rowid = ?').run(n);
+      }
+    });
   }
 
   async rebuild(model: Model): Promise<number> {
@@ -128,7 +128,7 @@ export class SqliteSearchIndex implements SearchIndex {
         .all(match, ...scope.params) as number[];
       const ids = this.idsOf(ranked.slice(0, size));
       if (ranked.length <= size) return { ids, next: null };
-      const page = this.freeze(ranked);
+      const page = await this.freeze(ranked);
       return { ids, next: this.encodeCursor({ q: fingerprint, mode: 'rank', page, at: size }) };
     }
     const keys = this.context
@@ -188,14 +188,19 @@ export class SqliteSearchIndex implements SearchIndex {
     return { ids, next: this.encodeCursor({ ...cursor, at: (page.at(-1)?.at ?? 0) + 1 }) };
   }
 
-  /** Stores a ranking for the later pages of its paging (dropping expired ones); returns its id. */
-  private freeze(ranked: readonly number[]): string {
+  /**
+   * Stores a ranking for the later pages of its paging (dropping expired ones) in one transaction,
+   * which waits for the tenant's write lock without blocking the process; returns its id.
+   */
+  private async freeze(ranked: readonly number[]): Promise<string> {
     const id = randomBytes(12).toString('base64url');
     const now = Date.now();
-    this.context.statement('DELETE FROM search_pages WHERE expires <= ?').run(now);
-    this.context
-      .statement('INSERT INTO search_pages (id, expires, keys) VALUES (?, ?, ?)')
-      .run(id, now + this.context.cursorTtlMs, JSON.stringify(ranked));
+    await this.context.write(() => {
+      this.context.statement('DELETE FROM search_pages WHERE expires <= ?').run(now);
+      this.context
+        .statement('INSERT INTO search_pages (id, expires, keys) VALUES (?, ?, ?)')
+        .run(id, now + this.context.cursorTtlMs, JSON.stringify(ranked));
+    });
     return id;
   }
 

@@ -588,6 +588,30 @@ describe('SqliteSearchIndex paging', () => {
     await store.close();
   });
 
+  it('keeps the ranking of a first page while another connection holds the write lock, leaving the event loop free', async () => {
+    const store = await openSeeded();
+    const { database } = storePartsOf(store);
+    const other = new Database(database.db.name);
+    other.exec('BEGIN IMMEDIATE');
+    let turns = 0;
+    const counting = setInterval(() => turns++, 1);
+    setTimeout(() => other.exec('COMMIT'), 50);
+    try {
+      const first = await firstOf(store, 'company', 5);
+      expect(first.next).not.toBeNull();
+      const second = await store.search.search(
+        { text: 'company', classes: ['ct.company'], size: 5, cursor: first.next ?? '' },
+        ALL,
+      );
+      expect(second.ids).toHaveLength(5);
+    } finally {
+      clearInterval(counting);
+      other.close();
+    }
+    expect(turns).toBeGreaterThan(5);
+    await store.close();
+  });
+
   it('refuses the cursor of a ranked paging once it has expired', async () => {
     const store = await openSeeded({ searchCursorTtlMs: 50 });
     const first = await firstOf(store, 'company', 5);

@@ -144,12 +144,12 @@ export class SqliteTenantStore implements TenantStore {
     this.rebuilds = new DerivedRebuild(database, this.model, this.writer, aggregates, columns, batchSize);
     this.events = tenantEventLog(database);
     this.search = new SqliteSearchIndex({
-      db: database.db,
       keys: database.keys,
       secret: database.cursorSecret(),
       rankLimit: options.searchRankLimit ?? 1000,
       cursorTtlMs: options.searchCursorTtlMs ?? 15 * 60_000,
       statement,
+      write: (work) => database.inWriteTransaction(work),
       rebuild: (model) => this.rebuilds.rebuild(model),
     });
     registerStoreParts(this, { database, planner: this.planner, rows: this.rows });
