@@ -201,6 +201,10 @@ describe('termination on cyclic graphs and wide fan-outs', () => {
       put: [withLinks(acme, 'crm.company#employees', [...employees].reverse())],
     });
     expect(reordered).toEqual({ aclRows: [], holdings: [] });
+    // A class sync asks for every put object to be re-derived, as it is stored.
+    const synced = await acl.changesFor({ put: [invoice, acme] }, { rederivePuts: true });
+    expect(synced.aclRows.map((entry) => entry.objectId).sort()).toEqual(['acme', 'inv1']);
+    expect(synced.holdings.map((entry) => entry.anchorId)).toContain('acme');
     // One more employee re-derives the company's rows and its holdings.
     const grown = await acl.changesFor({
       put: [withLinks(acme, 'crm.company#employees', [...employees, 'carla'])],

@@ -93,12 +93,14 @@ async function changedLinks(
 
 /**
  * The ACL rows and holdings to write together with `batch` (read from `current`, the current state,
- * each object and each id's incoming links once).
+ * each object and each id's incoming links once); with `everyPut`, of every object it puts, also
+ * those whose classes and links it leaves as they are (a class sync after a model change).
  */
 export async function aclWriteParts(
   derivation: AclDerivation,
   current: AclGraph,
   batch: WriteBatch,
+  everyPut = false,
 ): Promise<AclWriteParts> {
   const graph = memoGraph(current);
   const after = pendingGraph(graph, batch);
@@ -110,7 +112,7 @@ export async function aclWriteParts(
   // it is new or either changed. Changes around it reach it through the changed links below.
   const reshaped = (batch.put ?? []).filter((object) => {
     const old = previous.get(object.id);
-    return !old || !sameClasses(old, object) || !sameLinks(old, object);
+    return everyPut || !old || !sameClasses(old, object) || !sameLinks(old, object);
   });
   const rowTargets = new Set(reshaped.map((object) => object.id));
   const anchorTargets = new Set(

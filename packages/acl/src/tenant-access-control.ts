@@ -6,6 +6,7 @@
 import { NotFoundError, UNRESTRICTED } from '@odp/core';
 import type {
   AccessRowMaintenance,
+  AccessRowOptions,
   AclRow,
   Model,
   ProfileDirectory,
@@ -58,15 +59,19 @@ export class TenantAccessControl implements AccessRowMaintenance {
   }
 
   /** The ACL rows and holdings that must be written together with `batch` (computed on the current state). */
-  changesFor(batch: WriteBatch): Promise<AclWriteParts> {
-    return aclWriteParts(this.derivation, this.graph, batch);
+  changesFor(batch: WriteBatch, options: AccessRowOptions = {}): Promise<AclWriteParts> {
+    return aclWriteParts(this.derivation, this.graph, batch, options.rederivePuts ?? false);
   }
 
   /** See AccessRowMaintenance: `write` is the store write of the caller's unit of work. */
-  writeWithAccessRows(batch: WriteBatch, write: (complete: WriteBatch) => Promise<void>): Promise<void> {
+  writeWithAccessRows(
+    batch: WriteBatch,
+    write: (complete: WriteBatch) => Promise<void>,
+    options: AccessRowOptions = {},
+  ): Promise<void> {
     return this.exclusive(async () => {
       const derived = batch.aclRows !== undefined || batch.holdings !== undefined;
-      const complete = derived ? batch : await this.withAclChanges(batch);
+      const complete = derived ? batch : await this.withAclChanges(batch, options);
       await write(complete);
       if ((complete.holdings ?? []).length > 0) this.held.invalidate();
     });
@@ -83,8 +88,8 @@ export class TenantAccessControl implements AccessRowMaintenance {
    * streams and indexes fed from the event log (an external search index holds the acIds of each
    * object) learn of it.
    */
-  private async withAclChanges(batch: WriteBatch): Promise<WriteBatch> {
-    const parts = await this.changesFor(batch);
+  private async withAclChanges(batch: WriteBatch, options: AccessRowOptions): Promise<WriteBatch> {
+    const parts = await this.changesFor(batch, options);
     const written = new Set([...(batch.put ?? []).map((object) => object.id), ...(batch.delete ?? [])]);
     const rowKey = (row: AclRow) => `${row.acId}\u0000${row.nodeId}\u0000${row.definition}`;
     const changedIds: string[] = [];

@@ -54,6 +54,17 @@ export interface ProfileDirectory {
  * record-level ACL rows and holdings a batch changes, which the writer hands to the store together
  * with the batch, in one atomic write.
  */
+/** How the access rows of a write are derived. */
+export interface AccessRowOptions {
+  /**
+   * Re-derive the ACL rows and holdings of every object the batch puts, also of those whose classes
+   * and links it leaves as they are stored (a class sync after a model change). Without it, the
+   * objects the batch creates or whose classes or links it changes are re-derived, and those its
+   * changed links reach.
+   */
+  readonly rederivePuts?: boolean;
+}
+
 export interface AccessRowMaintenance {
   /**
    * Runs `write` once with `batch` completed by the ACL rows and holdings it changes (derived from
@@ -62,5 +73,9 @@ export interface AccessRowMaintenance {
    * each derivation reads the state the previous write left; cached grants are dropped once `write`
    * resolves. A batch that already carries ACL rows or holdings is handed over as it is.
    */
-  writeWithAccessRows(batch: WriteBatch, write: (complete: WriteBatch) => Promise<void>): Promise<void>;
+  writeWithAccessRows(
+    batch: WriteBatch,
+    write: (complete: WriteBatch) => Promise<void>,
+    options?: AccessRowOptions,
+  ): Promise<void>;
 }

@@ -318,10 +318,14 @@ export class ObjectWriter {
     // Straight to the store, not through a unit of work, which would move `modifiedAt` forward:
     // the version stays the same because the data does, and the expectation still refuses the
     // batch (to be retried) when a writer changed one of the objects since it was read.
-    await this.ctx.write({
-      expect: objects.map((object) => ({ id: object.id, modifiedAt: object.modifiedAt })),
-      put: written,
-    });
+    await this.ctx.write(
+      {
+        expect: objects.map((object) => ({ id: object.id, modifiedAt: object.modifiedAt })),
+        put: written,
+      },
+      // Their classes and links may be as stored while the model's access control changed.
+      { rederivePuts: true },
+    );
     return written;
   }
 

@@ -5,7 +5,7 @@
  * the relay of the jobs it queued).
  */
 import { ValidationError } from '@odp/core';
-import type { Account, FileClaim, RelationDef, StoredObject, WriteBatch } from '@odp/core';
+import type { AccessRowOptions, Account, FileClaim, RelationDef, StoredObject, WriteBatch } from '@odp/core';
 import type { ComputeEnvironment, Draft } from '../compute.js';
 import { hasValue } from '../compute.js';
 import type { DataServiceDeps } from '../deps.js';
@@ -137,11 +137,13 @@ export class WriteContext {
 
   /**
    * Writes `batch` in one store write, with the access-control changes it makes: the unit of work
-   * asks `accessRows` for them and hands both to the store together.
+   * asks `accessRows` for them (as `options` say) and hands both to the store together.
    */
-  write(batch: WriteBatch): Promise<void> {
+  write(batch: WriteBatch, options?: AccessRowOptions): Promise<void> {
     const write = (complete: WriteBatch) => this.deps.store.write(complete);
-    return this.deps.accessRows ? this.deps.accessRows.writeWithAccessRows(batch, write) : write(batch);
+    return this.deps.accessRows
+      ? this.deps.accessRows.writeWithAccessRows(batch, write, options)
+      : write(batch);
   }
 
   private fileIds(object: StoredObject | null): Set<string> {
