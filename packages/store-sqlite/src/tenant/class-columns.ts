@@ -17,7 +17,7 @@ import type { AppliedModel } from './applied-model.js';
 import type { TenantDatabase } from './database.js';
 import { indexKeysOf, indexedFields, ixKey } from './index-keys.js';
 import type { IndexKey } from './index-keys.js';
-import type { Driver } from './query/sql.js';
+import type { Driver, Sql } from './query/sql.js';
 
 /**
  * Field types whose values split a class into a few large groups (an enumeration, a flag): a filter
@@ -162,6 +162,22 @@ export class ClassColumns {
       sortedField: sortField,
       sortedValue: `d.f${sortField}`,
     };
+  }
+
+  /**
+   * The value of the single-valued field `f` of class `c`'s members, as the `ix` row of `(c, f)`
+   * holds it (its index key, EMPTY_KEY when empty), read from the class value table by the object
+   * key: a rowid lookup in a narrow table instead of a probe of `ix (n, f, c)`. Undefined when the
+   * layout has no such column or the tables are not current.
+   */
+  valueOf(c: number, f: number): ((n: string) => Sql) | undefined {
+    const layout = this.current().get(c);
+    const column = layout?.columns.find(({ column }) => column === `f${f}`);
+    if (layout === undefined || column === undefined || !this.model.derivedCurrent()) return undefined;
+    return (n) => ({
+      text: `(SELECT t.${column.column} FROM ${layout.table} t WHERE t.n = ${n})`,
+      params: [],
+    });
   }
 
   /** The layouts of the current model's classes by class key (classes with no key yet left out). */

@@ -11,6 +11,7 @@ import type { TenantDatabase } from './database.js';
 import { hiddenSource } from './query/access.js';
 import { compileSelection } from './query/selection.js';
 import { compileSort } from './query/sort.js';
+import type { CompiledSort } from './query/sort.js';
 import { EMPTY_KEY, whereClause } from './query/sql.js';
 import type { CompiledSelection, Driver, Sql } from './query/sql.js';
 
@@ -100,7 +101,7 @@ export class ListPlanner {
     this.model.require();
     const selection = compileSelection(this.model.current, this.database.keys, plan, access);
     if (!selection.satisfiable) return null;
-    const sort = compileSort(this.model.current, this.database.keys, plan.className, plan.sort, access);
+    const sort = this.sortOf(plan, access);
     const limit = plan.size + 1;
     const offset = plan.after === undefined ? (plan.offset ?? plan.page * plan.size) : 0;
     const measured = this.smallestMeasured(selection, this.driverLimit);
@@ -180,6 +181,13 @@ export class ListPlanner {
         ? {}
         : { walk: query(ordered, measured.count) }),
     };
+  }
+
+  /** The sort of `plan` as SQL, a field's values read from its class value table when current. */
+  sortOf(plan: ListPlan, access: AccessFilter): CompiledSort {
+    return compileSort(this.model.current, this.database.keys, plan.className, plan.sort, access, (c, f) =>
+      this.columns.valueOf(c, f),
+    );
   }
 
   /**

@@ -43,7 +43,6 @@ import { TenantNames } from './names.js';
 import { ObjectRows } from './object-rows.js';
 import { SqliteIdempotencyRecords } from './idempotency.js';
 import { TenantOutbox } from './outbox.js';
-import { compileSort } from './query/sort.js';
 import { DerivedRebuild } from './rebuild.js';
 import { ClassColumns, classColumnsTag } from './class-columns.js';
 import { DerivedRows } from './derived-rows.js';
@@ -185,9 +184,7 @@ export class SqliteTenantStore implements TenantStore {
     await slices.next();
     // The keys of the page's rows in the sort (for its positions) are read with the rows, apart
     // from the page query, so that its plan and order stay exactly those of a list.
-    const key = compileSort(this.model.current, this.database.keys, plan.className, plan.sort, access).key(
-      'o.n',
-    );
+    const key = this.planner.sortOf(plan, access).key('o.n');
     const rows = this.rows.byKey(keys, key ?? undefined);
     await slices.next();
     return {

@@ -29,12 +29,19 @@ export interface CompiledSort {
   after(driver: Driver, position: ListPosition): Sql;
 }
 
+/**
+ * The value of a single-valued field `f` of class `c`'s members by object key, from a narrower
+ * table than `ix` when the store has one (ClassColumns.valueOf); undefined otherwise.
+ */
+export type ClassValue = (c: number, f: number) => ((n: string) => Sql) | undefined;
+
 export function compileSort(
   model: Model,
   keys: KeyLookup,
   className: string,
   sort: Sort | undefined,
   access: AccessFilter,
+  classValue: ClassValue = () => undefined,
 ): CompiledSort {
   const creationOrder: CompiledSort = {
     orderBy: (driver) => ({ text: `${driver.n}`, params: [] }),
@@ -81,10 +88,12 @@ export function compileSort(
   const c = keys.key(`c:${className}`);
   const f = field === undefined ? null : keys.key(`f:${field.name}`);
   if (field === undefined || f === null || c === null) return creationOrder;
-  const stored = (n: string): Sql => ({
-    text: `(SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} FROM ix s WHERE s.n = ${n} AND s.f = ? AND s.c = ?)`,
-    params: [f, c],
-  });
+  const stored =
+    (field.multiple ? undefined : classValue(c, f)) ??
+    ((n: string): Sql => ({
+      text: `(SELECT ${field.multiple ? `${pick}(s.v)` : 's.v'} FROM ix s WHERE s.n = ${n} AND s.f = ? AND s.c = ?)`,
+      params: [f, c],
+    }));
   const hidden = hiddenSource(model, keys, className, field.name, access);
   if (hidden !== null) {
     // A derived value the reader may not see sorts as empty; the index range (in value order) cannot
