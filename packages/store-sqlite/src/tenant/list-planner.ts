@@ -62,8 +62,8 @@ export class ListPlanner {
    * the plan has one and it finds the whole page, else the page query. The same walk is not tried
    * again for a moment once it ended short (see {@link shortWalks}).
    */
-  listKeys(plan: ListPlan, access: AccessFilter): number[] {
-    const queries = this.listQueries(plan, access);
+  listKeys(plan: ListPlan, access: AccessFilter, sort = this.sortOf(plan, access)): number[] {
+    const queries = this.listQueries(plan, access, sort);
     if (queries === null) return [];
     const keysOf = (query: Sql) =>
       this.database
@@ -97,11 +97,14 @@ export class ListPlanner {
    * page query answers, so a page costs at most twice the selective range. Null when the selection
    * is empty by construction.
    */
-  listQueries(plan: ListPlan, access: AccessFilter): { page: Sql; walk?: Sql } | null {
+  listQueries(
+    plan: ListPlan,
+    access: AccessFilter,
+    sort = this.sortOf(plan, access),
+  ): { page: Sql; walk?: Sql } | null {
     this.model.require();
     const selection = compileSelection(this.model.current, this.database.keys, plan, access);
     if (!selection.satisfiable) return null;
-    const sort = this.sortOf(plan, access);
     const limit = plan.size + 1;
     const offset = plan.after === undefined ? (plan.offset ?? plan.page * plan.size) : 0;
     const measured = this.smallestMeasured(selection, this.driverLimit);

@@ -180,12 +180,13 @@ export class SqliteTenantStore implements TenantStore {
   /** A page of a list, its queries and its rows' conversion in slices of the event loop. */
   async page(plan: ListPlan, access: AccessFilter): Promise<ListPage> {
     const slices = new LoopSlices();
-    const keys = this.planner.listKeys(plan, access);
+    // One sort for the page query and for the keys of the page's rows in it (its positions), which
+    // are read with the rows, apart from the page query, so that its plan and order stay exactly
+    // those of a list.
+    const sort = this.planner.sortOf(plan, access);
+    const keys = this.planner.listKeys(plan, access, sort);
     await slices.next();
-    // The keys of the page's rows in the sort (for its positions) are read with the rows, apart
-    // from the page query, so that its plan and order stay exactly those of a list.
-    const key = this.planner.sortOf(plan, access).key('o.n');
-    const rows = this.rows.byKey(keys, key ?? undefined);
+    const rows = this.rows.byKey(keys, sort.key('o.n') ?? undefined);
     await slices.next();
     return {
       rows: await this.rows.hydrateInSlices(rows, slices),
