@@ -26,7 +26,7 @@ export interface SeedStore {
   readonly store: TenantStore;
   /** Stores a batch of new objects (the adapter's fastest path). */
   put(objects: StoredObject[]): Promise<void>;
-  /** After the last write (planner statistics, closing). */
+  /** After the last write (planner statistics, a merged full-text index, closing). */
   finish(): Promise<void>;
 }
 
@@ -40,6 +40,7 @@ const embeddedStore: OpenSeedStore = async (_tenantId, tenantDir) => {
     put: async (objects) => store.bulkWrite(objects),
     finish: async () => {
       store.analyze();
+      await store.compactSearchIndex();
       await store.close();
     },
   };

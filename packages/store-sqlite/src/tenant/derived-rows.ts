@@ -14,6 +14,7 @@ import type { AppliedModel } from './applied-model.js';
 import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
 import { indexKeysOf, indexedFields, ixKey } from './index-keys.js';
+import type { SearchCompaction } from './search-compaction.js';
 
 export class DerivedRows {
   constructor(
@@ -22,6 +23,7 @@ export class DerivedRows {
     private readonly aggregates: TenantAggregates,
     private readonly columns: ClassColumns,
     private readonly accessRows: AccessRows,
+    private readonly searchCompaction: SearchCompaction,
   ) {}
 
   /** Writes the derived rows of an object stored for the first time. */
@@ -78,6 +80,7 @@ export class DerivedRows {
     ]) {
       this.database.statement(sql).run(n);
     }
+    this.searchCompaction.noteChange();
   }
 
   /**
@@ -108,6 +111,7 @@ export class DerivedRows {
   }
 
   private putSearchText(n: number, text: string, replace: boolean): void {
+    this.searchCompaction.noteChange();
     if (replace) this.database.statement('DELETE FROM search WHERE rowid = ?').run(n);
     if (text !== '') this.database.statement('INSERT INTO search (rowid, text) VALUES (?, ?)').run(n, text);
   }

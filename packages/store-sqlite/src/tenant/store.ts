@@ -48,6 +48,7 @@ import { ClassColumns, classColumnsTag } from './class-columns.js';
 import { DerivedRows } from './derived-rows.js';
 import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
+import { SearchCompaction } from './search-compaction.js';
 import { SummaryReads } from './summary-reads.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
@@ -106,6 +107,7 @@ export class SqliteTenantStore implements TenantStore {
   private readonly outboxJobs: TenantOutbox;
   private readonly writer: BatchWriter;
   private readonly rebuilds: DerivedRebuild;
+  private readonly searchCompaction: SearchCompaction;
 
   constructor(options: SqliteTenantStoreOptions) {
     const database = new TenantDatabase(
@@ -114,6 +116,7 @@ export class SqliteTenantStore implements TenantStore {
       options.checkpointer,
     );
     this.database = database;
+    this.searchCompaction = new SearchCompaction(database);
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
     database.onForget('rollback', () => aggregates.forgetKeys());
@@ -134,7 +137,7 @@ export class SqliteTenantStore implements TenantStore {
     this.writer = new BatchWriter(
       database,
       this.model,
-      new DerivedRows(database, this.model, aggregates, columns, this.accessRows),
+      new DerivedRows(database, this.model, aggregates, columns, this.accessRows, this.searchCompaction),
       this.accessRows,
       this.outboxJobs,
       this.idempotency,
@@ -304,7 +307,16 @@ export class SqliteTenantStore implements TenantStore {
     this.database.analyze();
   }
 
+  /**
+   * Merges the full-text index into one segment now, in short steps (after bulk loads; writes
+   * trigger the same merge once they have fragmented the index: search-compaction.ts).
+   */
+  compactSearchIndex(): Promise<void> {
+    return this.searchCompaction.compact();
+  }
+
   async close(): Promise<void> {
+    await this.searchCompaction.close();
     await this.database.close();
   }
 }
