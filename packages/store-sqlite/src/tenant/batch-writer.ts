@@ -29,6 +29,22 @@ import type { TenantOutbox } from './outbox.js';
 import { putRedirect } from './redirects.js';
 import { StoredKeys } from './stored-keys.js';
 
+/** The `meta` key counting the writes that changed the reference of a stored object. */
+const REFS_CHANGED = 'refs_changed';
+
+/**
+ * How many writes changed the reference of a stored object (its BASIC class or name) or deleted
+ * one, as committed (null before the first): what remembered references check instead of
+ * `data_version`, which every commit of another process changes, creates, patches of values and a
+ * search's frozen ranking included.
+ */
+export function refsChangedCount(database: TenantDatabase): string | null {
+  return (
+    (database.statement(`SELECT v FROM meta WHERE k = '${REFS_CHANGED}'`).pluck().get() as
+      string | undefined) ?? null
+  );
+}
+
 export class BatchWriter {
   constructor(
     private readonly database: TenantDatabase,
@@ -47,12 +63,21 @@ export class BatchWriter {
       if ((current ?? null) !== modifiedAt) throw new WriteConflictError(id);
     }
     const stored = new StoredKeys(this.database);
-    for (const object of batch.put ?? []) this.putObject(object, stored);
+    let refsChanged = false;
+    for (const object of batch.put ?? []) refsChanged = this.putObject(object, stored) || refsChanged;
     for (const object of batch.put ?? []) this.putLinks(object, stored);
     // Redirects first: an id already redirected to a merged-away object follows it to the survivor
     // (chains), before deleting that object drops the redirects that led to it.
     for (const redirect of batch.redirects ?? []) putRedirect(this.database, redirect);
-    for (const id of batch.delete ?? []) this.deleteObject(id, stored);
+    for (const id of batch.delete ?? []) refsChanged = this.deleteObject(id, stored) || refsChanged;
+    if (refsChanged) {
+      this.database
+        .statement(
+          `INSERT INTO meta (k, v) VALUES ('${REFS_CHANGED}', '1')
+           ON CONFLICT (k) DO UPDATE SET v = CAST(v AS INTEGER) + 1`,
+        )
+        .run();
+    }
     for (const object of batch.put ?? []) this.checkUnique(object, stored);
     this.accessRows.putAclRows(batch.aclRows, stored);
     this.accessRows.putHoldings(batch.holdings);
@@ -62,9 +87,10 @@ export class BatchWriter {
 
   /**
    * Inserts the object row, or updates it in place (keeping its key, so creation order holds), and
-   * writes its class, index and search rows (replacing the old ones of an update).
+   * writes its class, index and search rows (replacing the old ones of an update). True when it
+   * changed the BASIC class or name of a stored object.
    */
-  private putObject(object: StoredObject, stored: StoredKeys): void {
+  private putObject(object: StoredObject, stored: StoredKeys): boolean {
     const columns = [
       object.basicClass,
       JSON.stringify(object.classes),
@@ -84,7 +110,7 @@ export class BatchWriter {
         )
         .run(...columns, existing);
       this.derived.replace(object, existing, searchTextOf(this.model.current, toStoredObject(previous, {})));
-      return;
+      return previous.basic !== object.basicClass || previous.name !== object.name;
     }
     const n = this.database
       .statement(
@@ -94,6 +120,7 @@ export class BatchWriter {
       .get(object.id, ...columns) as number;
     stored.inserted(object.id, n);
     this.derived.insert(object, n);
+    return false;
   }
 
   /**
@@ -138,9 +165,9 @@ export class BatchWriter {
    * Removes the object with everything derived from it: class, index and search rows, its links in
    * both directions (no link ever dangles), its ACL rows, and redirects that led to it.
    */
-  private deleteObject(id: string, stored: StoredKeys): void {
+  private deleteObject(id: string, stored: StoredKeys): boolean {
     const n = stored.keyOf(id);
-    if (n === null) return;
+    if (n === null) return false;
     stored.deleted(id);
     this.derived.remove(n);
     for (const sql of [
@@ -153,6 +180,7 @@ export class BatchWriter {
       this.database.statement(sql).run(n);
     }
     this.database.statement('DELETE FROM redirects WHERE dst = ?').run(id);
+    return true;
   }
 
   /**

@@ -12,11 +12,21 @@ export interface TenantNamesContext {
   readonly keys: KeyLookup;
   /** Prepared-statement cache of the owning store. */
   readonly statement: (sql: string) => Database.Statement;
+  /**
+   * The tenant's count of writes that changed the reference of a stored object or deleted one
+   * (`refsChangedCount` in batch-writer.ts): remembered references hold while it stays the same.
+   */
+  readonly refsChanged: () => string | null;
+  /** Whether a write transaction is open on the connection (its reads may not be committed). */
+  readonly inTransaction: () => boolean;
 }
 
 /** Rows are read raw (arrays): the driver then builds no object per row. */
 type RefRow = [id: string, basic: string, name: string | null];
-type IncomingRow = [dst: number, rel: number, ...ref: RefRow];
+type IncomingLinkRow = [dst: number, rel: number, src: number];
+
+/** Linkers' references remembered at most (about 200 bytes each). */
+const REMEMBERED_REFS = 20_000;
 
 export class TenantNames {
   /**
@@ -24,6 +34,15 @@ export class TenantNames {
    * these reads run outside write transactions, so what they saw stays true.
    */
   private readonly relationKeys = new Map<number, string>();
+  /**
+   * The id, BASIC class and name of linking objects by key, as last read: a page of 20 companies
+   * renders some 400 invoices linking to them, and reading each one's row cost twice as much as
+   * reading the links. They are forgotten whenever a write of any process changed the BASIC class
+   * or name of a stored object or deleted one (creates, patches of other values and a search's
+   * frozen ranking change no reference, but would change `data_version`).
+   */
+  private readonly refs = new Map<number, RefRow>();
+  private refsVersion: string | null = null;
 
   constructor(private readonly context: TenantNamesContext) {}
 
@@ -45,8 +64,9 @@ export class TenantNames {
    * See `TenantStore.incomingRefs`: ordered by target and relation, then as `linksTo` (source,
    * position). The links are read with integer keys only; target ids and relation keys are mapped
    * back from a small lookup and remembered dict entries, which halves the cost of a page whose
-   * objects have many linkers. With a bound, each (target, relation) is one range read of
-   * `links_dst` (dst, rel, src, pos) that stops after `limit` visible linkers.
+   * objects have many linkers, and the linkers' references come from those remembered
+   * ({@link linkerRefs}). With a bound, each (target, relation) is one range read of `links_dst`
+   * (dst, rel, src, pos) that stops after `limit` visible linkers.
    */
   incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): IncomingRef[] {
     if (ids.length === 0) return [];
@@ -61,9 +81,9 @@ export class TenantNames {
         .all(JSON.stringify(ids)) as [number, string][],
     );
     if (targets.size === 0) return [];
-    const visible = visibleLinked(this.context.keys, access, 's.n');
-    const select = `SELECT l.dst, l.rel, s.id, s.basic, s.name FROM links l JOIN objects s ON s.n = l.src`;
-    let rows: IncomingRow[];
+    const visible = visibleLinked(this.context.keys, access, 'l.src');
+    const select = `SELECT l.dst, l.rel, l.src FROM links l`;
+    let rows: IncomingLinkRow[];
     if (bound === undefined) {
       rows = this.context
         .statement(
@@ -71,7 +91,7 @@ export class TenantNames {
            ORDER BY l.dst, l.rel, l.src, l.pos`,
         )
         .raw(true)
-        .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingRow[];
+        .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingLinkRow[];
     } else {
       const range = this.context
         .statement(
@@ -81,10 +101,11 @@ export class TenantNames {
       rows = [];
       for (const dst of [...targets.keys()].sort((a, b) => a - b)) {
         for (const rel of rels) {
-          rows.push(...(range.all(dst, rel, ...visible.params, bound.limit) as IncomingRow[]));
+          rows.push(...(range.all(dst, rel, ...visible.params, bound.limit) as IncomingLinkRow[]));
         }
       }
     }
+    const refs = this.linkerRefs(rows.map((row) => row[2]));
     const unknown = [...new Set(rows.map((row) => row[1]))].filter((rel) => !this.relationKeys.has(rel));
     if (unknown.length > 0) {
       const found = this.context
@@ -93,13 +114,52 @@ export class TenantNames {
         .all(JSON.stringify(unknown)) as [number, string][];
       for (const [rel, key] of found) this.relationKeys.set(rel, key);
     }
-    return rows.map(([dst, rel, id, basicClass, name]) => ({
-      targetId: targets.get(dst) ?? '',
-      relationKey: this.relationKeys.get(rel) ?? '',
-      id,
-      basicClass,
-      name,
-    }));
+    return rows.flatMap(([dst, rel, src]) => {
+      const ref = refs.get(src);
+      if (ref === undefined) return [];
+      const [id, basicClass, name] = ref;
+      return [
+        {
+          targetId: targets.get(dst) ?? '',
+          relationKey: this.relationKeys.get(rel) ?? '',
+          id,
+          basicClass,
+          name,
+        },
+      ];
+    });
+  }
+
+  /**
+   * The references of the objects `keys`: remembered ones, the others read in one query (and
+   * remembered unless a write transaction is open, whose rows may yet roll back).
+   */
+  private linkerRefs(keys: readonly number[]): ReadonlyMap<number, RefRow> {
+    const version = this.context.refsChanged();
+    if (version !== this.refsVersion) {
+      this.refs.clear();
+      this.refsVersion = version;
+    }
+    const found = new Map<number, RefRow>();
+    const missing: number[] = [];
+    for (const n of keys) {
+      const ref = this.refs.get(n);
+      if (ref === undefined) missing.push(n);
+      else found.set(n, ref);
+    }
+    if (missing.length === 0) return found;
+    const read = this.context
+      .statement('SELECT n, id, basic, name FROM objects WHERE n IN (SELECT value FROM json_each(?))')
+      .raw(true)
+      .all(JSON.stringify(missing)) as [number, ...RefRow][];
+    const remember = !this.context.inTransaction();
+    for (const [n, ...ref] of read) {
+      found.set(n, ref);
+      if (!remember) continue;
+      if (this.refs.size >= REMEMBERED_REFS) this.refs.delete(this.refs.keys().next().value as number);
+      this.refs.set(n, ref);
+    }
+    return found;
   }
 
   /** The interned keys of the relations `relationKeys` that have been stored, in ascending order. */

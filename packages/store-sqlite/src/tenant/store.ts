@@ -34,7 +34,7 @@ import { LoopSlices } from '@odp/core';
 import { AccessRows } from './access-rows.js';
 import { TenantAggregates } from './aggregates.js';
 import { AppliedModel } from './applied-model.js';
-import { BatchWriter } from './batch-writer.js';
+import { BatchWriter, refsChangedCount } from './batch-writer.js';
 import { MAX_MMAP_BYTES, TenantDatabase } from './database.js';
 import { tenantEventLog } from './events.js';
 import { registerStoreParts } from './inspection.js';
@@ -130,7 +130,12 @@ export class SqliteTenantStore implements TenantStore {
     this.rows = new ObjectRows(database);
     this.planner = new ListPlanner(database, this.model, columns, options.driverLimit ?? 5000);
     this.summaries = new SummaryReads(database, this.model, this.planner, aggregates);
-    this.names = new TenantNames({ keys: database.keys, statement });
+    this.names = new TenantNames({
+      keys: database.keys,
+      statement,
+      refsChanged: () => refsChangedCount(database),
+      inTransaction: () => database.db.inTransaction,
+    });
     this.accessRows = new AccessRows(database, this.model);
     this.outboxJobs = new TenantOutbox(database);
     this.idempotency = new SqliteIdempotencyRecords(database);

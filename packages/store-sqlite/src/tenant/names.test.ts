@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UNRESTRICTED } from '@odp/core';
+import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
+import { openSqliteTenantStore } from './store.js';
+import type { SqliteTenantStore } from './store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'odp-names-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const invoice = (n: number, name: string) =>
+  storedObject({ n, basicClass: 'ct.invoice', name, links: { [REL.client]: [1] } });
+
+async function linkerNames(store: SqliteTenantStore): Promise<(string | null)[]> {
+  const refs = await store.incomingRefs([uuid(1)], UNRESTRICTED, { relationKeys: [REL.client], limit: 20 });
+  return refs.map((ref) => ref.name);
+}
+
+// The references of linking objects are remembered between reads, and forgotten once a write
+// through any connection (this store, another api process) changed or deleted a stored object.
+describe('remembered references of linking objects', () => {
+  it('follows renames and deletes made through this store and through another connection', async () => {
+    const file = join(dir, 'tenant.db');
+    const here = openSqliteTenantStore({ file });
+    const elsewhere = openSqliteTenantStore({ file });
+    await here.applyModel(contractModel);
+    await elsewhere.applyModel(contractModel);
+    await here.write({
+      put: [
+        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
+        invoice(2, 'Invoice 2'),
+        invoice(3, 'Invoice 3'),
+        invoice(4, 'Invoice 4'),
+      ],
+    });
+    expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3', 'Invoice 4']);
+
+    await here.write({ put: [invoice(2, 'Renamed here')] });
+    expect(await linkerNames(here)).toEqual(['Renamed here', 'Invoice 3', 'Invoice 4']);
+
+    await elsewhere.write({ put: [invoice(3, 'Renamed elsewhere')] });
+    expect(await linkerNames(here)).toEqual(['Renamed here', 'Renamed elsewhere', 'Invoice 4']);
+
+    await elsewhere.write({ delete: [uuid(4)] });
+    await here.write({ put: [invoice(5, 'Invoice 5')] });
+    expect(await linkerNames(here)).toEqual(['Renamed here', 'Renamed elsewhere', 'Invoice 5']);
+    await here.close();
+    await elsewhere.close();
+  });
+});
