@@ -60,7 +60,8 @@ export async function openTenantStores(config: Config): Promise<TenantStores> {
       open: async (_tenant, dataDir) =>
         openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE), checkpointer }),
       drop: async (_tenant, dataDir) => {
-        for (const suffix of ['', '-wal', '-shm'])
+        // The database and the frozen search rankings beside it (search-rankings.ts).
+        for (const suffix of ['', '-wal', '-shm', '.rankings', '.rankings-wal', '.rankings-shm'])
           await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
       },
       verify: async () => undefined,

@@ -232,6 +232,16 @@ export const TENANT_MIGRATIONS: readonly Migration[] = [
   DROP INDEX IF EXISTS acl_ac;
   `,
   },
+  {
+    version: 11,
+    name: 'frozen search rankings in a file of their own',
+    up: `
+  -- Storing a ranking was a commit to this database, after which SQLite makes every other
+  -- connection (another api process) drop its page cache of it. Rankings now live beside it
+  -- (search-rankings.ts); the pagings of rankings dropped here answer that their cursor expired.
+  DROP TABLE search_pages;
+  `,
+  },
 ];
 
 /** Applies the migrations the database lacks; refuses a database written by a newer version. */

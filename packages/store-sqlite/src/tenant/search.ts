@@ -15,7 +15,7 @@
  * all of the common term's entries), so they list matches newest first instead, which reads
  * `size + 1` matches. Both checks count at most limit + 1 entries. The mode is fixed by the first
  * page and carried in the cursor. Paging is stable while others write: a bm25 paging's ranked key list
- * is frozen at its first page (table `search_pages`, expiring after `cursorTtlMs`; an expired
+ * is frozen at its first page (search-rankings.ts, expiring after `cursorTtlMs`; an expired
  * cursor is a ValidationError), since positions in a live ranking shift with deletes and bm25
  * scores move with corpus statistics; a newest-first paging is a keyset below a snapshot bound
  * (object keys are never reused). Cursors are HMAC-signed: a forged, damaged or foreign cursor is
@@ -27,6 +27,7 @@ import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms } from 
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import { compileAccess } from './query/access.js';
 import type { KeyLookup, Sql } from './query/sql.js';
+import type { FrozenRankings } from './search-rankings.js';
 
 export interface SqliteSearchIndexContext {
   readonly keys: KeyLookup;
@@ -37,6 +38,8 @@ export interface SqliteSearchIndexContext {
   readonly cursorTtlMs: number;
   /** Prepared-statement cache of the owning store. */
   readonly statement: (sql: string) => Database.Statement;
+  /** Where the rankings of bm25 pagings are frozen (search-rankings.ts). */
+  readonly rankings: Pick<FrozenRankings, 'store' | 'read'>;
   /**
    * Runs `work` in one write transaction of the tenant's database, waiting for the lock without
    * blocking the event loop (`TenantDatabase.inWriteTransaction`).
@@ -52,7 +55,7 @@ interface RankCursor {
   /** Query fingerprint: a cursor only continues the query it came from. */
   readonly q: string;
   readonly mode: 'rank';
-  /** The `search_pages` row holding the ranking frozen at the first page. */
+  /** The id of the ranking frozen at the first page (search-rankings.ts). */
   readonly page: string;
   /** Position in the frozen ranking where the next page starts. */
   readonly at: number;
@@ -128,7 +131,7 @@ export class SqliteSearchIndex implements SearchIndex {
         .all(match, ...scope.params) as number[];
       const ids = this.idsOf(ranked.slice(0, size));
       if (ranked.length <= size) return { ids, next: null };
-      const page = await this.freeze(ranked);
+      const page = this.freeze(ranked);
       return { ids, next: this.encodeCursor({ q: fingerprint, mode: 'rank', page, at: size }) };
     }
     const keys = this.context
@@ -165,10 +168,7 @@ export class SqliteSearchIndex implements SearchIndex {
     access: AccessFilter,
     size: number,
   ): SearchPage {
-    const frozen = this.context
-      .statement('SELECT keys FROM search_pages WHERE id = ? AND expires > ?')
-      .pluck()
-      .get(cursor.page, Date.now()) as string | undefined;
+    const frozen = this.context.rankings.read(cursor.page, Date.now());
     if (frozen === undefined) {
       throw new ValidationError('The search cursor has expired; search again.', [
         { field: 'cursor', message: 'expired' },
@@ -188,19 +188,11 @@ export class SqliteSearchIndex implements SearchIndex {
     return { ids, next: this.encodeCursor({ ...cursor, at: (page.at(-1)?.at ?? 0) + 1 }) };
   }
 
-  /**
-   * Stores a ranking for the later pages of its paging (dropping expired ones) in one transaction,
-   * which waits for the tenant's write lock without blocking the process; returns its id.
-   */
-  private async freeze(ranked: readonly number[]): Promise<string> {
+  /** Stores a ranking for the later pages of its paging; returns its id. */
+  private freeze(ranked: readonly number[]): string {
     const id = randomBytes(12).toString('base64url');
     const now = Date.now();
-    await this.context.write(() => {
-      this.context.statement('DELETE FROM search_pages WHERE expires <= ?').run(now);
-      this.context
-        .statement('INSERT INTO search_pages (id, expires, keys) VALUES (?, ?, ?)')
-        .run(id, now + this.context.cursorTtlMs, JSON.stringify(ranked));
-    });
+    this.context.rankings.store(id, JSON.stringify(ranked), now + this.context.cursorTtlMs, now);
     return id;
   }
 

@@ -49,6 +49,7 @@ import { DerivedRows } from './derived-rows.js';
 import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
 import { SearchCompaction } from './search-compaction.js';
+import { FrozenRankings } from './search-rankings.js';
 import { SummaryReads } from './summary-reads.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
@@ -108,6 +109,7 @@ export class SqliteTenantStore implements TenantStore {
   private readonly writer: BatchWriter;
   private readonly rebuilds: DerivedRebuild;
   private readonly searchCompaction: SearchCompaction;
+  private readonly rankings: FrozenRankings;
 
   constructor(options: SqliteTenantStoreOptions) {
     const database = new TenantDatabase(
@@ -117,6 +119,7 @@ export class SqliteTenantStore implements TenantStore {
     );
     this.database = database;
     this.searchCompaction = new SearchCompaction(database);
+    this.rankings = new FrozenRankings(options.file);
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
     database.onForget('rollback', () => aggregates.forgetKeys());
@@ -156,6 +159,7 @@ export class SqliteTenantStore implements TenantStore {
       rankLimit: options.searchRankLimit ?? 1000,
       cursorTtlMs: options.searchCursorTtlMs ?? 15 * 60_000,
       statement,
+      rankings: this.rankings,
       write: (work) => database.inWriteTransaction(work),
       rebuild: (model) => this.rebuilds.rebuild(model),
     });
@@ -322,6 +326,7 @@ export class SqliteTenantStore implements TenantStore {
 
   async close(): Promise<void> {
     await this.searchCompaction.close();
+    this.rankings.close();
     await this.database.close();
   }
 }
