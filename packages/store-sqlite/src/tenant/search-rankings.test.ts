@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FrozenRankings } from './search-rankings.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'odp-search-rankings-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('frozen search rankings', () => {
+  it('keeps a ranking until it expires', () => {
+    const rankings = new FrozenRankings(join(dir, 'kept.db'));
+    const now = Date.now();
+    rankings.store('ranking', '[3,1,2]', now + 60_000, now);
+    expect(rankings.read('ranking', now)).toBe('[3,1,2]');
+    expect(rankings.read('ranking', now + 60_000)).toBeUndefined();
+    rankings.close();
+  });
+
+  it('makes an unreadable file anew: its rankings are gone, new ones are kept', () => {
+    const tenantFile = join(dir, 'damaged.db');
+    writeFileSync(
+      `${tenantFile}.rankings`,
+      'not a database, as a crash of the machine may leave it '.repeat(200),
+    );
+    const rankings = new FrozenRankings(tenantFile);
+    const now = Date.now();
+    expect(rankings.read('lost', now)).toBeUndefined();
+    rankings.store('ranking', '[1]', now + 60_000, now);
+    expect(rankings.read('ranking', now)).toBe('[1]');
+    rankings.close();
+  });
+});
