@@ -20,3 +20,8 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isBusy(error: unknown): boolean {
   return hasSqliteCode(error, 'SQLITE_BUSY');
 }
+
+/** The file is damaged or not a database at all (SQLITE_CORRUPT and its variants, SQLITE_NOTADB). */
+export function isUnreadable(error: unknown): boolean {
+  return hasSqliteCode(error, 'SQLITE_CORRUPT') || hasSqliteCode(error, 'SQLITE_NOTADB');
+}

@@ -11,7 +11,7 @@
  */
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { isBusy } from '../sqlite-errors.js';
+import { isBusy, isUnreadable } from '../sqlite-errors.js';
 
 /**
  * How long storing a ranking waits for another process storing one, in ms: the lock is held for
@@ -38,12 +38,6 @@ function whileBusy<T>(work: () => T): T {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, OPEN_RETRY_PAUSE_MS);
     }
   }
-}
-
-/** Whether SQLite found the file damaged or not a database at all. */
-function isUnreadable(error: unknown): boolean {
-  const code = String((error as { code?: unknown } | null)?.code);
-  return code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB');
 }
 
 /** The open file and its statements, prepared once. */
