@@ -49,3 +49,47 @@ describe('remembered references of linking objects', () => {
     await elsewhere.close();
   });
 });
+
+describe('bounded linkers of several objects', () => {
+  it('reads at most `limit` linkers per object and relation, in creation order, grouped by object', async () => {
+    const store = openSqliteTenantStore({ file: join(dir, 'bounded.db') });
+    await store.applyModel(contractModel);
+    const person = (n: number, employer: number) =>
+      storedObject({
+        n,
+        basicClass: 'ct.person',
+        name: `Person ${n}`,
+        links: { [REL.employer]: [employer] },
+      });
+    const billed = (n: number, client: number) =>
+      storedObject({ n, basicClass: 'ct.invoice', name: `Invoice ${n}`, links: { [REL.client]: [client] } });
+    await store.write({
+      put: [
+        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
+        storedObject({ n: 2, basicClass: 'ct.company', name: 'Globex' }),
+        billed(3, 1),
+        billed(4, 2),
+        billed(5, 1),
+        billed(6, 1),
+        person(7, 1),
+        person(8, 2),
+        person(9, 1),
+        person(10, 1),
+      ],
+    });
+    const refs = await store.incomingRefs([uuid(2), uuid(1)], UNRESTRICTED, {
+      relationKeys: [REL.client, REL.employer],
+      limit: 2,
+    });
+    const linkers = (target: number, relationKey: string) =>
+      refs
+        .filter((ref) => ref.targetId === uuid(target) && ref.relationKey === relationKey)
+        .map((ref) => ref.name);
+    expect(linkers(1, REL.client)).toEqual(['Invoice 3', 'Invoice 5']);
+    expect(linkers(1, REL.employer)).toEqual(['Person 7', 'Person 9']);
+    expect(linkers(2, REL.client)).toEqual(['Invoice 4']);
+    expect(linkers(2, REL.employer)).toEqual(['Person 8']);
+    expect(refs.map((ref) => ref.targetId)).toEqual([uuid(1), uuid(1), uuid(1), uuid(1), uuid(2), uuid(2)]);
+    await store.close();
+  });
+});
