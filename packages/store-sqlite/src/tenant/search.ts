@@ -47,6 +47,10 @@ export interface SqliteSearchIndexContext {
   readonly write: <T>(work: () => T) => Promise<T>;
   /** Re-derives every object's index entries (and the store's other derived rows) for a model. */
   readonly rebuild: (model: Model) => Promise<number>;
+  /** `PRAGMA data_version` of the connection: changes when another connection committed. */
+  readonly dataVersion: () => number;
+  /** Registers `listener` to run after every write transaction of this connection. */
+  readonly onWrite: (listener: () => void) => void;
 }
 
 type Cursor = RankCursor | RecentCursor;
@@ -73,11 +77,23 @@ interface RecentCursor {
 const MAX_PAGE_SIZE = 1000;
 /** A term matching more than this many times `rankLimit` entries makes bm25's work unbounded. */
 const PHRASE_LIMIT_FACTOR = 10;
+/** Match counts remembered at most (see `SqliteSearchIndex.within`). */
+const REMEMBERED_COUNTS = 1000;
 
 export class SqliteSearchIndex implements SearchIndex {
   readonly maintainedByStore = true;
 
-  constructor(private readonly context: SqliteSearchIndexContext) {}
+  /**
+   * Whether an expression matches at most a limit of entries, by `${limit} ${expression}`, as
+   * counted since the index last changed: while no connection writes, a repeated query (the same
+   * search from many clients, the check of a common term on each keystroke) counts nothing again.
+   */
+  private readonly counts = new Map<string, boolean>();
+  private countsVersion: number | null = null;
+
+  constructor(private readonly context: SqliteSearchIndexContext) {
+    context.onWrite(() => this.counts.clear());
+  }
 
   /** Replaces the entries of stored objects with the given text; ids not stored are ignored. */
   async index(documents: readonly SearchDocument[]): Promise<void> {
@@ -202,20 +218,34 @@ export class SqliteSearchIndex implements SearchIndex {
     phrases: readonly string[],
     fingerprint: string,
   ): { mode: 'rank' } | RecentCursor {
-    const within = (expression: string, limit: number) =>
-      (this.context
-        .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
-        .pluck()
-        .get(expression, limit + 1) as number) <= limit;
     const rankLimit = this.context.rankLimit;
     if (
-      within(match, rankLimit) &&
-      (phrases.length === 1 || phrases.every((phrase) => within(phrase, rankLimit * PHRASE_LIMIT_FACTOR)))
+      this.within(match, rankLimit) &&
+      (phrases.length === 1 ||
+        phrases.every((phrase) => this.within(phrase, rankLimit * PHRASE_LIMIT_FACTOR)))
     ) {
       return { mode: 'rank' };
     }
     const max = (this.context.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
     return { q: fingerprint, mode: 'recent', max, at: max + 1 };
+  }
+
+  /** Whether `expression` matches at most `limit` entries (counting at most `limit` + 1). */
+  private within(expression: string, limit: number): boolean {
+    const version = this.context.dataVersion();
+    if (version !== this.countsVersion || this.counts.size >= REMEMBERED_COUNTS) {
+      this.counts.clear();
+      this.countsVersion = version;
+    }
+    const key = `${limit} ${expression}`;
+    const remembered = this.counts.get(key);
+    if (remembered !== undefined) return remembered;
+    const count = this.context
+      .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
+      .pluck()
+      .get(expression, limit + 1) as number;
+    this.counts.set(key, count <= limit);
+    return count <= limit;
   }
 
   private idsOf(keys: readonly number[]): string[] {

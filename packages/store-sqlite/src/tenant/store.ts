@@ -162,6 +162,8 @@ export class SqliteTenantStore implements TenantStore {
       rankings: this.rankings,
       write: (work) => database.inWriteTransaction(work),
       rebuild: (model) => this.rebuilds.rebuild(model),
+      dataVersion: () => database.dataVersion(),
+      onWrite: (listener) => database.onForget('write', listener),
     });
     registerStoreParts(this, { database, planner: this.planner, rows: this.rows });
   }
