@@ -9,7 +9,7 @@ import { tenantFairShare } from './tenant-fair-share.js';
 import { releaseShare } from './context.js';
 import { RefusalHold } from './refusal-hold.js';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
-import { onRouteShapes } from './route-shapes.js';
+import { routeModules } from './route-shapes.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { dataRoutes } from './routes/data.js';
@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
   );
   app.use(tenantFairShare(deps.fairShare));
   // The model push webhook signs the raw body, so it reads the body itself.
-  app.use(onRouteShapes(modelWebhookRoutes(deps)));
+  app.use(routeModules([modelWebhookRoutes(deps)]));
   app.use(jsonBody(deps.config.jsonLimits));
 
   for (const router of routes) app.use(router);
@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps, routes: readonly RequestHandler[] = pla
  * the requests of a shape its routes declare (route-shapes.ts).
  */
 export function platformRoutes(deps: AppDeps): RequestHandler[] {
-  return platformRouteModules(deps).map(onRouteShapes);
+  return [routeModules(platformRouteModules(deps))];
 }
 
 function platformRouteModules(deps: AppDeps): Router[] {

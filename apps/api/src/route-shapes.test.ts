@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { onRouteShapes } from './route-shapes.js';
+import { routeModules } from './route-shapes.js';
 import { routeModule } from './routes/router.js';
 
 /** What a request did: answered by one of the module's routes, or passed on (`next`). */
@@ -46,7 +46,7 @@ function counting(router: Router): { seen: string[]; counted: Router } {
   return { seen, counted };
 }
 
-describe('onRouteShapes', () => {
+describe('routeModules', () => {
   it.each([
     ['/data/t/companies', '/data/:tenant/:typeName'],
     ['/data/t/companies/', '/data/:tenant/:typeName'],
@@ -58,7 +58,7 @@ describe('onRouteShapes', () => {
     ['/data/t/companies?sort=legalName', '/data/:tenant/:typeName'],
   ])('hands %s to the module, whose route %s answers it', async (url, route) => {
     const { counted, seen } = module();
-    await expect(run(onRouteShapes(counted), 'GET', url)).resolves.toEqual({
+    await expect(run(routeModules([counted]), 'GET', url)).resolves.toEqual({
       answered: route,
     });
     expect(seen).toEqual([url]);
@@ -74,19 +74,47 @@ describe('onRouteShapes', () => {
     '/',
   ])('passes %s by without the module seeing it, as its router would not answer it', async (url) => {
     const { counted, seen, router } = module();
-    await expect(run(onRouteShapes(counted), 'GET', url)).resolves.toBe('passed');
+    await expect(run(routeModules([counted]), 'GET', url)).resolves.toBe('passed');
     expect(seen).toEqual([]);
     // The router itself agrees: none of its routes answers the request.
     await expect(run(router, 'GET', url)).resolves.toBe('passed');
   });
 
-  it('leaves a module whose paths use other syntax to its router for every request', () => {
-    const router = routeModule();
-    router.get('/files/*path', (_req, res) => res.end());
-    expect(onRouteShapes(router)).toBe(router);
-    const optional = routeModule();
-    optional.get('/data/:tenant{/:typeName}', (_req, res) => res.end());
-    expect(onRouteShapes(optional)).toBe(optional);
+  it('hands every request to a module whose paths use other syntax', async () => {
+    for (const path of ['/files/*path', '/data/:tenant{/:typeName}']) {
+      const router = routeModule();
+      router.get(path, (_req, res) => res.end());
+      const { seen, counted } = counting(router);
+      await run(routeModules([counted]), 'GET', '/anything/at/all');
+      expect(seen).toEqual(['/anything/at/all']);
+    }
+  });
+
+  it('hands a request the first fitting module passes on to the next fitting one, skipping the others', async () => {
+    const first = module();
+    const other = routeModule();
+    other.get('/search/:tenant', (_req, res) => res.end());
+    const second = module();
+    const unfitting = counting(other);
+    const handler = routeModules([first.counted, unfitting.counted, second.counted]);
+    // The first module has no POST route: its router passes the request on.
+    await expect(run(handler, 'POST', '/data/t/companies')).resolves.toBe('passed');
+    expect(first.seen).toEqual(['/data/t/companies']);
+    expect(unfitting.seen).toEqual([]);
+    expect(second.seen).toEqual(['/data/t/companies']);
+  });
+
+  it('hands an error a module passes on to the app, not to the next module', async () => {
+    const failing = routeModule();
+    failing.get('/data/:tenant/:typeName', (_req, _res, next) => next(new Error('refused')));
+    const after = module();
+    const error = await new Promise<unknown>((resolve) => {
+      const req = { method: 'GET', url: '/data/t/companies', params: {} } as unknown as Request;
+      Object.defineProperty(req, 'path', { get: () => '/data/t/companies' });
+      routeModules([failing, after.counted])(req, {} as Response, resolve);
+    });
+    expect(error).toEqual(new Error('refused'));
+    expect(after.seen).toEqual([]);
   });
 
   it('hands every request to a module with a middleware mounted at the root', async () => {
@@ -94,7 +122,7 @@ describe('onRouteShapes', () => {
     router.get('/health', (_req, res) => res.end());
     router.use((_req, _res, next) => next());
     const { seen, counted } = counting(router);
-    await run(onRouteShapes(counted), 'GET', '/anything/at/all');
+    await run(routeModules([counted]), 'GET', '/anything/at/all');
     expect(seen).toEqual(['/anything/at/all']);
   });
 });
