@@ -34,9 +34,12 @@ function fragmented(file: string): boolean {
 const company = (n: number) =>
   storedObject({ n, basicClass: 'ct.company', name: `Harbor ${n}`, values: { legalName: `Harbor ${n}` } });
 
-async function opened(): Promise<{ store: SqliteTenantStore; file: string }> {
+async function opened(searchMergePagesMax?: number): Promise<{ store: SqliteTenantStore; file: string }> {
   const file = join(dir, `tenant-${++counter}.db`);
-  const store = openSqliteTenantStore({ file });
+  const store = openSqliteTenantStore({
+    file,
+    ...(searchMergePagesMax === undefined ? {} : { searchMergePagesMax }),
+  });
   await store.applyModel(contractModel);
   return { store, file };
 }
@@ -68,6 +71,17 @@ describe('compaction of the full-text index', () => {
     }
     expect(fragmented(file)).toBe(false);
     expect(await searchAll(store)).toEqual([...before, company(MIN_TRANSACTIONS).id].sort());
+    await store.close();
+  });
+
+  it('leaves an index larger than the bound to FTS5 once writes go quiet, and merges it on request', async () => {
+    const { store, file } = await opened(1);
+    await writeOneByOne(store, 1, MIN_TRANSACTIONS + 20);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS + 300));
+    expect(fragmented(file)).toBe(true);
+    await store.compactSearchIndex();
+    expect(fragmented(file)).toBe(false);
+    expect(await searchAll(store)).toHaveLength(MIN_TRANSACTIONS + 20);
     await store.close();
   });
 

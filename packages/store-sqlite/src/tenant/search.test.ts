@@ -17,7 +17,7 @@ const company = (n: number, legalName: string): StoredObject =>
     values: { legalName, email: `c${n}@example.test` },
   });
 
-const zyx = async (store: SqliteTenantStore): Promise<string[]> =>
+const zyx = async (store: SqliteTenantStore): Promise<readonly string[]> =>
   (await store.search.search({ text: 'zyx', classes: ['ct.company'], size: 10 }, { kind: 'all' })).ids;
 
 // A search ranks by bm25 while its query matches at most the rank limit (2 here), else lists the

@@ -71,6 +71,12 @@ export interface SqliteTenantStoreOptions {
   /** How long a bm25 search paging can be continued (its frozen ranking is kept). Default 15 minutes. */
   readonly searchCursorTtlMs?: number;
   /**
+   * The largest full-text index (in FTS5 data rows, about a page each) merged into one segment
+   * once writes go quiet (search-compaction.ts); larger ones are left to FTS5's own merging.
+   * Default 8,192.
+   */
+  readonly searchMergePagesMax?: number;
+  /**
    * Composite (equality field, sort field) indexes per class at most (class-columns.ts): each
    * serves the sorted pages of a filter on an enumeration or flag, and costs an index entry per
    * write of a member of the class. Default 4; changing it rebuilds the derived data.
@@ -118,7 +124,7 @@ export class SqliteTenantStore implements TenantStore {
       options.checkpointer,
     );
     this.database = database;
-    this.searchCompaction = new SearchCompaction(database);
+    this.searchCompaction = new SearchCompaction(database, options.searchMergePagesMax);
     this.rankings = new FrozenRankings(options.file);
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
