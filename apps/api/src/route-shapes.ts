@@ -32,11 +32,16 @@ export function routeModules(routers: readonly Router[]): RequestHandler {
     const segments = segmentsOf(req.path);
     let index = 0;
     const handOn = (error?: unknown): void => {
-      if (error) return next(error);
+      if (error) {
+        next(error);
+        return;
+      }
       while (index < modules.length) {
         const { router, shapes } = modules[index++]!;
-        if (shapes === 'any' || shapes.some((shape) => fits(shape, segments)))
-          return router(req, res, handOn);
+        if (shapes === 'any' || shapes.some((shape) => fits(shape, segments))) {
+          router(req, res, handOn);
+          return;
+        }
       }
       next();
     };
