@@ -70,6 +70,9 @@ export async function call(method, path, { body, session = currentSession(), pre
     body: body === undefined ? undefined : JSON.stringify(body),
     cache: 'no-store',
   });
+  const location = response.headers.get('Location');
+  // A create's answer names the object it made: its change event is this tab's own write too.
+  if (method !== 'GET' && location) recentWrites.set(location, Date.now());
   const text = await response.text();
   let parsed = null;
   if (text !== '') {
@@ -83,7 +86,7 @@ export async function call(method, path, { body, session = currentSession(), pre
     if (response.status === 401) clearSession();
     throw new ApiError(response.status, parsed ?? { detail: response.statusText });
   }
-  return { status: response.status, body: parsed, location: response.headers.get('Location') };
+  return { status: response.status, body: parsed, location };
 }
 
 export async function get(path) {
