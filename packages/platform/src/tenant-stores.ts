@@ -24,6 +24,7 @@ import {
   openSqlitePlatformRegistry,
   openSqliteReplicationBuffer,
   openSqliteTenantStore,
+  sqliteTenantStoreFiles,
   WalCheckpointThread,
 } from '@odp/store-sqlite';
 
@@ -60,9 +61,8 @@ export async function openTenantStores(config: Config): Promise<TenantStores> {
       open: async (_tenant, dataDir) =>
         openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE), checkpointer }),
       drop: async (_tenant, dataDir) => {
-        // The database and the frozen search rankings beside it (search-rankings.ts).
-        for (const suffix of ['', '-wal', '-shm', '.rankings', '.rankings-wal', '.rankings-shm'])
-          await rm(path.join(dataDir, DOCUMENTS_FILE + suffix), { force: true });
+        for (const file of sqliteTenantStoreFiles(path.join(dataDir, DOCUMENTS_FILE)))
+          await rm(file, { force: true });
       },
       verify: async () => undefined,
       close: () => checkpointer.close(),

@@ -12,6 +12,7 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { isBusy, isUnreadable } from '../sqlite-errors.js';
+import { withWalFiles } from '../sqlite-files.js';
 
 /**
  * How long storing a ranking waits for another process storing one, in ms: the lock is held for
@@ -47,6 +48,11 @@ interface OpenRankings {
   readonly read: Database.Statement<[string, number], string>;
 }
 
+/** The file of the rankings of the tenant database `tenantFile`. */
+export function rankingsFile(tenantFile: string): string {
+  return `${tenantFile}.rankings`;
+}
+
 export class FrozenRankings {
   private opened: OpenRankings | null = null;
 
@@ -75,13 +81,13 @@ export class FrozenRankings {
     } catch (error) {
       if (!isUnreadable(error) || this.tenantFile === ':memory:') throw error;
       this.close();
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${this.path}${suffix}`, { force: true });
+      for (const file of withWalFiles(this.path)) rmSync(file, { force: true });
       return work();
     }
   }
 
   private get path(): string {
-    return this.tenantFile === ':memory:' ? ':memory:' : `${this.tenantFile}.rankings`;
+    return this.tenantFile === ':memory:' ? ':memory:' : rankingsFile(this.tenantFile);
   }
 
   private open(): OpenRankings {

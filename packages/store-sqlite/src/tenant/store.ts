@@ -49,7 +49,8 @@ import { DerivedRows } from './derived-rows.js';
 import { followRedirects } from './redirects.js';
 import { SqliteSearchIndex } from './search.js';
 import { SearchCompaction } from './search-compaction.js';
-import { FrozenRankings } from './search-rankings.js';
+import { FrozenRankings, rankingsFile } from './search-rankings.js';
+import { withWalFiles } from '../sqlite-files.js';
 import { SummaryReads } from './summary-reads.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
@@ -92,6 +93,14 @@ export interface SqliteTenantStoreOptions {
 }
 
 /** Opens (creating and migrating when needed) the database of one tenant. */
+/**
+ * Every file a tenant store keeps for its database `file`: the database and the frozen search
+ * rankings beside it (search-rankings.ts), each with its WAL and shared-memory files.
+ */
+export function sqliteTenantStoreFiles(file: string): string[] {
+  return [file, rankingsFile(file)].flatMap(withWalFiles);
+}
+
 export function openSqliteTenantStore(options: SqliteTenantStoreOptions): SqliteTenantStore {
   return new SqliteTenantStore(options);
 }
