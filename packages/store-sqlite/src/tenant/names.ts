@@ -82,12 +82,11 @@ export class TenantNames {
     );
     if (targets.size === 0) return [];
     const visible = visibleLinked(this.context.keys, access, 'l.src');
-    const select = `SELECT l.dst, l.rel, l.src FROM links l`;
     let rows: IncomingLinkRow[];
     if (bound === undefined) {
       rows = this.context
         .statement(
-          `${select} WHERE l.dst IN (SELECT value FROM json_each(?)) AND ${visible.text}
+          `SELECT l.dst, l.rel, l.src FROM links l WHERE l.dst IN (SELECT value FROM json_each(?)) AND ${visible.text}
            ORDER BY l.dst, l.rel, l.src, l.pos`,
         )
         .raw(true)
