@@ -45,6 +45,9 @@ export function refsChangedCount(database: TenantDatabase): string | null {
   );
 }
 
+/** The columns of an object row a write sets, in the order of the insert's values. */
+const UPDATED_COLUMNS = ['basic', 'classes', 'name', 'vals', 'created', 'modified'] as const;
+
 export class BatchWriter {
   constructor(
     private readonly database: TenantDatabase,
@@ -91,24 +94,20 @@ export class BatchWriter {
    * changed the BASIC class or name of a stored object.
    */
   private putObject(object: StoredObject, stored: StoredKeys): boolean {
-    const columns = [
-      object.basicClass,
-      JSON.stringify(object.classes),
-      object.name,
-      JSON.stringify(object.values),
-      object.createdAt,
-      object.modifiedAt,
-    ];
+    const row: Omit<ObjectRow, 'n' | 'id'> = {
+      basic: object.basicClass,
+      classes: JSON.stringify(object.classes),
+      name: object.name,
+      vals: JSON.stringify(object.values),
+      created: object.createdAt,
+      modified: object.modifiedAt,
+    };
     const existing = stored.keyOf(object.id);
     if (existing !== null) {
       const previous = this.database
         .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n = ?`)
         .get(existing) as ObjectRow;
-      this.database
-        .statement(
-          'UPDATE objects SET basic = ?, classes = ?, name = ?, vals = ?, created = ?, modified = ? WHERE n = ?',
-        )
-        .run(...columns, existing);
+      this.updateRow(existing, previous, row);
       this.derived.replace(object, existing, searchTextOf(this.model.current, toStoredObject(previous, {})));
       return previous.basic !== object.basicClass || previous.name !== object.name;
     }
@@ -117,10 +116,23 @@ export class BatchWriter {
         'INSERT INTO objects (id, basic, classes, name, vals, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING n',
       )
       .pluck()
-      .get(object.id, ...columns) as number;
+      .get(object.id, ...UPDATED_COLUMNS.map((column) => row[column])) as number;
     stored.inserted(object.id, n);
     this.derived.insert(object, n);
     return false;
+  }
+
+  /**
+   * Sets the columns of the stored row `n` that differ from `previous`, and only those: an index on
+   * a column the statement sets has its entry deleted and inserted again even when the value is the
+   * same, dirtying its page (`objects_name`, for a patch that leaves the name alone).
+   */
+  private updateRow(n: number, previous: ObjectRow, row: Omit<ObjectRow, 'n' | 'id'>): void {
+    const changed = UPDATED_COLUMNS.filter((column) => previous[column] !== row[column]);
+    if (changed.length === 0) return;
+    this.database
+      .statement(`UPDATE objects SET ${changed.map((column) => `${column} = ?`).join(', ')} WHERE n = ?`)
+      .run(...changed.map((column) => row[column]), n);
   }
 
   /**
