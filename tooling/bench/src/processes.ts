@@ -114,27 +114,34 @@ const USER_HZ = 100;
  * of `ODP_API_PROCESSES` and the isolated tasks count with the process that started them.
  */
 function processCpuMs(pid: number): number {
-  return sumOverTree(pid, (process) => {
+  const measured = sumOverTree(pid, (process) => {
     const stat = readFileSync(`/proc/${process}/stat`, 'utf8');
     // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
     const fields = stat.split(') ')[1]?.split(' ') ?? [];
     const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
-    return (ticks * 1000) / USER_HZ;
+    return { ms: (ticks * 1000) / USER_HZ };
   });
+  return measured?.ms ?? 0;
 }
 
 /**
- * `measure` of a process plus that of each of its live descendants. A process that ended since its
- * parent listed it counts 0 (its CPU time is now its parent's; its memory is gone).
+ * `measure` of a process plus that of each of its live descendants, summed member by member. A
+ * process that ended since its parent listed it counts 0 (its CPU time is now its parent's; its
+ * memory is gone).
  */
-function sumOverTree(pid: number, measure: (pid: number) => number): number {
-  let own: number;
+function sumOverTree<T extends Record<string, number>>(pid: number, measure: (pid: number) => T): T | null {
+  let own: T;
   try {
     own = measure(pid);
   } catch {
-    return 0;
+    return null;
   }
-  return own + childrenOf(pid).reduce((sum, child) => sum + sumOverTree(child, measure), 0);
+  const sum: Record<string, number> = { ...own };
+  for (const child of childrenOf(pid)) {
+    const measured = sumOverTree(child, measure);
+    for (const key of Object.keys(sum)) sum[key] = (sum[key] ?? 0) + (measured?.[key] ?? 0);
+  }
+  return sum as T;
 }
 
 function childrenOf(pid: number): number[] {
@@ -157,16 +164,31 @@ export function residentMb(pid: number): { rss: number; anon: number; file: numb
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
+/** The memory of a process tree in MB, as the sums of the proportional set sizes of its processes. */
+export interface TreeMemory {
+  /** All of it (`Pss`). */
+  readonly total: number;
+  /** Its own memory (`Pss_Anon` + `Pss_Shmem`): heaps, buffers, SQLite's page caches, the WAL indexes. */
+  readonly own: number;
+  /**
+   * Mapped file pages (`Pss_File`): mostly database pages read through SQLite's memory map, which
+   * the kernel's file cache holds with or without the mapping and reclaims under pressure.
+   */
+  readonly mapped: number;
+}
+
 /**
- * The memory of a process and of its descendants, in MB: the sum of their proportional set sizes
- * (`Pss` of `/proc/<pid>/smaps_rollup`: each process's own pages, and its share of the pages it
- * shares with others, such as the database's memory map that every api process maps). The api
- * processes of `ODP_API_PROCESSES` and the isolated tasks count with the process that started
- * them; shared pages count once in all, as the machine holds them.
+ * The memory of a process and of its descendants: the sum of their proportional set sizes
+ * (`/proc/<pid>/smaps_rollup`: each process's own pages, and its share of the pages it shares with
+ * others, such as the database's memory map that every api process maps). The api processes of
+ * `ODP_API_PROCESSES` and the isolated tasks count with the process that started them; shared
+ * pages count once in all, as the machine holds them.
  */
-export function treeMemoryMb(pid: number): number {
-  return sumOverTree(pid, (process) => {
+export function treeMemoryMb(pid: number): TreeMemory {
+  const measured = sumOverTree(pid, (process) => {
     const rollup = readFileSync(`/proc/${process}/smaps_rollup`, 'utf8');
-    return Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
+    const mb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0) / 1024;
+    return { total: mb('Pss'), own: mb('Pss_Anon') + mb('Pss_Shmem'), mapped: mb('Pss_File') };
   });
+  return measured ?? { total: 0, own: 0, mapped: 0 };
 }
