@@ -50,6 +50,44 @@ describe('remembered references of linking objects', () => {
   });
 });
 
+// The bounded ranges of linkers are remembered while nothing is written, and forgotten once a write
+// through this store or a commit of another connection may have changed them.
+describe('remembered ranges of linkers', () => {
+  it('follows links added and removed through this store and through another connection', async () => {
+    const file = join(dir, 'ranges.db');
+    const here = openSqliteTenantStore({ file });
+    const elsewhere = openSqliteTenantStore({ file });
+    await here.applyModel(contractModel);
+    await elsewhere.applyModel(contractModel);
+    await here.write({
+      put: [
+        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
+        storedObject({ n: 9, basicClass: 'ct.company', name: 'Other' }),
+        invoice(2, 'Invoice 2'),
+        invoice(3, 'Invoice 3'),
+      ],
+    });
+    expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3']);
+    expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3']);
+
+    await elsewhere.write({ put: [invoice(4, 'Invoice 4')] });
+    expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3', 'Invoice 4']);
+
+    await here.write({
+      put: [
+        storedObject({ n: 2, basicClass: 'ct.invoice', name: 'Invoice 2', links: { [REL.client]: [9] } }),
+      ],
+    });
+    expect(await linkerNames(here)).toEqual(['Invoice 3', 'Invoice 4']);
+
+    await elsewhere.write({ put: [invoice(5, 'Invoice 5')] });
+    await here.write({ put: [invoice(6, 'Invoice 6')] });
+    expect(await linkerNames(here)).toEqual(['Invoice 3', 'Invoice 4', 'Invoice 5', 'Invoice 6']);
+    await here.close();
+    await elsewhere.close();
+  });
+});
+
 describe('bounded linkers of several objects', () => {
   it('reads at most `limit` linkers per object and relation, in creation order, grouped by object', async () => {
     const store = openSqliteTenantStore({ file: join(dir, 'bounded.db') });

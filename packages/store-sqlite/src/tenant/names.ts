@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/core';
 import { visibleLinked } from './query/access.js';
-import type { KeyLookup } from './query/sql.js';
+import type { KeyLookup, Sql } from './query/sql.js';
 
 export interface TenantNamesContext {
   readonly keys: KeyLookup;
@@ -19,6 +19,10 @@ export interface TenantNamesContext {
   readonly refsChanged: () => string | null;
   /** Whether a write transaction is open on the connection (its reads may not be committed). */
   readonly inTransaction: () => boolean;
+  /** `PRAGMA data_version` of the connection: changes when another connection committed. */
+  readonly dataVersion: () => number;
+  /** Registers `listener` to run after every write transaction of this connection. */
+  readonly onWrite: (listener: () => void) => void;
 }
 
 /** Rows are read raw (arrays): the driver then builds no object per row. */
@@ -27,6 +31,8 @@ type IncomingLinkRow = [dst: number, rel: number, src: number];
 
 /** Linkers' references remembered at most (about 200 bytes each). */
 const REMEMBERED_REFS = 20_000;
+/** Bounded ranges of linkers remembered at most (a page of 20 companies reads 20 of them). */
+const REMEMBERED_RANGES = 10_000;
 
 export class TenantNames {
   /**
@@ -43,8 +49,19 @@ export class TenantNames {
    */
   private readonly refs = new Map<number, RefRow>();
   private refsVersion: string | null = null;
+  /**
+   * The keys of the first linkers of (target, relation) pairs read with a bound, by the reader's
+   * access condition, the bound, the target and the relation, as long as the database is as it was
+   * when they were read: forgotten on every write of this connection and whenever another one
+   * committed (`data_version`). A page of companies renders the same ranges on every request while
+   * nothing is written; the range reads were the largest single statement of such a page.
+   */
+  private readonly ranges = new Map<string, readonly number[]>();
+  private rangesVersion: number | null = null;
 
-  constructor(private readonly context: TenantNamesContext) {}
+  constructor(private readonly context: TenantNamesContext) {
+    context.onWrite(() => this.ranges.clear());
+  }
 
   /** See `TenantStore.refsOf`. */
   refsOf(ids: readonly string[], access: AccessFilter): ObjectRef[] {
@@ -92,31 +109,11 @@ export class TenantNames {
         .raw(true)
         .all(JSON.stringify([...targets.keys()]), ...visible.params) as IncomingLinkRow[];
     } else {
-      // One statement for every (target, relation) pair: each pair is a correlated range read that
-      // stops after `limit` visible linkers, as a statement per pair did (a page of 20 companies
-      // ran 20 of them, each paying a statement's fixed cost).
-      const pairs = this.context
-        .statement(
-          `SELECT t.value, r.value, (
-             SELECT json_group_array(b.src) FROM (
-               SELECT l.src FROM links l
-               WHERE l.dst = t.value AND l.rel = r.value AND ${visible.text}
-               ORDER BY l.src, l.pos LIMIT ?) b)
-           FROM json_each(?) t, json_each(?) r ORDER BY t.key, r.key`,
-        )
-        .raw(true)
-        .all(
-          ...visible.params,
-          bound.limit,
-          JSON.stringify([...targets.keys()].sort((a, b) => a - b)),
-          JSON.stringify(rels),
-        ) as [number, number, string][];
-      // The range picked the first linkers in (src, pos) order; an aggregate does not promise to
-      // keep an order, so the keys are sorted again (equal keys are one linker linking twice).
-      rows = pairs.flatMap(([dst, rel, sources]) =>
-        (JSON.parse(sources) as number[])
-          .sort((a, b) => a - b)
-          .map((src): IncomingLinkRow => [dst, rel, src]),
+      rows = this.boundedRanges(
+        [...targets.keys()].sort((a, b) => a - b),
+        rels,
+        visible,
+        bound.limit,
       );
     }
     const refs = this.linkerRefs(rows.map((row) => row[2]));
@@ -142,6 +139,61 @@ export class TenantNames {
         },
       ];
     });
+  }
+
+  /**
+   * The first `limit` visible linkers of each (target, relation) pair, targets and relations in
+   * ascending key order: remembered ranges (see {@link ranges}), the others read in one statement,
+   * each pair a correlated range read that stops after `limit` visible linkers (a statement per
+   * pair paid a statement's fixed cost 20 times for a page of 20 companies).
+   */
+  private boundedRanges(
+    targets: readonly number[],
+    rels: readonly number[],
+    visible: Sql,
+    limit: number,
+  ): IncomingLinkRow[] {
+    const version = this.context.dataVersion();
+    if (version !== this.rangesVersion || this.ranges.size >= REMEMBERED_RANGES) {
+      this.ranges.clear();
+      this.rangesVersion = version;
+    }
+    const prefix = `${limit}\u0000${JSON.stringify(visible.params)}\u0000${visible.text}\u0000`;
+    // Inside a write transaction the ranges may differ from the committed ones: read, not remembered.
+    const remembering = !this.context.inTransaction();
+    const remembered = remembering ? this.ranges : new Map<string, readonly number[]>();
+    const found = new Map<string, readonly number[]>();
+    const missing = targets.filter((dst) => rels.some((rel) => !remembered.has(`${prefix}${dst}:${rel}`)));
+    if (missing.length > 0) {
+      const pairs = this.context
+        .statement(
+          `SELECT t.value, r.value, (
+             SELECT json_group_array(b.src) FROM (
+               SELECT l.src FROM links l
+               WHERE l.dst = t.value AND l.rel = r.value AND ${visible.text}
+               ORDER BY l.src, l.pos LIMIT ?) b)
+           FROM json_each(?) t, json_each(?) r ORDER BY t.key, r.key`,
+        )
+        .raw(true)
+        .all(...visible.params, limit, JSON.stringify(missing), JSON.stringify(rels)) as [
+        number,
+        number,
+        string,
+      ][];
+      // The range picked the first linkers in (src, pos) order; an aggregate does not promise to
+      // keep an order, so the keys are sorted again (equal keys are one linker linking twice).
+      for (const [dst, rel, sources] of pairs) {
+        const range = (JSON.parse(sources) as number[]).sort((a, b) => a - b);
+        found.set(`${prefix}${dst}:${rel}`, range);
+        if (remembering) this.ranges.set(`${prefix}${dst}:${rel}`, range);
+      }
+    }
+    return targets.flatMap((dst) =>
+      rels.flatMap((rel) => {
+        const key = `${prefix}${dst}:${rel}`;
+        return (found.get(key) ?? remembered.get(key) ?? []).map((src): IncomingLinkRow => [dst, rel, src]);
+      }),
+    );
   }
 
   /**

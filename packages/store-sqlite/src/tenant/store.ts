@@ -153,6 +153,8 @@ export class SqliteTenantStore implements TenantStore {
       statement,
       refsChanged: () => refsChangedCount(database),
       inTransaction: () => database.db.inTransaction,
+      dataVersion: () => database.dataVersion(),
+      onWrite: (listener) => database.onForget('write', listener),
     });
     this.accessRows = new AccessRows(database, this.model);
     this.outboxJobs = new TenantOutbox(database);
