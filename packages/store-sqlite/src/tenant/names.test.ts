@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNRESTRICTED } from '@odp/core';
+import type { AccessFilter } from '@odp/core';
 import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 import type { SqliteTenantStore } from './store.js';
@@ -85,6 +86,31 @@ describe('remembered ranges of linkers', () => {
     expect(await linkerNames(here)).toEqual(['Invoice 3', 'Invoice 4', 'Invoice 5', 'Invoice 6']);
     await here.close();
     await elsewhere.close();
+  });
+});
+
+describe('remembered ranges of linkers, per reader', () => {
+  it('keeps the linkers each reader may see apart', async () => {
+    const store = openSqliteTenantStore({ file: join(dir, 'readers.db') });
+    await store.applyModel(contractModel);
+    await store.write({
+      put: [
+        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
+        invoice(2, 'Invoice 2'),
+        invoice(3, 'Invoice 3'),
+      ],
+      aclRows: [{ objectId: uuid(2), rows: [{ acId: 'A', nodeId: uuid(2), definition: 'owner' }] }],
+    });
+    const holdingA: AccessFilter = { kind: 'acl', protectedClasses: ['ct.invoice'], acIds: ['A'] };
+    const names = async (access: AccessFilter) =>
+      (await store.incomingRefs([uuid(1)], access, { relationKeys: [REL.client], limit: 20 })).map(
+        (ref) => ref.name,
+      );
+    for (let round = 0; round < 2; round += 1) {
+      expect(await names(UNRESTRICTED)).toEqual(['Invoice 2', 'Invoice 3']);
+      expect(await names(holdingA)).toEqual(['Invoice 2']);
+    }
+    await store.close();
   });
 });
 

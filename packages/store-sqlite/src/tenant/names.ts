@@ -32,7 +32,9 @@ type IncomingLinkRow = [dst: number, rel: number, src: number];
 /** Linkers' references remembered at most (about 200 bytes each). */
 const REMEMBERED_REFS = 20_000;
 /** Bounded ranges of linkers remembered at most (a page of 20 companies reads 20 of them). */
-const REMEMBERED_RANGES = 10_000;
+const REMEMBERED_RANGES = 5_000;
+/** Readers (access conditions and bounds) the remembered ranges are kept apart for, at most. */
+const REMEMBERED_READERS = 500;
 
 export class TenantNames {
   /**
@@ -58,9 +60,14 @@ export class TenantNames {
    */
   private readonly ranges = new Map<string, readonly number[]>();
   private rangesVersion: number | null = null;
+  /**
+   * A short number for each reader's access condition and bound the ranges were read under (a
+   * restricted reader's condition holds its granted access controls, too long to repeat per range).
+   */
+  private readonly rangeReaders = new Map<string, number>();
 
   constructor(private readonly context: TenantNamesContext) {
-    context.onWrite(() => this.ranges.clear());
+    context.onWrite(() => this.forgetRanges());
   }
 
   /** See `TenantStore.refsOf`. */
@@ -154,11 +161,21 @@ export class TenantNames {
     limit: number,
   ): IncomingLinkRow[] {
     const version = this.context.dataVersion();
-    if (version !== this.rangesVersion || this.ranges.size >= REMEMBERED_RANGES) {
-      this.ranges.clear();
+    if (
+      version !== this.rangesVersion ||
+      this.ranges.size >= REMEMBERED_RANGES ||
+      this.rangeReaders.size >= REMEMBERED_READERS
+    ) {
+      this.forgetRanges();
       this.rangesVersion = version;
     }
-    const prefix = `${limit}\u0000${JSON.stringify(visible.params)}\u0000${visible.text}\u0000`;
+    const reader = `${limit}\u0000${JSON.stringify(visible.params)}\u0000${visible.text}`;
+    let readerKey = this.rangeReaders.get(reader);
+    if (readerKey === undefined) {
+      readerKey = this.rangeReaders.size;
+      this.rangeReaders.set(reader, readerKey);
+    }
+    const prefix = `${readerKey}:`;
     // Inside a write transaction the ranges may differ from the committed ones: read, not remembered.
     const remembering = !this.context.inTransaction();
     const remembered = remembering ? this.ranges : new Map<string, readonly number[]>();
@@ -194,6 +211,11 @@ export class TenantNames {
         return (found.get(key) ?? remembered.get(key) ?? []).map((src): IncomingLinkRow => [dst, rel, src]);
       }),
     );
+  }
+
+  private forgetRanges(): void {
+    this.ranges.clear();
+    this.rangeReaders.clear();
   }
 
   /**
