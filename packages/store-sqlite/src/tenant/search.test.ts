@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoredObject } from '@odp/core';
+import type { AccessFilter, StoredObject } from '@odp/core';
 import { contractModel, storedObject, uuid } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 import type { SqliteTenantStore } from './store.js';
@@ -47,5 +47,47 @@ describe('the ranking mode of a search follows the writes of every connection', 
     expect(await zyx(here)).toEqual([uuid(5), uuid(4), uuid(1)]);
     await here.close();
     await elsewhere.close();
+  });
+});
+
+// A first page is remembered while nothing is written, apart for each reader and page size, and
+// for half the lifetime of the frozen ranking its `next` cursor continues.
+describe('remembered first pages', () => {
+  const restricted: AccessFilter = { kind: 'acl', protectedClasses: ['ct.company'], acIds: ['A'] };
+  const page = (store: SqliteTenantStore, size: number, access: AccessFilter = { kind: 'all' }) =>
+    store.search.search({ text: 'zyx', classes: ['ct.company'], size }, access);
+
+  it('answers each reader and size its own page, with a cursor that continues it', async () => {
+    const store = openSqliteTenantStore({ file: join(dir, 'pages.db') });
+    await store.applyModel(contractModel);
+    await store.write({
+      put: [company(1, 'zyx zyx zyx'), company(2, 'zyx zyx'), company(3, 'zyx other')],
+      aclRows: [{ objectId: uuid(2), rows: [{ acId: 'A', nodeId: uuid(2), definition: 'owner' }] }],
+    });
+    for (let round = 0; round < 2; round += 1) {
+      const first = await page(store, 2);
+      expect(first.ids).toEqual([uuid(1), uuid(2)]);
+      const rest = await store.search.search(
+        { text: 'zyx', classes: ['ct.company'], size: 2, cursor: first.next ?? '' },
+        { kind: 'all' },
+      );
+      expect(rest.ids).toEqual([uuid(3)]);
+      expect((await page(store, 1)).ids).toEqual([uuid(1)]);
+      expect((await page(store, 2, restricted)).ids).toEqual([uuid(2)]);
+    }
+    await store.close();
+  });
+
+  it('ranks again once half the ranking lifetime has passed', async () => {
+    const store = openSqliteTenantStore({ file: join(dir, 'expiry.db'), searchCursorTtlMs: 60 });
+    await store.applyModel(contractModel);
+    await store.write({ put: [company(1, 'zyx zyx zyx'), company(2, 'zyx zyx'), company(3, 'zyx other')] });
+    const first = await page(store, 2);
+    expect((await page(store, 2)).next).toBe(first.next);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const later = await page(store, 2);
+    expect(later.ids).toEqual(first.ids);
+    expect(later.next).not.toBe(first.next);
+    await store.close();
   });
 });

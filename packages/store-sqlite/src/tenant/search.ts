@@ -79,6 +79,8 @@ const MAX_PAGE_SIZE = 1000;
 const PHRASE_LIMIT_FACTOR = 10;
 /** Match counts remembered at most (see `SqliteSearchIndex.within`). */
 const REMEMBERED_COUNTS = 1000;
+/** First pages remembered at most (see `SqliteSearchIndex.firstPages`). */
+const REMEMBERED_PAGES = 500;
 
 export class SqliteSearchIndex implements SearchIndex {
   readonly maintainedByStore = true;
@@ -89,10 +91,18 @@ export class SqliteSearchIndex implements SearchIndex {
    * search from many clients, the check of a common term on each keystroke) counts nothing again.
    */
   private readonly counts = new Map<string, boolean>();
-  private countsVersion: number | null = null;
+  /**
+   * First pages by query, classes, reader's scope and size, as answered since the index last
+   * changed, each until half its frozen ranking's lifetime has passed (its `next` cursor stays
+   * valid): the same search asked again while nothing is written (the same prefix typed by many
+   * clients, a page reloaded) is answered without matching again.
+   */
+  private readonly firstPages = new Map<string, { readonly page: SearchPage; readonly until: number }>();
+  /** The `data_version` both memories were filled under. */
+  private rememberedVersion: number | null = null;
 
   constructor(private readonly context: SqliteSearchIndexContext) {
-    context.onWrite(() => this.counts.clear());
+    context.onWrite(() => this.forget());
   }
 
   /** Replaces the entries of stored objects with the given text; ids not stored are ignored. */
@@ -137,7 +147,28 @@ export class SqliteSearchIndex implements SearchIndex {
     const size = Math.max(1, Math.min(Math.trunc(query.size), MAX_PAGE_SIZE));
     if (cursor?.mode === 'rank') return this.frozenPage(cursor, classKeys, access, size);
     const scope = this.scope('search.rowid', classKeys, access);
-    const state = cursor ?? this.firstPageMode(match, phrases, fingerprint);
+    if (cursor !== undefined) return this.page(match, scope, size, fingerprint, cursor);
+    this.forgetIfChanged();
+    const key = `${fingerprint}\u0000${size}\u0000${scope.text}\u0000${JSON.stringify(scope.params)}`;
+    const now = Date.now();
+    const remembered = this.firstPages.get(key);
+    if (remembered !== undefined && now < remembered.until) {
+      return { ids: [...remembered.page.ids], next: remembered.page.next };
+    }
+    const page = this.page(match, scope, size, fingerprint, this.firstPageMode(match, phrases, fingerprint));
+    if (this.firstPages.size >= REMEMBERED_PAGES) this.firstPages.clear();
+    this.firstPages.set(key, { page, until: now + this.context.cursorTtlMs / 2 });
+    return page;
+  }
+
+  /** A page of a bm25 first page or of a newest-first paging at `state`. */
+  private page(
+    match: string,
+    scope: Sql,
+    size: number,
+    fingerprint: string,
+    state: { mode: 'rank' } | RecentCursor,
+  ): SearchPage {
     if (state.mode === 'rank') {
       const ranked = this.context
         .statement(
@@ -230,13 +261,26 @@ export class SqliteSearchIndex implements SearchIndex {
     return { q: fingerprint, mode: 'recent', max, at: max + 1 };
   }
 
-  /** Whether `expression` matches at most `limit` entries (counting at most `limit` + 1). */
-  private within(expression: string, limit: number): boolean {
+  /** Forgets the remembered counts and first pages when another connection committed since. */
+  private forgetIfChanged(): void {
     const version = this.context.dataVersion();
-    if (version !== this.countsVersion || this.counts.size >= REMEMBERED_COUNTS) {
-      this.counts.clear();
-      this.countsVersion = version;
+    if (version !== this.rememberedVersion) {
+      this.forget();
+      this.rememberedVersion = version;
     }
+  }
+
+  private forget(): void {
+    this.counts.clear();
+    this.firstPages.clear();
+  }
+
+  /**
+   * Whether `expression` matches at most `limit` entries (counting at most `limit` + 1), as
+   * remembered since the index last changed (`forgetIfChanged` runs first on every first page).
+   */
+  private within(expression: string, limit: number): boolean {
+    if (this.counts.size >= REMEMBERED_COUNTS) this.counts.clear();
     const key = `${limit} ${expression}`;
     const remembered = this.counts.get(key);
     if (remembered !== undefined) return remembered;
