@@ -159,9 +159,9 @@ const parseStarted = new WeakMap<object, number>();
 /**
  * express's JSON body parser with the platform's size, charset, nesting, member and value limits.
  * Checking and parsing a large body is a step of the event loop of its own: when it took a slice
- * (`sliceMs`, {@link LOOP_SLICE_MS} unless told) or more, the request goes on in the next turn, after the I/O that arrived
- * meanwhile (another tenant's request waits for the parse of a megabyte, not for it and all the
- * handling that follows it too).
+ * (`sliceMs`, {@link LOOP_SLICE_MS} unless told) or more, the request goes on in the next turn,
+ * after the I/O that arrived meanwhile (another tenant's request waits for the parse of a
+ * megabyte, not for it and all the handling that follows it too).
  */
 export function jsonBody(limits: JsonLimitsConfig, sliceMs: number = LOOP_SLICE_MS): RequestHandler {
   const verify = verifyJson({ depth: MAX_JSON_DEPTH, members: limits.maxMembers, values: limits.maxValues });

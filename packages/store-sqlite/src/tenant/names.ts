@@ -177,10 +177,8 @@ export class TenantNames {
     }
     const prefix = `${readerKey}:`;
     // Inside a write transaction the ranges may differ from the committed ones: read, not remembered.
-    const remembering = !this.context.inTransaction();
-    const remembered = remembering ? this.ranges : new Map<string, readonly number[]>();
-    const found = new Map<string, readonly number[]>();
-    const missing = targets.filter((dst) => rels.some((rel) => !remembered.has(`${prefix}${dst}:${rel}`)));
+    const ranges = this.context.inTransaction() ? new Map<string, readonly number[]>() : this.ranges;
+    const missing = targets.filter((dst) => rels.some((rel) => !ranges.has(`${prefix}${dst}:${rel}`)));
     if (missing.length > 0) {
       const pairs = this.context
         .statement(
@@ -200,15 +198,16 @@ export class TenantNames {
       // The range picked the first linkers in (src, pos) order; an aggregate does not promise to
       // keep an order, so the keys are sorted again (equal keys are one linker linking twice).
       for (const [dst, rel, sources] of pairs) {
-        const range = (JSON.parse(sources) as number[]).sort((a, b) => a - b);
-        found.set(`${prefix}${dst}:${rel}`, range);
-        if (remembering) this.ranges.set(`${prefix}${dst}:${rel}`, range);
+        ranges.set(
+          `${prefix}${dst}:${rel}`,
+          (JSON.parse(sources) as number[]).sort((a, b) => a - b),
+        );
       }
     }
     return targets.flatMap((dst) =>
       rels.flatMap((rel) => {
-        const key = `${prefix}${dst}:${rel}`;
-        return (found.get(key) ?? remembered.get(key) ?? []).map((src): IncomingLinkRow => [dst, rel, src]);
+        const range = ranges.get(`${prefix}${dst}:${rel}`) ?? [];
+        return range.map((src): IncomingLinkRow => [dst, rel, src]);
       }),
     );
   }

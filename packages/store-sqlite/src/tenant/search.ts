@@ -152,9 +152,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const key = `${fingerprint}\u0000${size}\u0000${scope.text}\u0000${JSON.stringify(scope.params)}`;
     const now = Date.now();
     const remembered = this.firstPages.get(key);
-    if (remembered !== undefined && now < remembered.until) {
-      return { ids: [...remembered.page.ids], next: remembered.page.next };
-    }
+    if (remembered !== undefined && now < remembered.until) return remembered.page;
     const page = this.page(match, scope, size, fingerprint, this.firstPageMode(match, phrases, fingerprint));
     if (this.firstPages.size >= REMEMBERED_PAGES) this.firstPages.clear();
     this.firstPages.set(key, { page, until: now + this.context.cursorTtlMs / 2 });

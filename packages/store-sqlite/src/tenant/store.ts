@@ -92,7 +92,6 @@ export interface SqliteTenantStoreOptions {
   readonly checkpointer?: WalCheckpointer;
 }
 
-/** Opens (creating and migrating when needed) the database of one tenant. */
 /**
  * Every file a tenant store keeps for its database `file`: the database and the frozen search
  * rankings beside it (search-rankings.ts), each with its WAL and shared-memory files.
@@ -101,6 +100,7 @@ export function sqliteTenantStoreFiles(file: string): string[] {
   return [file, rankingsFile(file)].flatMap(withWalFiles);
 }
 
+/** Opens (creating and migrating when needed) the database of one tenant. */
 export function openSqliteTenantStore(options: SqliteTenantStoreOptions): SqliteTenantStore {
   return new SqliteTenantStore(options);
 }
