@@ -18,15 +18,23 @@ async function linkerNames(store: SqliteTenantStore): Promise<(string | null)[]>
   return refs.map((ref) => ref.name);
 }
 
+/** Two stores on the same file: this api process and another one. */
+async function twoConnections(
+  name: string,
+): Promise<{ here: SqliteTenantStore; elsewhere: SqliteTenantStore }> {
+  const file = join(dir, name);
+  const here = openSqliteTenantStore({ file });
+  const elsewhere = openSqliteTenantStore({ file });
+  await here.applyModel(contractModel);
+  await elsewhere.applyModel(contractModel);
+  return { here, elsewhere };
+}
+
 // The references of linking objects are remembered between reads, and forgotten once a write
 // through any connection (this store, another api process) changed or deleted a stored object.
 describe('remembered references of linking objects', () => {
   it('follows renames and deletes made through this store and through another connection', async () => {
-    const file = join(dir, 'tenant.db');
-    const here = openSqliteTenantStore({ file });
-    const elsewhere = openSqliteTenantStore({ file });
-    await here.applyModel(contractModel);
-    await elsewhere.applyModel(contractModel);
+    const { here, elsewhere } = await twoConnections('tenant.db');
     await here.write({
       put: [
         storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
@@ -55,11 +63,7 @@ describe('remembered references of linking objects', () => {
 // through this store or a commit of another connection may have changed them.
 describe('remembered ranges of linkers', () => {
   it('follows links added and removed through this store and through another connection', async () => {
-    const file = join(dir, 'ranges.db');
-    const here = openSqliteTenantStore({ file });
-    const elsewhere = openSqliteTenantStore({ file });
-    await here.applyModel(contractModel);
-    await elsewhere.applyModel(contractModel);
+    const { here, elsewhere } = await twoConnections('ranges.db');
     await here.write({
       put: [
         storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
