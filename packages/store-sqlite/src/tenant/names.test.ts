@@ -93,6 +93,35 @@ describe('remembered ranges of linkers', () => {
   });
 });
 
+// A relation nothing links through yet is remembered as such, and looked up again once a write
+// through this store or a commit of another connection may have stored the first link through it.
+describe('remembered relations no link was stored through', () => {
+  const acme = storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' });
+
+  it('renders the first link stored through another connection', async () => {
+    const { here, elsewhere } = await twoConnections('unstored-elsewhere.db');
+    await here.write({ put: [acme] });
+    expect(await linkerNames(here)).toEqual([]);
+    expect(await linkerNames(here)).toEqual([]);
+
+    await elsewhere.write({ put: [invoice(2, 'Invoice 2')] });
+    expect(await linkerNames(here)).toEqual(['Invoice 2']);
+    await here.close();
+    await elsewhere.close();
+  });
+
+  it('renders the first link stored through this store', async () => {
+    const { here, elsewhere } = await twoConnections('unstored-here.db');
+    await elsewhere.write({ put: [acme] });
+    expect(await linkerNames(here)).toEqual([]);
+
+    await here.write({ put: [invoice(2, 'Invoice 2')] });
+    expect(await linkerNames(here)).toEqual(['Invoice 2']);
+    await here.close();
+    await elsewhere.close();
+  });
+});
+
 describe('remembered ranges of linkers, per reader', () => {
   it('keeps the linkers each reader may see apart', async () => {
     const store = openSqliteTenantStore({ file: join(dir, 'readers.db') });

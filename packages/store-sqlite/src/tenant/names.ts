@@ -65,9 +65,20 @@ export class TenantNames {
    * restricted reader's condition holds its granted access controls, too long to repeat per range).
    */
   private readonly rangeReaders = new Map<string, number>();
+  /**
+   * Relation keys no link was ever stored through (not in `dict`), as long as the database is as
+   * it was when they were looked up (forgotten like {@link ranges}): an inverse side nothing links
+   * through yet is rendered with every object of its class (an invoice of the example CRM has two),
+   * and looking both up again was two of the five statements of a get.
+   */
+  private readonly unstoredRelations = new Set<string>();
+  private unstoredVersion: number | null = null;
 
   constructor(private readonly context: TenantNamesContext) {
-    context.onWrite(() => this.forgetRanges());
+    context.onWrite(() => {
+      this.forgetRanges();
+      this.unstoredRelations.clear();
+    });
   }
 
   /** See `TenantStore.refsOf`. */
@@ -95,8 +106,10 @@ export class TenantNames {
   incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): IncomingRef[] {
     if (ids.length === 0) return [];
     // A bounded read names its relations: when none of them has ever been stored, no object links
-    // through them, and nothing is read.
-    const rels = bound === undefined ? [] : this.storedRelations(bound.relationKeys);
+    // through them, and nothing is read. The remembered relations and ranges hold for one
+    // `data_version`, read once here.
+    const version = bound === undefined ? 0 : this.context.dataVersion();
+    const rels = bound === undefined ? [] : this.storedRelations(bound.relationKeys, version);
     if (bound !== undefined && rels.length === 0) return [];
     const targets = new Map(
       this.context
@@ -121,6 +134,7 @@ export class TenantNames {
         rels,
         visible,
         bound.limit,
+        version,
       );
     }
     const refs = this.linkerRefs(rows.map((row) => row[2]));
@@ -159,8 +173,9 @@ export class TenantNames {
     rels: readonly number[],
     visible: Sql,
     limit: number,
+    /** The connection's `data_version` now. */
+    version: number,
   ): IncomingLinkRow[] {
-    const version = this.context.dataVersion();
     if (
       version !== this.rangesVersion ||
       this.ranges.size >= REMEMBERED_RANGES ||
@@ -249,14 +264,26 @@ export class TenantNames {
     return found;
   }
 
-  /** The interned keys of the relations `relationKeys` that have been stored, in ascending order. */
-  private storedRelations(relationKeys: readonly string[]): number[] {
+  /**
+   * The interned keys of the relations `relationKeys` that have been stored, in ascending order. A
+   * key found stays valid (a committed dict row never changes); one not found is remembered as not
+   * stored until this connection writes or another one commits (`version`, the connection's
+   * `data_version` now), either of which may have stored the first link through it.
+   */
+  private storedRelations(relationKeys: readonly string[], version: number): number[] {
+    if (version !== this.unstoredVersion) {
+      this.unstoredRelations.clear();
+      this.unstoredVersion = version;
+    }
     const rels: number[] = [];
     for (const key of relationKeys) {
+      if (this.unstoredRelations.has(key)) continue;
       const rel = this.context.keys.key(`r:${key}`);
       if (rel !== null) {
         rels.push(rel);
         this.relationKeys.set(rel, key);
+      } else {
+        this.unstoredRelations.add(key);
       }
     }
     return rels.sort((a, b) => a - b);
