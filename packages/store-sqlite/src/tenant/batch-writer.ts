@@ -48,6 +48,9 @@ export function refsChangedCount(database: TenantDatabase): string | null {
 /** The columns of an object row a write sets, in the order of the insert's values. */
 const UPDATED_COLUMNS = ['basic', 'classes', 'name', 'vals', 'created', 'modified'] as const;
 
+/** An object row as a write sets it: every column but its key and id. */
+type WrittenColumns = Omit<ObjectRow, 'n' | 'id'>;
+
 export class BatchWriter {
   constructor(
     private readonly database: TenantDatabase,
@@ -94,7 +97,7 @@ export class BatchWriter {
    * changed the BASIC class or name of a stored object.
    */
   private putObject(object: StoredObject, stored: StoredKeys): boolean {
-    const row: Omit<ObjectRow, 'n' | 'id'> = {
+    const row: WrittenColumns = {
       basic: object.basicClass,
       classes: JSON.stringify(object.classes),
       name: object.name,
@@ -127,7 +130,7 @@ export class BatchWriter {
    * a column the statement sets has its entry deleted and inserted again even when the value is the
    * same, dirtying its page (`objects_name`, for a patch that leaves the name alone).
    */
-  private updateRow(n: number, previous: ObjectRow, row: Omit<ObjectRow, 'n' | 'id'>): void {
+  private updateRow(n: number, previous: ObjectRow, row: WrittenColumns): void {
     const changed = UPDATED_COLUMNS.filter((column) => previous[column] !== row[column]);
     if (changed.length === 0) return;
     this.database
