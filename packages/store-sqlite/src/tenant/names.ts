@@ -59,7 +59,6 @@ export class TenantNames {
    * nothing is written; the range reads were the largest single statement of such a page.
    */
   private readonly ranges = new Map<string, readonly number[]>();
-  private rangesVersion: number | null = null;
   /**
    * A short number for each reader's access condition and bound the ranges were read under (a
    * restricted reader's condition holds its granted access controls, too long to repeat per range).
@@ -67,18 +66,16 @@ export class TenantNames {
   private readonly rangeReaders = new Map<string, number>();
   /**
    * Relation keys no link was ever stored through (not in `dict`), as long as the database is as
-   * it was when they were looked up (forgotten like {@link ranges}): an inverse side nothing links
+   * it was when they were looked up (forgotten with {@link ranges}): an inverse side nothing links
    * through yet is rendered with every object of its class (an invoice of the example CRM has two),
    * and looking both up again was two of the five statements of a get.
    */
   private readonly unstoredRelations = new Set<string>();
-  private unstoredVersion: number | null = null;
+  /** The `data_version` {@link ranges} and {@link unstoredRelations} were read under. */
+  private rememberedVersion: number | null = null;
 
   constructor(private readonly context: TenantNamesContext) {
-    context.onWrite(() => {
-      this.forgetRanges();
-      this.unstoredRelations.clear();
-    });
+    context.onWrite(() => this.forgetRemembered());
   }
 
   /** See `TenantStore.refsOf`. */
@@ -106,10 +103,9 @@ export class TenantNames {
   incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): IncomingRef[] {
     if (ids.length === 0) return [];
     // A bounded read names its relations: when none of them has ever been stored, no object links
-    // through them, and nothing is read. The remembered relations and ranges hold for one
-    // `data_version`, read once here.
-    const version = bound === undefined ? 0 : this.context.dataVersion();
-    const rels = bound === undefined ? [] : this.storedRelations(bound.relationKeys, version);
+    // through them, and nothing is read.
+    if (bound !== undefined) this.forgetOnCommitElsewhere();
+    const rels = bound === undefined ? [] : this.storedRelations(bound.relationKeys);
     if (bound !== undefined && rels.length === 0) return [];
     const targets = new Map(
       this.context
@@ -134,7 +130,6 @@ export class TenantNames {
         rels,
         visible,
         bound.limit,
-        version,
       );
     }
     const refs = this.linkerRefs(rows.map((row) => row[2]));
@@ -173,16 +168,9 @@ export class TenantNames {
     rels: readonly number[],
     visible: Sql,
     limit: number,
-    /** The connection's `data_version` now. */
-    version: number,
   ): IncomingLinkRow[] {
-    if (
-      version !== this.rangesVersion ||
-      this.ranges.size >= REMEMBERED_RANGES ||
-      this.rangeReaders.size >= REMEMBERED_READERS
-    ) {
-      this.forgetRanges();
-      this.rangesVersion = version;
+    if (this.ranges.size >= REMEMBERED_RANGES || this.rangeReaders.size >= REMEMBERED_READERS) {
+      this.forgetRemembered();
     }
     const reader = `${limit}\u0000${JSON.stringify(visible.params)}\u0000${visible.text}`;
     let readerKey = this.rangeReaders.get(reader);
@@ -227,9 +215,19 @@ export class TenantNames {
     );
   }
 
-  private forgetRanges(): void {
+  /** Forgets the ranges and the relations not stored (after a write of this connection, or when full). */
+  private forgetRemembered(): void {
     this.ranges.clear();
     this.rangeReaders.clear();
+    this.unstoredRelations.clear();
+  }
+
+  /** {@link forgetRemembered} when another connection committed since it was read (`data_version`). */
+  private forgetOnCommitElsewhere(): void {
+    const version = this.context.dataVersion();
+    if (version === this.rememberedVersion) return;
+    this.forgetRemembered();
+    this.rememberedVersion = version;
   }
 
   /**
@@ -267,14 +265,10 @@ export class TenantNames {
   /**
    * The interned keys of the relations `relationKeys` that have been stored, in ascending order. A
    * key found stays valid (a committed dict row never changes); one not found is remembered as not
-   * stored until this connection writes or another one commits (`version`, the connection's
-   * `data_version` now), either of which may have stored the first link through it.
+   * stored until this connection writes or another one commits, either of which may have stored
+   * the first link through it.
    */
-  private storedRelations(relationKeys: readonly string[], version: number): number[] {
-    if (version !== this.unstoredVersion) {
-      this.unstoredRelations.clear();
-      this.unstoredVersion = version;
-    }
+  private storedRelations(relationKeys: readonly string[]): number[] {
     const rels: number[] = [];
     for (const key of relationKeys) {
       if (this.unstoredRelations.has(key)) continue;
