@@ -1,7 +1,8 @@
-import { LoopSlices, measureJson } from '@odp/core';
-import { stringifyInSlices } from './sliced-json.js';
+import { jsonInSlices } from './json-in-slices.js';
+import { LoopSlices } from './loop-slices.js';
+import { measureJson } from './written-json.js';
 
-describe('stringifyInSlices', () => {
+describe('jsonInSlices', () => {
   it('writes the text JSON.stringify writes, for a page and for other values', async () => {
     const page = {
       _embedded: {
@@ -19,9 +20,9 @@ describe('stringifyInSlices', () => {
       sparse: [undefined, () => 1],
     };
     for (const value of [page, [], {}, 'text', 3, null, new Date(0), { toJSON: () => 'custom' }, [page]]) {
-      expect(await stringifyInSlices(value)).toBe(JSON.stringify(value));
+      expect(await jsonInSlices(value)).toBe(JSON.stringify(value));
     }
-    expect(await stringifyInSlices(undefined)).toBeUndefined();
+    expect(await jsonInSlices(undefined)).toBeUndefined();
   });
 
   it('writes an element measured for a page budget from the text measured, serialising it once', async () => {
@@ -30,7 +31,7 @@ describe('stringifyInSlices', () => {
     const bytes = measureJson(measured);
     expect(bytes).toBe(Buffer.byteLength('{"n":1,"text":"naïve ✓"}'));
     const other = { toJSON: () => ({ n: ++serialised }) };
-    expect(await stringifyInSlices({ _embedded: { objects: [measured, other] } })).toBe(
+    expect(await jsonInSlices({ _embedded: { objects: [measured, other] } })).toBe(
       '{"_embedded":{"objects":[{"n":1,"text":"naïve ✓"},{"n":2}]}}',
     );
     expect(serialised).toBe(2);
@@ -39,7 +40,7 @@ describe('stringifyInSlices', () => {
   it('yields to the event loop between elements once a slice is used up', async () => {
     const order: string[] = [];
     setImmediate(() => order.push('other work'));
-    const text = stringifyInSlices([{ a: 1 }, { b: 2 }, { c: 3 }], new LoopSlices(0)).then((done) => {
+    const text = jsonInSlices([{ a: 1 }, { b: 2 }, { c: 3 }], new LoopSlices(0)).then((done) => {
       order.push('serialised');
       return done;
     });
@@ -50,7 +51,7 @@ describe('stringifyInSlices', () => {
   it('serialises a short array in one go while its slice lasts', async () => {
     const order: string[] = [];
     setImmediate(() => order.push('other work'));
-    await stringifyInSlices([{ a: 1 }, { b: 2 }], new LoopSlices(60_000));
+    await jsonInSlices([{ a: 1 }, { b: 2 }], new LoopSlices(60_000));
     order.push('serialised');
     expect(order).toEqual(['serialised']);
   });
