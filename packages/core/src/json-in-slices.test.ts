@@ -1,4 +1,4 @@
-import { jsonInSlices } from './json-in-slices.js';
+import { STRING_PIECE_CHARS, jsonBytesInSlices, jsonInSlices } from './json-in-slices.js';
 import { LoopSlices } from './loop-slices.js';
 import { measureJson } from './written-json.js';
 
@@ -54,5 +54,42 @@ describe('jsonInSlices', () => {
     await jsonInSlices([{ a: 1 }, { b: 2 }], new LoopSlices(60_000));
     order.push('serialised');
     expect(order).toEqual(['serialised']);
+  });
+
+  it('writes a long string in pieces, pairs of surrogates whole, as JSON.stringify writes it', async () => {
+    const piece = STRING_PIECE_CHARS;
+    const emoji = '\u{1F600}';
+    const strings = [
+      'x'.repeat(piece + 1),
+      // a pair straddling the end of the first piece, then one at the end of the second
+      `${'a'.repeat(piece - 1)}${emoji}${'b'.repeat(piece - 2)}${emoji}tail`,
+      // lone surrogates (escaped by JSON.stringify) at and around the ends of pieces
+      `${'c'.repeat(piece - 1)}\ud800${'d'.repeat(piece)}\udc00\ud83d`,
+      `${'"quoted" \\ \n naïve ✓ \u2028 \u0001'.repeat(Math.ceil((3 * piece) / 30))}`,
+    ];
+    for (const text of strings) {
+      expect(await jsonInSlices(text)).toBe(JSON.stringify(text));
+      expect(await jsonInSlices({ body: text, list: [text, 1] })).toBe(
+        JSON.stringify({ body: text, list: [text, 1] }),
+      );
+      expect(await jsonBytesInSlices({ body: text })).toBe(Buffer.byteLength(JSON.stringify({ body: text })));
+    }
+  });
+
+  it('yields to the event loop between the pieces of a long string', async () => {
+    const order: string[] = [];
+    setImmediate(() => order.push('other work'));
+    const text = 'y'.repeat(2 * STRING_PIECE_CHARS);
+    const written = jsonInSlices({ body: text }, new LoopSlices(0)).then((done) => {
+      order.push('serialised');
+      return done;
+    });
+    expect(await written).toBe(JSON.stringify({ body: text }));
+    expect(order).toEqual(['other work', 'serialised']);
+  });
+
+  it('measures nothing for what JSON cannot hold', async () => {
+    expect(await jsonBytesInSlices(undefined)).toBe(0);
+    expect(await jsonBytesInSlices({ skipped: undefined })).toBe(2);
   });
 });

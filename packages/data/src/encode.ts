@@ -210,11 +210,6 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** The size of a value's JSON text in UTF-8 bytes (what the store and a response carry). */
-export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '');
-}
-
 export function storedFiles(stored: unknown): StoredFile[] {
   const values = Array.isArray(stored) ? stored : stored === undefined || stored === null ? [] : [stored];
   return values.filter(

@@ -3,12 +3,12 @@
  * FILE and IMAGE values, relation URIs resolved to objects the account can read.
  */
 import type { Account, FieldDef, FieldError, RelationEnd, StoredFile } from '@odp/core';
-import { NotFoundError, ValidationError } from '@odp/core';
+import { NotFoundError, ValidationError, jsonBytesInSlices } from '@odp/core';
 import { isUuid } from '@odp/query-engine';
 import { fieldsOf, isAny, isEligible, relationsOf } from '../classes.js';
 import type { Draft } from '../compute.js';
 import { sealSecret } from '../compute.js';
-import { encodeField, fileIdOf, isPlainObject, jsonBytes, storedFiles } from '../encode.js';
+import { encodeField, fileIdOf, isPlainObject, storedFiles } from '../encode.js';
 import { filesByField } from '../held-files.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type { Body, WriteContext } from './write-context.js';
@@ -48,7 +48,7 @@ export class BodyApplier {
         const encoded = encodeField(this.ctx.model, field, value, draft.values[key], uploads);
         const maxBytes = this.ctx.deps.limits?.maxValueBytes;
         if (!encoded.ok) errors.push({ field: key, message: encoded.message });
-        else if (maxBytes !== undefined && jsonBytes(encoded.value) > maxBytes)
+        else if (maxBytes !== undefined && (await jsonBytesInSlices(encoded.value, uow.slices)) > maxBytes)
           errors.push({ field: key, message: `is larger than ${maxBytes} bytes` });
         else
           draft.values[key] =

@@ -73,3 +73,36 @@ describe('a batch inserting objects', () => {
     await store.close();
   });
 });
+
+// A large value is serialised before the write's transaction, in slices of the event loop, so the
+// transaction holds the loop for its statements alone; what is stored is the value as written.
+describe('a batch with a large value', () => {
+  it('serialises it in slices of the event loop and stores it whole', async () => {
+    const store = await opened();
+    // 8,000,000 characters with surrogate pairs and escapes throughout, so pieces end everywhere.
+    const notes = 'a note \u{1F600} "quoted" \\ naïve\n'.repeat(250_000);
+    const settings = {
+      rows: Array.from({ length: 2_000 }, (_, index) => ({ index, text: notes.slice(0, 100) })),
+    };
+    const company = storedObject({
+      n: 6,
+      basicClass: 'ct.company',
+      values: { notes, settings, tags: ['x', notes] },
+    });
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await store.write({ put: [company] });
+    ticking = false;
+    // JSON.stringify of the value whole, the way the transaction serialised it before, took tens
+    // of milliseconds of one turn; in slices of a millisecond the loop turns many times meanwhile.
+    expect(turns).toBeGreaterThan(2);
+    const stored = await store.get(company.id, UNRESTRICTED);
+    expect(stored?.values).toEqual({ notes, settings, tags: ['x', notes] });
+    await store.close();
+  });
+});

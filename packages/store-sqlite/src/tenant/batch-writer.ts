@@ -15,6 +15,7 @@ import {
   searchTextOf,
   uniqueValuesOf,
 } from '@odp/core';
+import { LoopSlices, jsonInSlices } from '@odp/core';
 import type { StoredObject, WriteBatch } from '@odp/core';
 import type { AccessRows } from './access-rows.js';
 import type { AppliedModel } from './applied-model.js';
@@ -61,7 +62,12 @@ export class BatchWriter {
     private readonly idempotency: SqliteIdempotencyRecords,
   ) {}
 
-  apply(batch: WriteBatch): void {
+  /**
+   * Writes `batch` (inside the caller's transaction). `valuesJson` holds the JSON text of put
+   * objects' values serialised before the transaction ({@link valuesJsonOf}); the others are
+   * serialised here.
+   */
+  apply(batch: WriteBatch, valuesJson?: ReadonlyMap<StoredObject, string>): void {
     if (batch.idempotency) this.idempotency.insert(batch.idempotency);
     for (const { id, modifiedAt } of batch.expect ?? []) {
       const current = this.database.statement('SELECT modified FROM objects WHERE id = ?').pluck().get(id) as
@@ -70,7 +76,8 @@ export class BatchWriter {
     }
     const stored = new StoredKeys(this.database);
     let refsChanged = false;
-    for (const object of batch.put ?? []) refsChanged = this.putObject(object, stored) || refsChanged;
+    for (const object of batch.put ?? [])
+      refsChanged = this.putObject(object, valuesJson?.get(object), stored) || refsChanged;
     for (const object of batch.put ?? []) this.putLinks(object, stored);
     // Redirects first: an id already redirected to a merged-away object follows it to the survivor
     // (chains), before deleting that object drops the redirects that led to it.
@@ -96,12 +103,12 @@ export class BatchWriter {
    * writes its class, index and search rows (replacing the old ones of an update). True when it
    * changed the BASIC class or name of a stored object.
    */
-  private putObject(object: StoredObject, stored: StoredKeys): boolean {
+  private putObject(object: StoredObject, valuesJson: string | undefined, stored: StoredKeys): boolean {
     const row: WrittenColumns = {
       basic: object.basicClass,
       classes: JSON.stringify(object.classes),
       name: object.name,
-      vals: JSON.stringify(object.values),
+      vals: valuesJson ?? JSON.stringify(object.values),
       created: object.createdAt,
       modified: object.modifiedAt,
     };
@@ -216,4 +223,23 @@ export class BatchWriter {
       }
     }
   }
+}
+
+/** Levels of a values object opened by {@link valuesJsonOf}: its fields, then their elements. */
+const VALUES_LEVELS = 2;
+
+/**
+ * The JSON text of the values of each of `objects`, serialised in slices of the event loop before
+ * the write's transaction (`jsonInSlices`): a text field of a megabyte takes 3 ms to serialise,
+ * which inside the transaction held the event loop, and every other tenant's requests, for it.
+ */
+export async function valuesJsonOf(objects: readonly StoredObject[]): Promise<Map<StoredObject, string>> {
+  const slices = new LoopSlices();
+  const texts = new Map<StoredObject, string>();
+  for (const object of objects) {
+    texts.set(object, (await jsonInSlices(object.values, slices, VALUES_LEVELS)) ?? '{}');
+  }
+  // A transaction after a slice of serialising starts a slice of its own.
+  await slices.next();
+  return texts;
 }

@@ -34,7 +34,7 @@ import { LoopSlices } from '@odp/core';
 import { AccessRows } from './access-rows.js';
 import { TenantAggregates } from './aggregates.js';
 import { AppliedModel } from './applied-model.js';
-import { BatchWriter, refsChangedCount } from './batch-writer.js';
+import { BatchWriter, refsChangedCount, valuesJsonOf } from './batch-writer.js';
 import { MAX_MMAP_BYTES, TenantDatabase } from './database.js';
 import { tenantEventLog } from './events.js';
 import { registerStoreParts } from './inspection.js';
@@ -278,11 +278,14 @@ export class SqliteTenantStore implements TenantStore {
    * object data API's writes of a tenant reach the store one at a time (the access control derives
    * each from the state the previous one left), and waiting a turn for more writes to share a
    * commit only lengthened that serial section (docs/performance.md: at 10k, 423 creates/s and 234
-   * patches/s with shared commits, 714 and 561 without).
+   * patches/s with shared commits, 714 and 561 without). The objects' values are serialised
+   * before the transaction, in slices of the event loop (`valuesJsonOf`), so a large value's
+   * transaction holds the event loop for its statements and commit alone.
    */
   async write(batch: WriteBatch): Promise<void> {
     this.model.require();
-    await this.database.inWriteTransaction(() => this.writer.apply(batch));
+    const valuesJson = await valuesJsonOf(batch.put ?? []);
+    await this.database.inWriteTransaction(() => this.writer.apply(batch, valuesJson));
   }
 
   /**
