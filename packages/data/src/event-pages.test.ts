@@ -77,4 +77,29 @@ describe('event pages held to eventPageBytes', () => {
     const rendered = getMany.mock.calls.reduce((sum, [ids]) => sum + ids.length, 0);
     expect(rendered).toBe(pages.length);
   });
+
+  it('serialises an event with a large value in slices, as JSON.stringify writes it', async () => {
+    crm = await crmFixture(undefined, undefined, {
+      maxValueBytes: 8 * 1024 * 1024,
+      maxPageBytes: 16 * 1024 * 1024,
+      eventPageBytes: 16 * 1024 * 1024,
+    });
+    const head = await crm.data.objects.eventLog.head();
+    const description = 'a large description \u{1F600} "quoted"\n'.repeat(150_000);
+    await crm.data.create(SYSTEM, 'companies', { legalName: 'Large', description });
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const { events } = await crm.data.objects.events.after(SYSTEM, head, 200, { values: true });
+    ticking = false;
+    const [created] = events.filter((event) => event.data.type === 'create');
+    expect(created?.data.values?.['description']).toBe(description);
+    expect(created?.json).toBe(JSON.stringify(created?.data));
+    // Its 6 MB of JSON took tens of milliseconds of one turn whole; in slices the loop turns on.
+    expect(turns).toBeGreaterThan(2);
+  });
 });

@@ -3,7 +3,7 @@
  * filtered by the account's read rules, with the changed fields it may see and, on request, their
  * current values, and held to the page byte budget (`maxPageBytes`) as list pages are.
  */
-import { LoopSlices } from '@odp/core';
+import { LoopSlices, jsonInSlices } from '@odp/core';
 import type { AccessFilter, Account, ChangeEvent, EventCursor } from '@odp/core';
 import { inReach } from './classes.js';
 import type { DataServiceDeps } from './deps.js';
@@ -128,16 +128,16 @@ export class EventPages {
           ]);
     const described: StreamEvent[] = [];
     for (const event of events) {
-      // Each event's serialisation in a slice of its own: a large value's takes milliseconds.
+      // Each event's serialisation in slices of its own (a large value's takes milliseconds).
       await slices.next();
       if (!describesFields(event)) {
-        described.push(this.streamEvent(event));
+        described.push(await this.streamEvent(event, slices));
         continue;
       }
       const changed = this.renderer.readableNames(event.classes, event.changed, hidden.get(event.objectId));
       const current = rendered.get(event.objectId);
       described.push(
-        this.streamEvent(event, {
+        await this.streamEvent(event, slices, {
           changed,
           ...(current ? { values: this.renderer.renderedValues(current, changed) } : {}),
         }),
@@ -167,10 +167,15 @@ export class EventPages {
     return event.type !== 'delete' && (await this.deps.store.get(event.objectId, filter)) !== null;
   }
 
-  private streamEvent(
+  /**
+   * The event as the stream sends it, its JSON text written in slices: the values of a large
+   * field a piece at a time (`jsonInSlices`, levels: the event, its values, each value).
+   */
+  private async streamEvent(
     event: ChangeEvent,
+    slices: LoopSlices,
     fields?: { changed: string[]; values?: Record<string, unknown> },
-  ): StreamEvent {
+  ): Promise<StreamEvent> {
     const basicClass = event.classes[0] ?? '';
     const data = {
       type: event.type,
@@ -180,9 +185,12 @@ export class EventPages {
       ...(event.loserId ? { loser: this.renderer.href({ id: event.loserId, basicClass }) } : {}),
       ...fields,
     };
-    return { cursor: event.cursor, data, json: JSON.stringify(data) };
+    return { cursor: event.cursor, data, json: (await jsonInSlices(data, slices, EVENT_LEVELS)) ?? '' };
   }
 }
+
+/** Levels of an event opened by its serialisation: the event, its values, each value's elements. */
+const EVENT_LEVELS = 3;
 
 /** A create or update event whose log entry names the fields it changed (older entries do not). */
 function describesFields(event: ChangeEvent): event is ChangeEvent & { readonly changed: readonly string[] } {
