@@ -1,4 +1,4 @@
-import { STRING_PIECE_CHARS, jsonBytesInSlices, jsonInSlices } from './json-in-slices.js';
+import { STRING_PIECE_CHARS, jsonBytesInSlices, jsonChunksInSlices, jsonInSlices } from './json-in-slices.js';
 import { LoopSlices } from './loop-slices.js';
 import { measureJson } from './written-json.js';
 
@@ -91,5 +91,18 @@ describe('jsonInSlices', () => {
   it('measures nothing for what JSON cannot hold', async () => {
     expect(await jsonBytesInSlices(undefined)).toBe(0);
     expect(await jsonBytesInSlices({ skipped: undefined })).toBe(2);
+  });
+
+  it('cuts the text into chunks of at least the size asked, the last one aside', async () => {
+    const page = {
+      objects: Array.from({ length: 3_000 }, (_, index) => ({ index, text: 'naïve ✓ '.repeat(index % 7) })),
+      body: 'z'.repeat(3 * STRING_PIECE_CHARS + 5),
+    };
+    const chunks = await jsonChunksInSlices(page, STRING_PIECE_CHARS);
+    expect(chunks.join('')).toBe(JSON.stringify(page));
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.slice(0, -1).every((chunk) => chunk.length >= STRING_PIECE_CHARS)).toBe(true);
+    expect(await jsonChunksInSlices({ small: true }, STRING_PIECE_CHARS)).toEqual(['{"small":true}']);
+    expect(await jsonChunksInSlices(undefined, STRING_PIECE_CHARS)).toEqual([]);
   });
 });

@@ -37,6 +37,33 @@ export async function jsonInSlices(
 }
 
 /**
+ * The JSON text of `value` ({@link jsonInSlices}) as consecutive chunks of `chunkChars` characters
+ * or more (a part is never split; the last chunk may be shorter), for a caller that encodes and
+ * hashes a large answer a chunk at a time; none for what JSON cannot hold.
+ */
+export async function jsonChunksInSlices(
+  value: unknown,
+  chunkChars: number,
+  slices: LoopSlices = new LoopSlices(),
+  levels: number = OPENED_LEVELS,
+): Promise<string[]> {
+  const parts: string[] = [];
+  if (!(await writeJson(value, parts, slices, levels))) return [];
+  const chunks: string[] = [];
+  let start = 0;
+  let chars = 0;
+  for (let index = 0; index < parts.length; index += 1) {
+    chars += parts[index]!.length;
+    if (chars >= chunkChars || index === parts.length - 1) {
+      chunks.push(parts.slice(start, index + 1).join(''));
+      start = index + 1;
+      chars = 0;
+    }
+  }
+  return chunks;
+}
+
+/**
  * The UTF-8 bytes of `value` as JSON ({@link jsonInSlices}; 0 for what JSON cannot hold), summed
  * over its parts without joining them.
  */
