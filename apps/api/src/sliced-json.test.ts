@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { sendJsonInSlices } from './sliced-json.js';
+import { sendJsonInSlices, sendObjectJson } from './sliced-json.js';
 
 /**
  * The answer written in slices is the answer `res.json` gives (express, real HTTP): the same
@@ -18,6 +18,12 @@ const large = {
   },
   _links: { self: { href: '/notes?size=300' } },
 };
+/** Objects as Get one answers them: ordinary, and holding a long string as a value or within one. */
+const objects: Record<string, object> = {
+  ordinary: { subject: 'short', _links: { _self: { href: '/n/1' } } },
+  'long value': { body: 'b \u{1F600} naïve "q"\n'.repeat(40_000), _links: { _self: { href: '/n/2' } } },
+  'long member': { history: { current: 'c'.repeat(300_000), history: [] }, tags: ['x', 'y'.repeat(70_000)] },
+};
 
 let server: Server;
 let base: string;
@@ -28,6 +34,13 @@ beforeAll(async () => {
   });
   app.get('/whole/:which', (req, res) => {
     res.json(req.params.which === 'large' ? large : small);
+  });
+  app.get('/object/:which', (req, res, next) => {
+    res.setHeader('ETag', '"object"');
+    sendObjectJson(req, res, objects[req.params.which] ?? {}).catch(next);
+  });
+  app.get('/object-whole/:which', (req, res) => {
+    res.setHeader('ETag', '"object"').json(objects[req.params.which] ?? {});
   });
   app.get('/tagged', (req, res, next) => {
     res.setHeader('ETag', '"own"');
@@ -67,4 +80,20 @@ describe('sendJsonInSlices', () => {
     expect(answer.headers.get('etag')).toBe('"own"');
     expect(await answer.json()).toEqual(small);
   });
+
+  it.each(Object.keys(objects))(
+    'answers an object (%s) with the bytes and headers res.json gives',
+    async (which) => {
+      const [answer, whole] = await Promise.all([
+        fetch(`${base}/object/${encodeURIComponent(which)}`),
+        fetch(`${base}/object-whole/${encodeURIComponent(which)}`),
+      ]);
+      expect(Buffer.from(await answer.arrayBuffer()).equals(Buffer.from(await whole.arrayBuffer()))).toBe(
+        true,
+      );
+      for (const header of ['content-type', 'content-length', 'etag']) {
+        expect(answer.headers.get(header)).toBe(whole.headers.get(header));
+      }
+    },
+  );
 });

@@ -20,7 +20,7 @@ import { eventStream } from './data-events.js';
 import { idempotent, recordAnswerBody } from './idempotency.js';
 import type { KeyedWriteContext } from './idempotency.js';
 import { routeModule } from './router.js';
-import { sendJsonInSlices } from '../sliced-json.js';
+import { sendJsonInSlices, sendObjectJson } from '../sliced-json.js';
 import { answerWrite, prefersRepresentation } from './write-answers.js';
 
 /** First path segments after `/data/{tenant}/` that other route modules own. */
@@ -92,7 +92,11 @@ export function dataRoutes(deps: AppDeps): Router {
     res.json(await data.aggregations(account, listPath(req), query));
   });
   const values = handle(async (req, res, { account, data, query }) => {
-    res.json(await data.values(account, listPath(req), param(req, 'fieldName'), query));
+    await sendJsonInSlices(
+      req,
+      res,
+      await data.values(account, listPath(req), param(req, 'fieldName'), query),
+    );
   });
   const list = handle(async (req, res, { account, data, query }) => {
     await sendJsonInSlices(req, res, await data.list(account, listPath(req), query));
@@ -104,7 +108,7 @@ export function dataRoutes(deps: AppDeps): Router {
   router.get(
     '/data/:tenant/:typeName/own',
     handle(async (req, res, { account, data }) => {
-      res.json(await data.getOwn(account, param(req, 'typeName')));
+      await sendObjectJson(req, res, await data.getOwn(account, param(req, 'typeName')));
     }),
   );
   router.get('/data/:tenant/:typeName', list);
@@ -131,7 +135,7 @@ export function dataRoutes(deps: AppDeps): Router {
       const result = await data.getOne(account, param(req, 'typeName'), param(req, 'id'));
       if ('redirect' in result) res.status(307).location(result.redirect).end();
       else if (notModified(req, result.etag)) res.status(304).setHeader('ETag', result.etag).end();
-      else res.setHeader('ETag', result.etag).json(result.object);
+      else await sendObjectJson(req, res.setHeader('ETag', result.etag), result.object);
     }),
   );
   router.patch(

@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { NotFoundError } from '@odp/core';
 import type { Account } from '@odp/core';
 import type { DataObject, DataResources, WrittenResource } from '@odp/data';
+import { sendObjectJson } from '../sliced-json.js';
 
 /** Whether the client asked for the written object in the response (`Prefer: return=representation`, RFC 7240). */
 export function prefersRepresentation(req: Request): boolean {
@@ -49,6 +50,10 @@ export async function answerWrite(
     res.status(status).end();
     return null;
   }
-  res.status(withBody).setHeader('Preference-Applied', 'return=representation').json(object);
+  await sendObjectJson(
+    req,
+    res.status(withBody).setHeader('Preference-Applied', 'return=representation'),
+    object,
+  );
   return object;
 }
