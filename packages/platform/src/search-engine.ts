@@ -10,6 +10,9 @@ import type { Model, SearchIndex } from '@odp/core';
 import type { TenantStoreWithSearch } from './tenant-stores.js';
 import type { Logger } from './log.js';
 
+/** How long a tenant's indexing may fail, retried every poll, before each failure is logged as an error. */
+export const INDEXING_FAILURE_ERROR_MS = 30_000;
+
 /** One tenant's search: the index the services use and what keeps it up to date. */
 export interface TenantSearch {
   readonly index: SearchIndex;
@@ -51,11 +54,13 @@ export async function openSearchEngine(config: Config, log: Logger): Promise<Sea
   const engine = new ElasticsearchEngine({
     url: config.search.url,
     secretKey: config.secretKey,
-    onError: (tenantId, error) =>
-      log.error('search indexing failed', {
-        tenantId,
-        error: error instanceof Error ? error.message : String(error),
-      }),
+    onError: (tenantId, error, failingMs) => {
+      const fields = { tenantId, error: error instanceof Error ? error.message : String(error) };
+      // A cluster briefly unable to index (a shard still recovering after its index was created or
+      // the node restarted) is retried at the next poll: an error only once it lasts.
+      if (failingMs < INDEXING_FAILURE_ERROR_MS) log.info('search indexing failed; retrying', fields);
+      else log.error('search indexing failed', { ...fields, failingSeconds: Math.round(failingMs / 1000) });
+    },
   });
   return {
     tenant: (tenantId, store, model) => engine.tenant(tenantId, store, model),

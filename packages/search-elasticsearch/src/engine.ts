@@ -31,8 +31,11 @@ export interface ElasticsearchEngineOptions {
   readonly url: string;
   /** Key material the cursor signing keys of every tenant are derived from (shared by all instances). */
   readonly secretKey: string;
-  /** A failed background indexing round (it is retried at the next poll). */
-  readonly onError: (tenantId: string, error: unknown) => void;
+  /**
+   * A failed background indexing round (it is retried at the next poll), with how long the
+   * tenant's rounds have been failing (`SearchIndexerOptions.onError`).
+   */
+  readonly onError: (tenantId: string, error: unknown, failingMs: number) => void;
 }
 
 /** The alias of a tenant's index: `odp-<tenant id>`. */
@@ -77,7 +80,7 @@ export class ElasticsearchEngine {
       store,
       index: search,
       model: () => current,
-      onError: (error) => this.options.onError(tenantId, error),
+      onError: (error, failingMs) => this.options.onError(tenantId, error, failingMs),
     });
     indexer.start();
     const index: SearchIndex = {

@@ -149,3 +149,33 @@ describeWithEngine('search-elasticsearch indexer', 'ODP_TEST_ELASTICSEARCH_URL',
     expect(errors).toEqual([]);
   });
 });
+
+// No cluster answers at this address (the discard port): every round fails to connect.
+describe('search-elasticsearch indexer, no cluster answering', () => {
+  it('reports each failed round with how long the rounds have been failing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'odp-indexer-down-'));
+    const store = openSqliteTenantStore({ file: join(dir, 'tenant.db') });
+    await store.applyModel(contractModel);
+    const client = new Client({ node: 'http://127.0.0.1:9', maxRetries: 0, requestTimeout: 2000 });
+    const failing: number[] = [];
+    const indexer = new SearchIndexer({
+      store,
+      index: new ElasticsearchSearchIndex({ client, alias: 'odp-down', store, secret: randomBytes(32) }),
+      model: () => contractModel,
+      pollMs: 20,
+      onError: (_error, failingMs) => failing.push(failingMs),
+    });
+    indexer.start();
+    const deadline = Date.now() + 10_000;
+    while (failing.length < 4 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await indexer.stop();
+    await client.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    expect(failing.length).toBeGreaterThanOrEqual(4);
+    expect(failing[0]).toBe(0);
+    expect(failing.at(-1)!).toBeGreaterThan(0);
+    expect(failing).toEqual([...failing].sort((a, b) => a - b));
+  });
+});

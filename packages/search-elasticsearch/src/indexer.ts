@@ -28,8 +28,12 @@ export interface SearchIndexerOptions {
   readonly batchSize?: number;
   /** How often a running indexer looks for events without being notified. */
   readonly pollMs?: number;
-  /** A failed round (engine unreachable, for instance): reported, then retried at the next poll. */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * A failed round of the background polling (engine unreachable, a shard still recovering):
+   * reported with how long rounds have been failing (since the first failure after the last round
+   * that succeeded; 0 for the first), then retried at the next poll.
+   */
+  readonly onError?: (error: unknown, failingMs: number) => void;
 }
 
 export class SearchIndexer {
@@ -37,6 +41,8 @@ export class SearchIndexer {
   private running: Promise<number> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  /** When the rounds started failing (the first failure after the last success). */
+  private failingSince: number | undefined;
 
   constructor(private readonly options: SearchIndexerOptions) {
     this.batchSize = options.batchSize ?? 500;
@@ -52,9 +58,20 @@ export class SearchIndexer {
       this.again = true;
       return this.running;
     }
-    this.running = this.rounds().finally(() => {
-      this.running = undefined;
-    });
+    this.running = this.rounds()
+      .then(
+        (applied) => {
+          this.failingSince = undefined;
+          return applied;
+        },
+        (error: unknown) => {
+          this.failingSince ??= Date.now();
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.running = undefined;
+      });
     return this.running;
   }
 
@@ -63,7 +80,7 @@ export class SearchIndexer {
     if (this.timer !== undefined) return;
     const tick = (): void => {
       this.catchUp()
-        .catch((error: unknown) => this.options.onError?.(error))
+        .catch((error: unknown) => this.report(error))
         .finally(() => {
           if (this.timer !== undefined) this.timer = setTimeout(tick, this.options.pollMs ?? 1000);
         });
@@ -73,7 +90,11 @@ export class SearchIndexer {
 
   notify(): void {
     if (this.timer === undefined) return;
-    this.catchUp().catch((error: unknown) => this.options.onError?.(error));
+    this.catchUp().catch((error: unknown) => this.report(error));
+  }
+
+  private report(error: unknown): void {
+    this.options.onError?.(error, this.failingSince === undefined ? 0 : Date.now() - this.failingSince);
   }
 
   /** Stops polling and waits for the round under way. */
