@@ -9,13 +9,14 @@
  * from the applied model in the same transaction.
  */
 import {
+  LoopSlices,
   NotFoundError,
   WriteConflictError,
+  jsonInSlices,
   refuseUniqueValue,
   searchTextOf,
   uniqueValuesOf,
 } from '@odp/core';
-import { LoopSlices, jsonInSlices } from '@odp/core';
 import type { StoredObject, WriteBatch } from '@odp/core';
 import type { AccessRows } from './access-rows.js';
 import type { AppliedModel } from './applied-model.js';
