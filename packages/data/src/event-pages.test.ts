@@ -4,6 +4,7 @@
  * to be dropped once the budget is spent.
  */
 import type { EventCursor } from '@odp/core';
+import { LoopTurns } from '@odp/testkit';
 import { SYSTEM, crmFixture } from '../test/crm-fixture.js';
 import type { CrmFixture } from '../test/crm-fixture.js';
 import type { StreamEvent } from './event-pages.js';
@@ -87,19 +88,13 @@ describe('event pages held to eventPageBytes', () => {
     const head = await crm.data.objects.eventLog.head();
     const description = 'a large description \u{1F600} "quoted"\n'.repeat(150_000);
     await crm.data.create(SYSTEM, 'companies', { legalName: 'Large', description });
-    let turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = new LoopTurns();
     const { events } = await crm.data.objects.events.after(SYSTEM, head, 200, { values: true });
-    ticking = false;
+    turns.stop();
     const [created] = events.filter((event) => event.data.type === 'create');
     expect(created?.data.values?.['description']).toBe(description);
     expect(created?.json).toBe(JSON.stringify(created?.data));
     // Its 6 MB of JSON took tens of milliseconds of one turn whole; in slices the loop turns on.
-    expect(turns).toBeGreaterThan(2);
+    expect(turns.count).toBeGreaterThan(2);
   });
 });

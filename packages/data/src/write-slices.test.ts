@@ -1,4 +1,5 @@
 import type { WriteBatch } from '@odp/core';
+import { LoopTurns } from '@odp/testkit';
 import { SYSTEM, crmFixture } from '../test/crm-fixture.js';
 import type { CrmFixture } from '../test/crm-fixture.js';
 
@@ -12,9 +13,9 @@ describe('a write in slices of the event loop (SQLite)', () => {
   /** Whether an immediate queued before each write had run when the store was asked to write. */
   const yieldedBeforeWrite: boolean[] = [];
   let immediateRan = false;
-  /** Turns of the event loop counted by a ticker, as each write was asked of the store. */
+  /** Turns of the event loop counted since the write began, as each write was asked of the store. */
   const turnsBeforeWrite: number[] = [];
-  let turns = 0;
+  let turns: LoopTurns | undefined;
 
   beforeAll(async () => {
     // A limit on values: each value's JSON is measured against it (8 MB take milliseconds anywhere).
@@ -25,7 +26,7 @@ describe('a write in slices of the event loop (SQLite)', () => {
     const write = crm.store.write.bind(crm.store);
     crm.store.write = (batch: WriteBatch) => {
       yieldedBeforeWrite.push(immediateRan);
-      turnsBeforeWrite.push(turns);
+      if (turns) turnsBeforeWrite.push(turns.count);
       return write(batch);
     };
   });
@@ -49,15 +50,9 @@ describe('a write in slices of the event loop (SQLite)', () => {
   it('measures a large value against the limit in slices, turning the event loop meanwhile', async () => {
     const body = 'a large value of a note '.repeat(350_000);
     turnsBeforeWrite.length = 0;
-    turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    turns = new LoopTurns();
     await crm.data.create(SYSTEM, 'notes', { subject: 'measured', body });
-    ticking = false;
+    turns.stop();
     // Its 8.4 MB took tens of milliseconds of one turn to measure whole; in slices of a
     // millisecond, the loop turns again and again before the store is asked to write.
     expect(turnsBeforeWrite).toHaveLength(1);

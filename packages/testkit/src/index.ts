@@ -17,5 +17,6 @@ export type { CoordinationContractTarget } from './coordination.contract.js';
 export { describeJobQueueContract } from './job-queue.contract.js';
 export { describePlatformRegistryContract } from './platform-registry.contract.js';
 export { freePort } from './ports.js';
+export { LoopTurns } from './loop-turns.js';
 export { describeWindowCountersContract } from './window-counters.contract.js';
 export { describeReplicationBufferContract } from './replication-buffer.contract.js';

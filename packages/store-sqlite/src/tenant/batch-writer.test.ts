@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNRESTRICTED } from '@odp/core';
 import type { AclRow } from '@odp/core';
-import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
+import { LoopTurns, REL, contractModel, storedObject, uuid } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 import type { SqliteTenantStore } from './store.js';
 
@@ -89,18 +89,12 @@ describe('a batch with a large value', () => {
       basicClass: 'ct.company',
       values: { notes, settings, tags: ['x', notes] },
     });
-    let turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = new LoopTurns();
     await store.write({ put: [company] });
-    ticking = false;
+    turns.stop();
     // JSON.stringify of the value whole, the way the transaction serialised it before, took tens
     // of milliseconds of one turn; in slices of a millisecond the loop turns many times meanwhile.
-    expect(turns).toBeGreaterThan(2);
+    expect(turns.count).toBeGreaterThan(2);
     const stored = await store.get(company.id, UNRESTRICTED);
     expect(stored?.values).toEqual({ notes, settings, tags: ['x', notes] });
     await store.close();
