@@ -5,8 +5,8 @@ import { sendJsonInSlices, sendObjectJson } from './sliced-json.js';
 
 /**
  * The answer written in slices is the answer `res.json` gives (express, real HTTP): the same
- * bytes, Content-Type, Content-Length, weak ETag and 304 to a matching If-None-Match, for a small
- * page and for one of many chunks (long strings, many objects).
+ * bytes, Content-Type, Content-Length, weak ETag, 304 to a matching If-None-Match and HEAD, for a
+ * small page and for one of many chunks (long strings, many objects).
  */
 const small = { _embedded: { invoices: [{ amount: 1, note: 'naïve ✓' }] }, _links: { self: { href: '/x' } } };
 const large = {
@@ -72,6 +72,15 @@ describe('sendJsonInSlices', () => {
       });
       expect(revalidated.status).toBe(304);
       expect(await revalidated.text()).toBe('');
+      const [head, wholeHead] = await Promise.all([
+        fetch(`${base}/sliced/${which}`, { method: 'HEAD' }),
+        fetch(`${base}/whole/${which}`, { method: 'HEAD' }),
+      ]);
+      expect(head.status).toBe(200);
+      for (const header of ['content-type', 'content-length', 'etag']) {
+        expect(head.headers.get(header)).toBe(wholeHead.headers.get(header));
+      }
+      expect(await head.text()).toBe('');
     },
   );
 
