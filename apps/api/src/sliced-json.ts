@@ -77,10 +77,10 @@ function sendJsonText(req: Request, res: Response, text: string): void {
 }
 
 /**
- * Answers one rendered object as `res.json(object)` would: in slices ({@link sendJsonInSlices})
- * when one of its values, or a member or element of one, is a string of more than
- * {@link STRING_PIECE_CHARS} characters (a note's 1 MB body took 3 ms to serialise whole), else
- * whole, as every object of ordinary size is answered fastest.
+ * Answers one object (a rendered object, an aggregations answer) as `res.json(object)` would: in
+ * slices ({@link sendJsonInSlices}) when one of its values, or a member or element of one, is a
+ * string of more than {@link STRING_PIECE_CHARS} characters (a note's 1 MB body took 3 ms to
+ * serialise whole), else whole, as every object of ordinary size is answered fastest.
  */
 export async function sendObjectJson(req: Request, res: Response, object: object): Promise<void> {
   if (holdsLongString(object, 2)) await sendJsonInSlices(req, res, object);

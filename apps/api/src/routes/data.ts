@@ -86,10 +86,10 @@ export function dataRoutes(deps: AppDeps): Router {
   tenantRoutes(router, deps);
 
   const distinct = handle(async (req, res, { account, data, query }) => {
-    res.json(await data.distinct(account, listPath(req), query));
+    await sendJsonInSlices(req, res, await data.distinct(account, listPath(req), query));
   });
   const aggregations = handle(async (req, res, { account, data, query }) => {
-    res.json(await data.aggregations(account, listPath(req), query));
+    await sendObjectJson(req, res, await data.aggregations(account, listPath(req), query));
   });
   const values = handle(async (req, res, { account, data, query }) => {
     await sendJsonInSlices(
