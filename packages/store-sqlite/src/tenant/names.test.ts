@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNRESTRICTED } from '@odp/core';
-import type { AccessFilter } from '@odp/core';
+import type { AccessFilter, IncomingRef } from '@odp/core';
 import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 import type { SqliteTenantStore } from './store.js';
@@ -187,6 +187,42 @@ describe('bounded linkers of several objects', () => {
     expect(linkers(2, REL.client)).toEqual(['Invoice 4']);
     expect(linkers(2, REL.employer)).toEqual(['Person 8']);
     expect(refs.map((ref) => ref.targetId)).toEqual([uuid(1), uuid(1), uuid(1), uuid(1), uuid(2), uuid(2)]);
+    await store.close();
+  });
+});
+
+// A page's linkers, once read outside a write, are answered from memory (the same references)
+// until anything is written; a page with a target not read before is read whole.
+describe('remembered linkers of a page', () => {
+  it('answers a bounded read again from memory, targets in key order, until anything is written', async () => {
+    const store = openSqliteTenantStore({ file: join(dir, 'pages.db') });
+    await store.applyModel(contractModel);
+    await store.write({
+      put: [
+        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
+        storedObject({ n: 2, basicClass: 'ct.company', name: 'Globex' }),
+        invoice(3, 'Invoice 3'),
+        storedObject({ n: 4, basicClass: 'ct.invoice', name: 'Invoice 4', links: { [REL.client]: [2] } }),
+        invoice(5, 'Invoice 5'),
+      ],
+    });
+    const read = (ids: string[]) =>
+      store.incomingRefs(ids, UNRESTRICTED, { relationKeys: [REL.client], limit: 20 });
+    const seen = (refs: readonly IncomingRef[]) => refs.map((ref) => `${ref.targetId} ${ref.name}`);
+
+    const one = await read([uuid(1)]);
+    expect(seen(one)).toEqual([`${uuid(1)} Invoice 3`, `${uuid(1)} Invoice 5`]);
+    const page = await read([uuid(2), uuid(1)]);
+    const expected = [`${uuid(1)} Invoice 3`, `${uuid(1)} Invoice 5`, `${uuid(2)} Invoice 4`];
+    expect(seen(page)).toEqual(expected);
+    const again = await read([uuid(2), uuid(1), uuid(2)]);
+    expect(seen(again)).toEqual(expected);
+    again.forEach((ref, index) => expect(ref).toBe(page[index]));
+
+    await store.write({ put: [invoice(6, 'Invoice 6')] });
+    const after = await read([uuid(2), uuid(1)]);
+    expect(seen(after)).toEqual([...expected.slice(0, 2), `${uuid(1)} Invoice 6`, `${uuid(2)} Invoice 4`]);
+    expect(after[0]).not.toBe(page[0]);
     await store.close();
   });
 });

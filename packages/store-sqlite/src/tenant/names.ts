@@ -65,6 +65,18 @@ export class TenantNames {
    */
   private readonly rangeReaders = new Map<string, number>();
   /**
+   * The linkers of each target a bounded read rendered, as references, by reader, relations and
+   * target id, with the target's key (which orders a page's targets): kept and forgotten with
+   * {@link ranges}, so a page rendered again while nothing is written reads nothing and resolves
+   * nothing. Kept only from reads outside a write transaction.
+   */
+  private readonly resolved = new Map<
+    string,
+    { readonly n: number; readonly refs: readonly IncomingRef[] }
+  >();
+  /** The references {@link resolved} holds, bounded like {@link refs}. */
+  private resolvedRefs = 0;
+  /**
    * Relation keys no link was ever stored through (not in `dict`), as long as the database is as
    * it was when they were looked up (forgotten with {@link ranges}): an inverse side nothing links
    * through yet is rendered with every object of its class (an invoice of the example CRM has two),
@@ -98,7 +110,8 @@ export class TenantNames {
    * back from a small lookup and remembered dict entries, which halves the cost of a page whose
    * objects have many linkers, and the linkers' references come from those remembered
    * ({@link linkerRefs}). With a bound, each (target, relation) is one range read of `links_dst`
-   * (dst, rel, src, pos) that stops after `limit` visible linkers, all of them in one statement.
+   * (dst, rel, src, pos) that stops after `limit` visible linkers, all of them in one statement;
+   * outside a write, the references read for each target are remembered ({@link resolved}).
    */
   incomingRefs(ids: readonly string[], access: AccessFilter, bound?: IncomingBound): IncomingRef[] {
     if (ids.length === 0) return [];
@@ -107,6 +120,13 @@ export class TenantNames {
     if (bound !== undefined) this.forgetOnCommitElsewhere();
     const rels = bound === undefined ? [] : this.storedRelations(bound.relationKeys);
     if (bound !== undefined && rels.length === 0) return [];
+    const visible = visibleLinked(this.context.keys, access, 'l.src');
+    const remember = bound !== undefined && !this.context.inTransaction();
+    const prefix = bound === undefined ? '' : `${this.readerKey(visible, bound.limit)}:${rels.join(',')}:`;
+    if (remember) {
+      const known = this.resolvedOf(ids, prefix);
+      if (known !== undefined) return known;
+    }
     const targets = new Map(
       this.context
         .statement('SELECT n, id FROM objects WHERE id IN (SELECT value FROM json_each(?))')
@@ -114,7 +134,6 @@ export class TenantNames {
         .all(JSON.stringify(ids)) as [number, string][],
     );
     if (targets.size === 0) return [];
-    const visible = visibleLinked(this.context.keys, access, 'l.src');
     let rows: IncomingLinkRow[];
     if (bound === undefined) {
       rows = this.context
@@ -130,6 +149,7 @@ export class TenantNames {
         rels,
         visible,
         bound.limit,
+        prefix,
       );
     }
     const refs = this.linkerRefs(rows.map((row) => row[2]));
@@ -141,7 +161,7 @@ export class TenantNames {
         .all(JSON.stringify(unknown)) as [number, string][];
       for (const [rel, key] of found) this.relationKeys.set(rel, key);
     }
-    return rows.flatMap(([dst, rel, src]) => {
+    const incoming = rows.flatMap(([dst, rel, src]): IncomingRef[] => {
       const ref = refs.get(src);
       if (ref === undefined) return [];
       const [id, basicClass, name] = ref;
@@ -155,6 +175,64 @@ export class TenantNames {
         },
       ];
     });
+    if (remember) this.rememberResolved(targets, incoming, prefix);
+    return incoming;
+  }
+
+  /**
+   * The linkers of every target among `ids` as remembered ({@link resolved}), targets in key order
+   * as a read gives them; undefined unless every one of them is remembered.
+   */
+  private resolvedOf(ids: readonly string[], prefix: string): IncomingRef[] | undefined {
+    const known: { readonly n: number; readonly refs: readonly IncomingRef[] }[] = [];
+    for (const id of new Set(ids)) {
+      const target = this.resolved.get(`${prefix}${id}`);
+      if (target === undefined) return undefined;
+      known.push(target);
+    }
+    return known.sort((a, b) => a.n - b.n).flatMap((target) => target.refs);
+  }
+
+  /** Remembers the linkers read for each of `targets` (key -> id) under `prefix`. */
+  private rememberResolved(
+    targets: ReadonlyMap<number, string>,
+    incoming: readonly IncomingRef[],
+    prefix: string,
+  ): void {
+    const byTarget = new Map<string, IncomingRef[]>();
+    for (const ref of incoming) {
+      const refs = byTarget.get(ref.targetId);
+      if (refs === undefined) byTarget.set(ref.targetId, [ref]);
+      else refs.push(ref);
+    }
+    for (const [n, id] of targets) {
+      const refs = byTarget.get(id) ?? [];
+      this.resolved.set(`${prefix}${id}`, { n, refs });
+      this.resolvedRefs += refs.length;
+    }
+  }
+
+  /**
+   * A short number for the reader's access condition and bound ({@link rangeReaders}). Forgets
+   * every remembered range first when one of the memories is full, so a number handed out stays
+   * valid for the rest of the read.
+   */
+  private readerKey(visible: Sql, limit: number): number {
+    if (
+      this.ranges.size >= REMEMBERED_RANGES ||
+      this.resolved.size >= REMEMBERED_RANGES ||
+      this.resolvedRefs >= REMEMBERED_REFS ||
+      this.rangeReaders.size >= REMEMBERED_READERS
+    ) {
+      this.forgetRemembered();
+    }
+    const reader = `${limit}\u0000${JSON.stringify(visible.params)}\u0000${visible.text}`;
+    let readerKey = this.rangeReaders.get(reader);
+    if (readerKey === undefined) {
+      readerKey = this.rangeReaders.size;
+      this.rangeReaders.set(reader, readerKey);
+    }
+    return readerKey;
   }
 
   /**
@@ -168,17 +246,9 @@ export class TenantNames {
     rels: readonly number[],
     visible: Sql,
     limit: number,
+    /** The reader's {@link readerKey} and the relations, as `incomingRefs` keys its memories. */
+    prefix: string,
   ): IncomingLinkRow[] {
-    if (this.ranges.size >= REMEMBERED_RANGES || this.rangeReaders.size >= REMEMBERED_READERS) {
-      this.forgetRemembered();
-    }
-    const reader = `${limit}\u0000${JSON.stringify(visible.params)}\u0000${visible.text}`;
-    let readerKey = this.rangeReaders.get(reader);
-    if (readerKey === undefined) {
-      readerKey = this.rangeReaders.size;
-      this.rangeReaders.set(reader, readerKey);
-    }
-    const prefix = `${readerKey}:`;
     // Inside a write transaction the ranges may differ from the committed ones: read, not remembered.
     const ranges = this.context.inTransaction() ? new Map<string, readonly number[]>() : this.ranges;
     const missing = targets.filter((dst) => rels.some((rel) => !ranges.has(`${prefix}${dst}:${rel}`)));
@@ -215,9 +285,14 @@ export class TenantNames {
     );
   }
 
-  /** Forgets the ranges and the relations not stored (after a write of this connection, or when full). */
+  /**
+   * Forgets the ranges, the linkers resolved from them and the relations not stored (after a write
+   * of this connection, or when full).
+   */
   private forgetRemembered(): void {
     this.ranges.clear();
+    this.resolved.clear();
+    this.resolvedRefs = 0;
     this.rangeReaders.clear();
     this.unstoredRelations.clear();
   }
