@@ -10,12 +10,20 @@ import type { SqliteTenantStore } from './store.js';
 const dir = mkdtempSync(join(tmpdir(), 'odp-names-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const company = (n: number, name: string) => storedObject({ n, basicClass: 'ct.company', name });
 const invoice = (n: number, name: string) =>
   storedObject({ n, basicClass: 'ct.invoice', name, links: { [REL.client]: [1] } });
 
 async function linkerNames(store: SqliteTenantStore): Promise<(string | null)[]> {
   const refs = await store.incomingRefs([uuid(1)], UNRESTRICTED, { relationKeys: [REL.client], limit: 20 });
   return refs.map((ref) => ref.name);
+}
+
+/** A store on a new file, with the model applied. */
+async function newStore(name: string): Promise<SqliteTenantStore> {
+  const store = openSqliteTenantStore({ file: join(dir, name) });
+  await store.applyModel(contractModel);
+  return store;
 }
 
 /** Two stores on the same file: this api process and another one. */
@@ -36,12 +44,7 @@ describe('remembered references of linking objects', () => {
   it('follows renames and deletes made through this store and through another connection', async () => {
     const { here, elsewhere } = await twoConnections('tenant.db');
     await here.write({
-      put: [
-        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
-        invoice(2, 'Invoice 2'),
-        invoice(3, 'Invoice 3'),
-        invoice(4, 'Invoice 4'),
-      ],
+      put: [company(1, 'Acme'), invoice(2, 'Invoice 2'), invoice(3, 'Invoice 3'), invoice(4, 'Invoice 4')],
     });
     expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3', 'Invoice 4']);
 
@@ -65,12 +68,7 @@ describe('remembered ranges of linkers', () => {
   it('follows links added and removed through this store and through another connection', async () => {
     const { here, elsewhere } = await twoConnections('ranges.db');
     await here.write({
-      put: [
-        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
-        storedObject({ n: 9, basicClass: 'ct.company', name: 'Other' }),
-        invoice(2, 'Invoice 2'),
-        invoice(3, 'Invoice 3'),
-      ],
+      put: [company(1, 'Acme'), company(9, 'Other'), invoice(2, 'Invoice 2'), invoice(3, 'Invoice 3')],
     });
     expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3']);
     expect(await linkerNames(here)).toEqual(['Invoice 2', 'Invoice 3']);
@@ -96,7 +94,7 @@ describe('remembered ranges of linkers', () => {
 // A relation nothing links through yet is remembered as such, and looked up again once a write
 // through this store or a commit of another connection may have stored the first link through it.
 describe('remembered relations no link was stored through', () => {
-  const acme = storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' });
+  const acme = company(1, 'Acme');
 
   it('renders the first link stored through another connection', async () => {
     const { here, elsewhere } = await twoConnections('unstored-elsewhere.db');
@@ -124,14 +122,9 @@ describe('remembered relations no link was stored through', () => {
 
 describe('remembered ranges of linkers, per reader', () => {
   it('keeps the linkers each reader may see apart', async () => {
-    const store = openSqliteTenantStore({ file: join(dir, 'readers.db') });
-    await store.applyModel(contractModel);
+    const store = await newStore('readers.db');
     await store.write({
-      put: [
-        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
-        invoice(2, 'Invoice 2'),
-        invoice(3, 'Invoice 3'),
-      ],
+      put: [company(1, 'Acme'), invoice(2, 'Invoice 2'), invoice(3, 'Invoice 3')],
       aclRows: [{ objectId: uuid(2), rows: [{ acId: 'A', nodeId: uuid(2), definition: 'owner' }] }],
     });
     const holdingA: AccessFilter = { kind: 'acl', protectedClasses: ['ct.invoice'], acIds: ['A'] };
@@ -149,8 +142,7 @@ describe('remembered ranges of linkers, per reader', () => {
 
 describe('bounded linkers of several objects', () => {
   it('reads at most `limit` linkers per object and relation, in creation order, grouped by object', async () => {
-    const store = openSqliteTenantStore({ file: join(dir, 'bounded.db') });
-    await store.applyModel(contractModel);
+    const store = await newStore('bounded.db');
     const person = (n: number, employer: number) =>
       storedObject({
         n,
@@ -162,8 +154,8 @@ describe('bounded linkers of several objects', () => {
       storedObject({ n, basicClass: 'ct.invoice', name: `Invoice ${n}`, links: { [REL.client]: [client] } });
     await store.write({
       put: [
-        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
-        storedObject({ n: 2, basicClass: 'ct.company', name: 'Globex' }),
+        company(1, 'Acme'),
+        company(2, 'Globex'),
         billed(3, 1),
         billed(4, 2),
         billed(5, 1),
@@ -195,12 +187,11 @@ describe('bounded linkers of several objects', () => {
 // until anything is written; a page with a target not read before is read whole.
 describe('remembered linkers of a page', () => {
   it('answers a bounded read again from memory, targets in key order, until anything is written', async () => {
-    const store = openSqliteTenantStore({ file: join(dir, 'pages.db') });
-    await store.applyModel(contractModel);
+    const store = await newStore('pages.db');
     await store.write({
       put: [
-        storedObject({ n: 1, basicClass: 'ct.company', name: 'Acme' }),
-        storedObject({ n: 2, basicClass: 'ct.company', name: 'Globex' }),
+        company(1, 'Acme'),
+        company(2, 'Globex'),
         invoice(3, 'Invoice 3'),
         storedObject({ n: 4, basicClass: 'ct.invoice', name: 'Invoice 4', links: { [REL.client]: [2] } }),
         invoice(5, 'Invoice 5'),
