@@ -4,8 +4,12 @@ import { ANNOUNCE_WINDOW_MS, changeAnnouncer } from './change-announcer.js';
 import { createLogger } from './log.js';
 import type { ModelSwitch } from './model-switch.js';
 
-/** The announcement window passes (and the promises it settles). */
-const windowPasses = () => new Promise((resolve) => setTimeout(resolve, ANNOUNCE_WINDOW_MS + 5));
+// The window is a timer: the clock is faked, so a loaded machine cannot let it pass early or late.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
+/** The announcement window passes (and the promises its announcement starts settle). */
+const windowPasses = () => jest.advanceTimersByTimeAsync(ANNOUNCE_WINDOW_MS);
 
 function announcerOver(crossesProcesses: boolean) {
   const log = { head: 0, published: [] as string[], notified: 0, reads: 0 };
@@ -45,8 +49,8 @@ describe('changeAnnouncer', () => {
     for (const head of [1, 2, 3]) {
       log.head = head;
       announce();
-      // The writes come in turns of their own, within the window.
-      await new Promise((resolve) => setImmediate(resolve));
+      // The writes come a millisecond apart, within the window.
+      await jest.advanceTimersByTimeAsync(1);
     }
     expect(log.published).toEqual([]);
     await windowPasses();
