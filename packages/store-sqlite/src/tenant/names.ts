@@ -122,7 +122,10 @@ export class TenantNames {
     if (bound !== undefined && rels.length === 0) return [];
     const visible = visibleLinked(this.context.keys, access, 'l.src');
     const remember = bound !== undefined && !this.context.inTransaction();
-    const prefix = bound === undefined ? '' : `${this.readerKey(visible, bound.limit)}:${rels.join(',')}:`;
+    // A range is the reader's whatever else a page asks; a page's linkers are the reader's for
+    // the relations it renders.
+    const reader = bound === undefined ? '' : `${this.readerKey(visible, bound.limit)}:`;
+    const prefix = `${reader}${rels.join(',')}:`;
     if (remember) {
       const known = this.resolvedOf(ids, prefix);
       if (known !== undefined) return known;
@@ -149,7 +152,7 @@ export class TenantNames {
         rels,
         visible,
         bound.limit,
-        prefix,
+        reader,
       );
     }
     const refs = this.linkerRefs(rows.map((row) => row[2]));
@@ -206,9 +209,11 @@ export class TenantNames {
       else refs.push(ref);
     }
     for (const [n, id] of targets) {
+      const key = `${prefix}${id}`;
       const refs = byTarget.get(id) ?? [];
-      this.resolved.set(`${prefix}${id}`, { n, refs });
-      this.resolvedRefs += refs.length;
+      // A page read again for a target it had not read yet reads the others again too.
+      this.resolvedRefs += refs.length - (this.resolved.get(key)?.refs.length ?? 0);
+      this.resolved.set(key, { n, refs });
     }
   }
 
@@ -246,12 +251,12 @@ export class TenantNames {
     rels: readonly number[],
     visible: Sql,
     limit: number,
-    /** The reader's {@link readerKey} and the relations, as `incomingRefs` keys its memories. */
-    prefix: string,
+    /** The reader's {@link readerKey}, as `incomingRefs` keys the ranges. */
+    reader: string,
   ): IncomingLinkRow[] {
     // Inside a write transaction the ranges may differ from the committed ones: read, not remembered.
     const ranges = this.context.inTransaction() ? new Map<string, readonly number[]>() : this.ranges;
-    const missing = targets.filter((dst) => rels.some((rel) => !ranges.has(`${prefix}${dst}:${rel}`)));
+    const missing = targets.filter((dst) => rels.some((rel) => !ranges.has(`${reader}${dst}:${rel}`)));
     if (missing.length > 0) {
       const pairs = this.context
         .statement(
@@ -272,14 +277,14 @@ export class TenantNames {
       // keep an order, so the keys are sorted again (equal keys are one linker linking twice).
       for (const [dst, rel, sources] of pairs) {
         ranges.set(
-          `${prefix}${dst}:${rel}`,
+          `${reader}${dst}:${rel}`,
           (JSON.parse(sources) as number[]).sort((a, b) => a - b),
         );
       }
     }
     return targets.flatMap((dst) =>
       rels.flatMap((rel) => {
-        const range = ranges.get(`${prefix}${dst}:${rel}`) ?? [];
+        const range = ranges.get(`${reader}${dst}:${rel}`) ?? [];
         return range.map((src): IncomingLinkRow => [dst, rel, src]);
       }),
     );
