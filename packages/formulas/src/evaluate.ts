@@ -89,7 +89,25 @@ function compare(operator: '<' | '<=' | '>' | '>=', left: FormulaValue, right: F
   }
 }
 
-async function property(from: Reached, name: string): Promise<Evaluated> {
+/**
+ * A value now, or later when a relation had to be followed: the evaluator continues synchronously
+ * where it can, so a formula that reads only its own object's values (most of them) allocates no
+ * promise per node.
+ */
+type Pending<T> = T | Promise<T>;
+
+function property(from: Reached, name: string): Pending<Evaluated> {
+  const values: FormulaValue[] = [];
+  for (const record of from.records) {
+    const value = record.get(name);
+    if (value === undefined && !name.startsWith('_')) return followedProperty(from, name);
+    values.push(fromStored(value));
+  }
+  return from.multiple ? values.flatMap((v) => (Array.isArray(v) ? v : [v])) : (values[0] ?? null);
+}
+
+/** `name` on objects some of which have no value for it: a relation is followed where one is. */
+async function followedProperty(from: Reached, name: string): Promise<Evaluated> {
   const results = await Promise.all(
     from.records.map(async (record): Promise<{ link: FormulaLink } | { value: FormulaValue }> => {
       const value = record.get(name);
@@ -109,82 +127,158 @@ async function property(from: Reached, name: string): Promise<Evaluated> {
   return from.multiple ? values.flatMap((v) => (Array.isArray(v) ? v : [v])) : (values[0] ?? null);
 }
 
+function combine(
+  operator: Exclude<BinaryNode['operator'], '&&' | '||' | '??'>,
+  left: FormulaValue,
+  right: FormulaValue,
+): FormulaValue {
+  switch (operator) {
+    case '==':
+      return valuesEqual(left, right);
+    case '!=':
+      return !valuesEqual(left, right);
+    case '+':
+      return plus(left, right);
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+      return arithmetic(operator, left, right);
+    default:
+      return compare(operator, left, right);
+  }
+}
+
 /**
  * Evaluates a parsed formula on `context.record`. Missing values, missing links, wrong value types,
  * division by zero and the like yield null, never an exception; only a failing loader or
  * system-setting resolver (an infrastructure failure) rejects.
  */
 export async function evaluate(formula: Formula, context: FormulaContext): Promise<FormulaValue> {
-  const self = new Reached([context.record], false);
+  return new Evaluation(context).value(formula.ast);
+}
 
-  const visit = async (node: FormulaNode): Promise<Evaluated> => {
+type BinaryNode = Extract<FormulaNode, { kind: 'binary' }>;
+type CallNode = Extract<FormulaNode, { kind: 'call' }>;
+
+/**
+ * One evaluation: each step continues at once when the step before it had its value, and only
+ * through a promise after one that followed a relation.
+ */
+class Evaluation {
+  private readonly self: Reached;
+
+  constructor(private readonly context: FormulaContext) {
+    this.self = new Reached([context.record], false);
+  }
+
+  value(node: FormulaNode): Pending<FormulaValue> {
+    const evaluated = this.visit(node);
+    return evaluated instanceof Promise ? evaluated.then(asValue) : asValue(evaluated);
+  }
+
+  private visit(node: FormulaNode): Pending<Evaluated> {
     switch (node.kind) {
       case 'literal':
         return node.value;
       case 'identifier':
-        return property(self, node.name);
+        return property(this.self, node.name);
       case 'member': {
-        const object = await visit(node.object);
-        return object instanceof Reached ? property(object, node.property) : null;
+        const object = this.visit(node.object);
+        return object instanceof Promise
+          ? object.then((reached) => memberOf(reached, node.property))
+          : memberOf(object, node.property);
       }
       case 'unary': {
-        const argument = asValue(await visit(node.argument));
-        if (node.operator === '!') return !isTruthy(argument);
-        const n = toNumber(argument);
-        return n === null ? null : -n;
+        const argument = this.value(node.argument);
+        return argument instanceof Promise
+          ? argument.then((resolved) => unary(node.operator, resolved))
+          : unary(node.operator, argument);
       }
-      case 'conditional':
-        return isTruthy(await value(node.test)) ? visit(node.consequent) : visit(node.alternate);
-      case 'binary':
-        return binary(node);
+      case 'conditional': {
+        const test = this.value(node.test);
+        return test instanceof Promise
+          ? test.then((resolved) => this.visit(isTruthy(resolved) ? node.consequent : node.alternate))
+          : this.visit(isTruthy(test) ? node.consequent : node.alternate);
+      }
+      case 'binary': {
+        const left = this.value(node.left);
+        return left instanceof Promise
+          ? left.then((resolved) => this.binary(node, resolved))
+          : this.binary(node, left);
+      }
       case 'call':
-        return call(node);
+        return this.call(node);
     }
-  };
+  }
 
-  const value = async (node: FormulaNode): Promise<FormulaValue> => asValue(await visit(node));
-
-  const binary = async (node: Extract<FormulaNode, { kind: 'binary' }>): Promise<FormulaValue> => {
-    const left = await value(node.left);
+  private binary(node: BinaryNode, left: FormulaValue): Pending<FormulaValue> {
     switch (node.operator) {
       case '&&':
-        return isTruthy(left) ? value(node.right) : left;
+        return isTruthy(left) ? this.value(node.right) : left;
       case '||':
-        return isTruthy(left) ? left : value(node.right);
+        return isTruthy(left) ? left : this.value(node.right);
       case '??':
-        return left !== null ? left : value(node.right);
+        return left !== null ? left : this.value(node.right);
     }
-    const right = await value(node.right);
-    switch (node.operator) {
-      case '==':
-        return valuesEqual(left, right);
-      case '!=':
-        return !valuesEqual(left, right);
-      case '+':
-        return plus(left, right);
-      case '-':
-      case '*':
-      case '/':
-      case '%':
-        return arithmetic(node.operator, left, right);
-      default:
-        return compare(node.operator, left, right);
-    }
-  };
+    const operator = node.operator;
+    const right = this.value(node.right);
+    return right instanceof Promise
+      ? right.then((resolved) => combine(operator, left, resolved))
+      : combine(operator, left, right);
+  }
 
-  const call = async (node: Extract<FormulaNode, { kind: 'call' }>): Promise<FormulaValue> => {
+  private call(node: CallNode): Pending<FormulaValue> {
     const fn = functionNamed(node.callee);
     if (!fn) return null;
     if (node.callee === 'if') {
       const [test, consequent, alternate] = node.args;
       if (test === undefined) return null;
-      const branch = isTruthy(await value(test)) ? consequent : alternate;
-      return branch === undefined ? null : value(branch);
+      const tested = this.value(test);
+      return tested instanceof Promise
+        ? tested.then((resolved) => this.branch(resolved, consequent, alternate))
+        : this.branch(tested, consequent, alternate);
     }
-    const args: FormulaValue[] = [];
-    for (const arg of node.args) args.push(await value(arg));
-    return fn.apply(args, context);
-  };
+    const args = this.argumentValues(node.args, []);
+    return args instanceof Promise
+      ? args.then((resolved) => fn.apply(resolved, this.context))
+      : fn.apply(args, this.context);
+  }
 
-  return value(formula.ast);
+  private branch(
+    test: FormulaValue,
+    consequent: FormulaNode | undefined,
+    alternate: FormulaNode | undefined,
+  ): Pending<FormulaValue> {
+    const branch = isTruthy(test) ? consequent : alternate;
+    return branch === undefined ? null : this.value(branch);
+  }
+
+  /** The values of `nodes` from `args.length` on, appended to `args`, in order. */
+  private argumentValues(nodes: readonly FormulaNode[], args: FormulaValue[]): Pending<FormulaValue[]> {
+    for (let index = args.length; index < nodes.length; index += 1) {
+      const argument = this.value(nodes[index]!);
+      if (argument instanceof Promise) {
+        return argument.then((resolved) => {
+          args.push(resolved);
+          return this.argumentValues(nodes, args);
+        });
+      }
+      args.push(argument);
+    }
+    return args;
+  }
+}
+
+function memberOf(object: Evaluated, name: string): Pending<Evaluated> {
+  return object instanceof Reached ? property(object, name) : null;
+}
+
+function unary(
+  operator: Extract<FormulaNode, { kind: 'unary' }>['operator'],
+  argument: FormulaValue,
+): FormulaValue {
+  if (operator === '!') return !isTruthy(argument);
+  const n = toNumber(argument);
+  return n === null ? null : -n;
 }

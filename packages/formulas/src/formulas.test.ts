@@ -322,6 +322,16 @@ describe('evaluate', () => {
     ['formatDate(status)', null],
     ["_id + '/' + _href", 'i1//data/t/invoices/i1'],
     ['_modificationDate', null],
+    // Values read at once before and after a step that waits (a relation, a system setting).
+    [
+      "concat(amount, client.legalName, vatRate, systemSetting('vatNumber'), status)",
+      '100Acme BV21NL001sent',
+    ],
+    ['amount + sum(lines.amount) * 2', 185],
+    ['-sum(lines.amount)', -42.5],
+    ["client.legalName == 'Acme BV' ? amount : 0", 100],
+    ['empty ?? client.country.name', 'Netherlands'],
+    ["if(client, upper(client.legalName), 'none')", 'ACME BV'],
   ])('%s', async (source, expected) => {
     const result = await evaluate(parseFormula(source), {
       record: invoice,
