@@ -33,20 +33,51 @@ export function withAncestors(model: Model, names: readonly string[]): string[] 
   return [...result];
 }
 
+/**
+ * Combinations of classes remembered per model (a model never changes: a new version is a new
+ * object). Every write and render asks for its object's fields and relations several times; a
+ * tenant's objects have few combinations, and past this many the memory starts over.
+ */
+const MAX_COMBINATIONS = 1000;
+
+interface ClassesMembers {
+  readonly fields: ReadonlyMap<string, FieldDef>;
+  readonly relations: ReadonlyMap<string, RelationEnd>;
+}
+
+const membersByModel = new WeakMap<Model, Map<string, ClassesMembers>>();
+
+function membersOf(model: Model, classes: readonly string[]): ClassesMembers {
+  let byClasses = membersByModel.get(model);
+  if (byClasses === undefined) {
+    byClasses = new Map();
+    membersByModel.set(model, byClasses);
+  }
+  const key = classes.length === 1 ? classes[0]! : classes.join('\n');
+  let members = byClasses.get(key);
+  if (members === undefined) {
+    const fields = new Map<string, FieldDef>();
+    const relations = new Map<string, RelationEnd>();
+    for (const name of classes) {
+      const cls = model.classes.get(name);
+      for (const [fieldName, field] of cls?.fields ?? []) fields.set(fieldName, field);
+      for (const [endName, end] of cls?.relations ?? []) relations.set(endName, end);
+    }
+    members = { fields, relations };
+    if (byClasses.size >= MAX_COMBINATIONS) byClasses.clear();
+    byClasses.set(key, members);
+  }
+  return members;
+}
+
 /** The fields of an object with these classes (own, inherited and gained), by name. */
-export function fieldsOf(model: Model, classes: readonly string[]): Map<string, FieldDef> {
-  const fields = new Map<string, FieldDef>();
-  for (const name of classes)
-    for (const [key, field] of model.classes.get(name)?.fields ?? []) fields.set(key, field);
-  return fields;
+export function fieldsOf(model: Model, classes: readonly string[]): ReadonlyMap<string, FieldDef> {
+  return membersOf(model, classes).fields;
 }
 
 /** The relation ends of an object with these classes, by name. */
-export function relationsOf(model: Model, classes: readonly string[]): Map<string, RelationEnd> {
-  const ends = new Map<string, RelationEnd>();
-  for (const name of classes)
-    for (const [key, end] of model.classes.get(name)?.relations ?? []) ends.set(key, end);
-  return ends;
+export function relationsOf(model: Model, classes: readonly string[]): ReadonlyMap<string, RelationEnd> {
+  return membersOf(model, classes).relations;
 }
 
 /** A class an object can be created as: not abstract, not a role class. */

@@ -146,7 +146,8 @@ export async function compute(
 ): Promise<Draft> {
   const { model } = env;
   const record = formulaRecord(env, uow, draft);
-  const run = (formula: Formula) => evaluate(formula, { ...env, record });
+  const context = { ...env, record };
+  const run = (formula: Formula) => evaluate(formula, context);
   const fields = fieldsOf(model, draft.classes);
   const assign = (name: string, value: unknown) => {
     const field = fields.get(name);

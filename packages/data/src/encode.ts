@@ -169,6 +169,9 @@ export function encodeField(
  * (stored before bodies were limited in depth) compares without exhausting the call stack.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
+  // Most comparisons are of two scalars (a write compares every field): answered without a stack.
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const pending: [unknown, unknown][] = [[a, b]];
   for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
     const [left, right] = pair;

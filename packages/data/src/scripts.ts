@@ -163,15 +163,14 @@ export async function gatewayJobs(
       return secret;
     },
   };
-  const record = formulaRecord(env, uow, object);
+  const context = { ...env, record: formulaRecord(env, uow, object) };
   const jobs: NewJob[] = [];
   for (const script of scripts) {
     readSecret = false;
     // A replicated object that is deleted is removed from the warehouse whatever its values were:
     // on DELETE only the connection parameters are resolved (interface spec, rule 1).
     const replicatedDelete = script.gateway === 'DatastoreReplicator' && trigger === 'DELETE';
-    if (!replicatedDelete && script.condition && !(await evaluate(script.condition, { ...env, record })))
-      continue;
+    if (!replicatedDelete && script.condition && !(await evaluate(script.condition, context))) continue;
     const parameters: Record<string, string | null> = {};
     let credentialsFromSecret = false;
     for (const parameter of script.parameters) {
@@ -180,7 +179,7 @@ export async function gatewayJobs(
       readSecret = false;
       if (parameter.value !== undefined) parameters[parameter.name] = parameter.value;
       else if (parameter.formula)
-        parameters[parameter.name] = toText(await evaluate(parameter.formula, { ...env, record }));
+        parameters[parameter.name] = toText(await evaluate(parameter.formula, context));
       else if (parameter.templateFile)
         parameters[parameter.name] = renderTemplate(
           env,
