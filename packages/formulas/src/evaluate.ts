@@ -160,10 +160,13 @@ export async function evaluate(formula: Formula, context: FormulaContext): Promi
 
 type BinaryNode = Extract<FormulaNode, { kind: 'binary' }>;
 type CallNode = Extract<FormulaNode, { kind: 'call' }>;
+type UnaryNode = Extract<FormulaNode, { kind: 'unary' }>;
 
 /**
  * One evaluation: each step continues at once when the step before it had its value, and only
- * through a promise after one that followed a relation.
+ * through a promise after one that followed a relation. Each step writes out its own
+ * `instanceof Promise` test rather than calling a helper that takes the continuation: such a
+ * helper would make a closure per step on the synchronous path too, which is what this avoids.
  */
 class Evaluation {
   private readonly self: Reached;
@@ -274,10 +277,7 @@ function memberOf(object: Evaluated, name: string): Pending<Evaluated> {
   return object instanceof Reached ? property(object, name) : null;
 }
 
-function unary(
-  operator: Extract<FormulaNode, { kind: 'unary' }>['operator'],
-  argument: FormulaValue,
-): FormulaValue {
+function unary(operator: UnaryNode['operator'], argument: FormulaValue): FormulaValue {
   if (operator === '!') return !isTruthy(argument);
   const n = toNumber(argument);
   return n === null ? null : -n;
