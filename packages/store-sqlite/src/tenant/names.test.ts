@@ -91,6 +91,52 @@ describe('remembered ranges of linkers', () => {
   });
 });
 
+// The references of linked objects an unrestricted reader renders are remembered between reads,
+// and forgotten once a write through this store or a commit of another connection may have changed
+// them; a restricted reader's are read under its access filter every time.
+describe('remembered references of linked objects', () => {
+  const namesOf = async (store: SqliteTenantStore, access: AccessFilter = UNRESTRICTED) =>
+    (await store.refsOf([uuid(1), uuid(2), uuid(9)], access)).map((ref) => ref.name).sort();
+
+  it('follows renames and deletes made through this store and through another connection', async () => {
+    const { here, elsewhere } = await twoConnections('linked.db');
+    await here.write({ put: [company(1, 'Acme'), company(2, 'Globex')] });
+    const first = await here.refsOf([uuid(1)], UNRESTRICTED);
+    expect(first.map((ref) => ref.name)).toEqual(['Acme']);
+    // The same reference again, from memory.
+    expect((await here.refsOf([uuid(1)], UNRESTRICTED))[0]).toBe(first[0]);
+    expect(await namesOf(here)).toEqual(['Acme', 'Globex']);
+
+    await here.write({ put: [company(1, 'Acme here')] });
+    expect(await namesOf(here)).toEqual(['Acme here', 'Globex']);
+
+    await elsewhere.write({ put: [company(2, 'Globex elsewhere')] });
+    expect(await namesOf(here)).toEqual(['Acme here', 'Globex elsewhere']);
+
+    await elsewhere.write({ put: [company(9, 'Initech')] });
+    expect(await namesOf(here)).toEqual(['Acme here', 'Globex elsewhere', 'Initech']);
+
+    await elsewhere.write({ delete: [uuid(1)] });
+    expect(await namesOf(here)).toEqual(['Globex elsewhere', 'Initech']);
+    await here.close();
+    await elsewhere.close();
+  });
+
+  it('does not answer a restricted reader from what an unrestricted one read', async () => {
+    const store = await newStore('linked-readers.db');
+    await store.write({
+      put: [invoice(1, 'Invoice 1'), invoice(2, 'Invoice 2')],
+      aclRows: [{ objectId: uuid(1), rows: [{ acId: 'A', nodeId: uuid(1), definition: 'owner' }] }],
+    });
+    const holdingA: AccessFilter = { kind: 'acl', protectedClasses: ['ct.invoice'], acIds: ['A'] };
+    for (let round = 0; round < 2; round += 1) {
+      expect(await namesOf(store)).toEqual(['Invoice 1', 'Invoice 2']);
+      expect(await namesOf(store, holdingA)).toEqual(['Invoice 1']);
+    }
+    await store.close();
+  });
+});
+
 // A relation nothing links through yet is remembered as such, and looked up again once a write
 // through this store or a commit of another connection may have stored the first link through it.
 describe('remembered relations no link was stored through', () => {

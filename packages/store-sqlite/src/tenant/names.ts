@@ -29,6 +29,10 @@ export interface TenantNamesContext {
 type RefRow = [id: string, basic: string, name: string | null];
 type IncomingLinkRow = [dst: number, rel: number, src: number];
 
+function refOf([id, basicClass, name]: RefRow): ObjectRef {
+  return { id, basicClass, name };
+}
+
 /** Linkers' references remembered at most (about 200 bytes each). */
 const REMEMBERED_REFS = 20_000;
 /** Bounded ranges of linkers remembered at most (a page of 20 companies reads 20 of them). */
@@ -83,16 +87,43 @@ export class TenantNames {
    * and looking both up again was two of the five statements of a get.
    */
   private readonly unstoredRelations = new Set<string>();
-  /** The `data_version` {@link ranges} and {@link unstoredRelations} were read under. */
+  /**
+   * The id, BASIC class and name of the objects that unrestricted readers' objects link to, by id,
+   * as long as the database is as it was when they were read (forgotten with {@link ranges}): a get
+   * of an invoice renders its client, a page of invoices the same few companies again and again,
+   * and their reference was one of the four statements of a get. Kept only from reads outside a
+   * write transaction.
+   */
+  private readonly linkedRefs = new Map<string, ObjectRef>();
+  /** The `data_version` {@link ranges}, {@link unstoredRelations} and {@link linkedRefs} were read under. */
   private rememberedVersion: number | null = null;
+  /** Whether {@link forgetOnCommitElsewhere} checked in the current synchronous run. */
+  private checkedThisRun = false;
 
   constructor(private readonly context: TenantNamesContext) {
     context.onWrite(() => this.forgetRemembered());
   }
 
-  /** See `TenantStore.refsOf`. */
+  /**
+   * See `TenantStore.refsOf`. For a reader without record-level restriction, the references read
+   * are remembered ({@link linkedRefs}) and only the others read.
+   */
   refsOf(ids: readonly string[], access: AccessFilter): ObjectRef[] {
     if (ids.length === 0) return [];
+    const remember = access.kind === 'all' && !this.context.inTransaction();
+    const found: ObjectRef[] = [];
+    let missing: readonly string[] = ids;
+    if (remember) {
+      this.forgetOnCommitElsewhere();
+      const unknown: string[] = [];
+      for (const id of ids) {
+        const ref = this.linkedRefs.get(id);
+        if (ref === undefined) unknown.push(id);
+        else found.push(ref);
+      }
+      if (unknown.length === 0) return found;
+      missing = unknown;
+    }
     const visible = visibleLinked(this.context.keys, access, 'o.n');
     const rows = this.context
       .statement(
@@ -100,8 +131,17 @@ export class TenantNames {
          WHERE o.id IN (SELECT value FROM json_each(?)) AND ${visible.text}`,
       )
       .raw(true)
-      .all(JSON.stringify(ids), ...visible.params) as RefRow[];
-    return rows.map(([id, basicClass, name]) => ({ id, basicClass, name }));
+      .all(JSON.stringify(missing), ...visible.params) as RefRow[];
+    for (const row of rows) {
+      const ref = refOf(row);
+      found.push(ref);
+      if (!remember) continue;
+      if (this.linkedRefs.size >= REMEMBERED_REFS) {
+        this.linkedRefs.delete(this.linkedRefs.keys().next().value as string);
+      }
+      this.linkedRefs.set(ref.id, ref);
+    }
+    return found;
   }
 
   /**
@@ -291,8 +331,8 @@ export class TenantNames {
   }
 
   /**
-   * Forgets the ranges, the linkers resolved from them and the relations not stored (after a write
-   * of this connection, or when full).
+   * Forgets the ranges, the linkers resolved from them, the relations not stored and the linked
+   * references (after a write of this connection, or when full).
    */
   private forgetRemembered(): void {
     this.ranges.clear();
@@ -300,10 +340,19 @@ export class TenantNames {
     this.resolvedRefs = 0;
     this.rangeReaders.clear();
     this.unstoredRelations.clear();
+    this.linkedRefs.clear();
   }
 
-  /** {@link forgetRemembered} when another connection committed since it was read (`data_version`). */
+  /**
+   * {@link forgetRemembered} when another connection committed since it was read (`data_version`),
+   * checked once per synchronous run of the event loop: a render asks for its inverse sides and
+   * its links' references one after the other, and a name that changed between the two is as
+   * current as one read a moment before the change.
+   */
   private forgetOnCommitElsewhere(): void {
+    if (this.checkedThisRun) return;
+    this.checkedThisRun = true;
+    queueMicrotask(() => (this.checkedThisRun = false));
     const version = this.context.dataVersion();
     if (version === this.rememberedVersion) return;
     this.forgetRemembered();
