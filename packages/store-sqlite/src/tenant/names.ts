@@ -33,12 +33,18 @@ function refOf([id, basicClass, name]: RefRow): ObjectRef {
   return { id, basicClass, name };
 }
 
-/** Linkers' references remembered at most (about 200 bytes each). */
+/** References remembered at most in each memory, the linkers' and the linked objects' (about 200 bytes each). */
 const REMEMBERED_REFS = 20_000;
 /** Bounded ranges of linkers remembered at most (a page of 20 companies reads 20 of them). */
 const REMEMBERED_RANGES = 5_000;
 /** Readers (access conditions and bounds) the remembered ranges are kept apart for, at most. */
 const REMEMBERED_READERS = 500;
+
+/** Sets `key` in `memory`, forgetting the oldest entry first when it holds {@link REMEMBERED_REFS}. */
+function rememberRef<K, V>(memory: Map<K, V>, key: K, value: V): void {
+  if (memory.size >= REMEMBERED_REFS) memory.delete(memory.keys().next().value as K);
+  memory.set(key, value);
+}
 
 export class TenantNames {
   /**
@@ -135,11 +141,7 @@ export class TenantNames {
     for (const row of rows) {
       const ref = refOf(row);
       found.push(ref);
-      if (!remember) continue;
-      if (this.linkedRefs.size >= REMEMBERED_REFS) {
-        this.linkedRefs.delete(this.linkedRefs.keys().next().value as string);
-      }
-      this.linkedRefs.set(ref.id, ref);
+      if (remember) rememberRef(this.linkedRefs, ref.id, ref);
     }
     return found;
   }
@@ -384,9 +386,7 @@ export class TenantNames {
     const remember = !this.context.inTransaction();
     for (const [n, ...ref] of read) {
       found.set(n, ref);
-      if (!remember) continue;
-      if (this.refs.size >= REMEMBERED_REFS) this.refs.delete(this.refs.keys().next().value as number);
-      this.refs.set(n, ref);
+      if (remember) rememberRef(this.refs, n, ref);
     }
     return found;
   }
