@@ -6,12 +6,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AccessFilter, Model, StoredObject } from '@odp/core';
+import { UNRESTRICTED } from '@odp/core';
+import type { AccessFilter, Model, StoredObject, WriteBatch } from '@odp/core';
 import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { RebuildTracker } from './jobs.js';
 import { crmFixture, user } from '../test/crm-fixture.js';
+import { storedObject } from '../test/memory-store.js';
 import type { CrmFixture } from '../test/crm-fixture.js';
 
 const EXAMPLE = path.resolve(__dirname, '../../../examples/models/crm');
@@ -144,5 +146,43 @@ describe('access control on the example model over SQLite', () => {
     expect((await fixture.store.events.read(again, 100)).events.map((event) => event.objectId)).toEqual([
       invoiceId,
     ]);
+  });
+
+  it('derives a write from the state the previous one applied, before that one is committed', async () => {
+    const o = (id: string, cls: string, links: Record<string, readonly string[]>) =>
+      storedObject(model, id, cls, links);
+    const invoice = o('inv4', 'crm.invoice', { 'crm.invoice#client': ['acme'] });
+    const line = o('l4', 'crm.invoiceLine', { 'crm.invoiceLine#invoice': ['inv4'] });
+    // Whether the write before had committed when each write was applied.
+    const previousCommitted: boolean[] = [];
+    let committed = true;
+    const apply = async (complete: WriteBatch) => {
+      previousCommitted.push(committed);
+      const applied = await fixture.store.applyWrite(complete);
+      committed = false;
+      void applied.committed.then(() => (committed = true));
+      return applied;
+    };
+    await Promise.all([
+      fixture.acl.writeWithAccessRows({ put: [invoice] }, apply),
+      fixture.acl.writeWithAccessRows({ put: [line] }, apply),
+    ]);
+    expect(previousCommitted).toEqual([true, false]);
+    // The line's grant through its invoice's company needed the invoice, applied but not committed.
+    expect(
+      (await fixture.store.aclRowsOf('l4')).map((row) => `${row.definition}/${row.nodeId}`).sort(),
+    ).toEqual(['companyTeam/n-lines', 'everything/n-all-lines']);
+    // Both resolved once committed: another connection to the file reads them.
+    const other = openSqliteTenantStore({ file: path.join(dir, 'tenant.db') });
+    try {
+      await other.applyModel(model);
+      expect((await other.aclRowsOf('l4')).length).toBe(2);
+      expect((await other.getMany(['inv4', 'l4'], UNRESTRICTED)).map((object) => object.id).sort()).toEqual([
+        'inv4',
+        'l4',
+      ]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -8,6 +8,7 @@ import type {
   AccessRowMaintenance,
   AccessRowOptions,
   AclRow,
+  AppliedWrite,
   Model,
   ProfileDirectory,
   TenantAccessRows,
@@ -64,17 +65,20 @@ export class TenantAccessControl implements AccessRowMaintenance {
   }
 
   /** See AccessRowMaintenance: `write` is the store write of the caller's unit of work. */
-  writeWithAccessRows(
+  async writeWithAccessRows(
     batch: WriteBatch,
-    write: (complete: WriteBatch) => Promise<void>,
+    write: (complete: WriteBatch) => Promise<AppliedWrite | void>,
     options: AccessRowOptions = {},
   ): Promise<void> {
-    return this.exclusive(async () => {
+    // The exclusive section ends when the write is applied; its commit is awaited outside it.
+    const applied = await this.exclusive(async () => {
       const derived = batch.aclRows !== undefined || batch.holdings !== undefined;
       const complete = derived ? batch : await this.withAclChanges(batch, options);
-      await write(complete);
+      const written = await write(complete);
       if ((complete.holdings ?? []).length > 0) this.held.invalidate();
+      return written;
     });
+    await applied?.committed;
   }
 
   /** Writes `batch` with the ACL rows and holdings it changes straight to the underlying store. */

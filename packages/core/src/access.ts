@@ -6,7 +6,7 @@
  */
 import type { Account, AccessFilter, TenantRole } from './account.js';
 import type { RelationEnd } from './model.js';
-import type { StoredObject, WriteBatch } from './store.js';
+import type { AppliedWrite, StoredObject, WriteBatch } from './store.js';
 
 /** A prospective parent of a create: the object and the relation side, as seen from the parent. */
 export interface CreateParent {
@@ -69,13 +69,16 @@ export interface AccessRowMaintenance {
   /**
    * Runs `write` once with `batch` completed by the ACL rows and holdings it changes (derived from
    * the stored state) and an `update` event for every other object whose ACL rows change (who may
-   * read it changes although its values do not). Runs after every such write queued before it, so
-   * each derivation reads the state the previous write left; cached grants are dropped once `write`
-   * resolves. A batch that already carries ACL rows or holdings is handed over as it is.
+   * read it changes although its values do not). Runs after every such write queued before it was
+   * applied, so each derivation reads the state the previous write left; cached grants are dropped
+   * once `write` resolves. When `write` resolves to an `AppliedWrite` (`TenantDocuments.applyWrite`),
+   * the next derivation starts from the applied state without waiting for its commit, and the
+   * promise returned resolves once the commit does. A batch that already carries ACL rows or
+   * holdings is handed over as it is.
    */
   writeWithAccessRows(
     batch: WriteBatch,
-    write: (complete: WriteBatch) => Promise<void>,
+    write: (complete: WriteBatch) => Promise<AppliedWrite | void>,
     options?: AccessRowOptions,
   ): Promise<void>;
 }

@@ -117,6 +117,12 @@ export interface WriteBatch {
   readonly idempotency?: IdempotencyRecord;
 }
 
+/** A write applied by `TenantDocuments.applyWrite`, whose commit may still be pending. */
+export interface AppliedWrite {
+  /** Settles when the write is durable (resolves) or its commit failed (rejects, nothing kept). */
+  readonly committed: Promise<void>;
+}
+
 export interface DistinctBucket {
   /** Field value; for relations the linked object's id, or null for objects lacking the relation. */
   readonly value: unknown;
@@ -231,6 +237,16 @@ export interface TenantDocuments {
    * NotFoundError when a link names an object that does not exist.
    */
   write(batch: WriteBatch): Promise<void>;
+
+  /**
+   * Applies the batch as `write` does, with the same checks and errors, and resolves as soon as it
+   * is applied: reads of this store see it from then on. `committed` resolves once it is durable,
+   * or rejects when its commit failed, in which case nothing of it is kept. An engine may commit
+   * the writes applied in one turn of the event loop together (group commit): a caller that
+   * derives each write from the state the previous one left starts on the next one without
+   * waiting for a commit. Acknowledge a write only after `committed`.
+   */
+  applyWrite(batch: WriteBatch): Promise<AppliedWrite>;
 
   /** The survivor a merged-away id redirects to (chains resolved), or null. */
   redirectOf(id: string): Promise<string | null>;

@@ -137,13 +137,18 @@ export class WriteContext {
 
   /**
    * Writes `batch` in one store write, with the access-control changes it makes: the unit of work
-   * asks `accessRows` for them (as `options` say) and hands both to the store together.
+   * asks `accessRows` for them (as `options` say) and hands both to the store together. Resolves
+   * once the write is committed; the next write's derivation starts as soon as this one is applied
+   * (`applyWrite`), so the writes of one turn may share a commit.
    */
   write(batch: WriteBatch, options?: AccessRowOptions): Promise<void> {
-    const write = (complete: WriteBatch) => this.deps.store.write(complete);
     return this.deps.accessRows
-      ? this.deps.accessRows.writeWithAccessRows(batch, write, options)
-      : write(batch);
+      ? this.deps.accessRows.writeWithAccessRows(
+          batch,
+          (complete) => this.deps.store.applyWrite(complete),
+          options,
+        )
+      : this.deps.store.write(batch);
   }
 
   private fileIds(object: StoredObject | null): Set<string> {

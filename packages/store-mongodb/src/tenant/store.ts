@@ -18,6 +18,7 @@ import type {
   AclRow,
   AggregatePlan,
   AggregateResult,
+  AppliedWrite,
   DistinctBucket,
   DistinctPlan,
   EventLog,
@@ -235,6 +236,12 @@ export class MongoTenantStore implements TenantStore {
   async write(batch: WriteBatch): Promise<void> {
     this.model.require();
     await this.writer.write(batch);
+  }
+
+  /** Each batch commits by itself here (its own transaction, or its ordered writes): applied is committed. */
+  async applyWrite(batch: WriteBatch): Promise<AppliedWrite> {
+    await this.write(batch);
+    return { committed: Promise.resolve() };
   }
 
   async redirectOf(id: string): Promise<string | null> {

@@ -25,6 +25,13 @@ const LOCK_POLL_PAUSES_MS = [0, 1, 2] as const;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
 
+/** Writes applied in one shared write transaction, committed together (`applyInGroup`). */
+interface CommitGroup {
+  readonly committed: Promise<void>;
+  /** Resolves `committed`, or rejects it with `error`. */
+  settle(error?: unknown): void;
+}
+
 export class TenantDatabase {
   readonly db: Database.Database;
   /** Interned keys and object keys, as the query compilers read them. */
@@ -37,6 +44,10 @@ export class TenantDatabase {
   private readonly rollbackHooks: (() => void)[] = [];
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
+  /** The open shared transaction of `applyInGroup`, until its commit. */
+  private group?: CommitGroup;
+  /** The opening of a shared transaction, while it waits for the write lock. */
+  private opening?: Promise<CommitGroup>;
 
   constructor(
     file: string,
@@ -80,6 +91,8 @@ export class TenantDatabase {
    * Interned keys created by a rolled-back transaction are forgotten.
    */
   inTransaction<T>(work: () => T): T {
+    // Its commit means the work is durable: the writes applied before it are committed first.
+    this.commitGroup();
     try {
       const result = this.transaction.immediate(work) as T;
       this.checkpointer?.committed(this.db.name);
@@ -94,19 +107,95 @@ export class TenantDatabase {
 
   /**
    * Runs `work` in one write transaction like {@link inTransaction}, but waits for the write lock
-   * without blocking the event loop. While another connection (another api process, the `odp`
-   * command) holds it, SQLite's busy handler would sleep this thread, and with it every other
-   * request of the process, until the lock frees. Here the lock is tried without waiting, and
-   * tried again on the next turn of the event loop, then after timers of 1 and 2 ms (2 ms from then
-   * on: `LOCK_POLL_PAUSES_MS`) for up to the same 5 s; then the busy error is thrown as before.
+   * without blocking the event loop ({@link whenLocked}).
    */
-  async inWriteTransaction<T>(work: () => T): Promise<T> {
+  inWriteTransaction<T>(work: () => T): Promise<T> {
+    return this.whenLocked(() => this.inTransaction(work));
+  }
+
+  /**
+   * Applies `work` in the write transaction shared by the writes of this turn of the event loop,
+   * under its own savepoint (a `work` that throws is rolled back alone), and resolves once it is
+   * applied: this connection's reads see it from then on. The first such write opens the
+   * transaction (BEGIN IMMEDIATE, waiting for the lock as {@link inWriteTransaction} does); it
+   * commits in `setImmediate`, after the turn's other writes joined it, or earlier when another
+   * write transaction of this connection starts. `committed` settles with that commit: a failed
+   * commit keeps none of the group's writes and rejects each of them.
+   *
+   * A commit costs about the pages its transaction changed (BEGIN and COMMIT were 14-15% of a
+   * patch's CPU with a commit per write); the writes of a turn share the pages of counters,
+   * events, the full-text index's segment and the B-trees' upper levels.
+   */
+  async applyInGroup<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
+    for (;;) {
+      const group = this.group ?? (await (this.opening ??= this.openGroup()));
+      // Committed while this write waited for the lock to be taken (another write transaction
+      // of this connection ran): the next turn's group is opened.
+      if (group !== this.group) continue;
+      try {
+        return { result: this.transaction(work) as T, committed: group.committed };
+      } catch (error) {
+        this.forgetUncommittedKeys();
+        throw error;
+      } finally {
+        for (const forget of this.writeHooks) forget();
+      }
+    }
+  }
+
+  /** Commits the writes applied by `applyInGroup` so far, if any, settling their `committed`. */
+  commitGroup(): void {
+    const group = this.group;
+    if (group === undefined) return;
+    this.group = undefined;
+    try {
+      this.statement('COMMIT').run();
+    } catch (error) {
+      if (this.db.inTransaction) this.statement('ROLLBACK').run();
+      this.forgetUncommittedKeys();
+      for (const forget of this.writeHooks) forget();
+      group.settle(error);
+      return;
+    }
+    this.checkpointer?.committed(this.db.name);
+    group.settle();
+  }
+
+  private async openGroup(): Promise<CommitGroup> {
+    try {
+      await this.whenLocked(() => this.statement('BEGIN IMMEDIATE').run());
+    } finally {
+      this.opening = undefined;
+    }
+    let settle!: (error?: unknown) => void;
+    const committed = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    // Each write of the group awaits `committed`; a failed commit never goes unobserved.
+    committed.catch(() => undefined);
+    const group: CommitGroup = { committed, settle };
+    this.group = group;
+    setImmediate(() => {
+      if (this.group === group) this.commitGroup();
+    });
+    return group;
+  }
+
+  /**
+   * Runs `attempt` (which takes the write lock) without blocking the event loop while another
+   * connection (another api process, the `odp` command) holds the lock: SQLite's busy handler
+   * would sleep this thread, and with it every other request of the process, until the lock
+   * frees. Here the lock is tried without waiting, and tried again on the next turn of the event
+   * loop, then after timers of 1 and 2 ms (2 ms from then on: `LOCK_POLL_PAUSES_MS`) for up to
+   * the same 5 s; then the busy error is thrown as before.
+   */
+  private async whenLocked<T>(attempt: () => T): Promise<T> {
     const deadline = performance.now() + BUSY_TIMEOUT_MS;
-    for (let attempt = 0; ; attempt += 1) {
-      const pause = LOCK_POLL_PAUSES_MS[Math.min(attempt, LOCK_POLL_PAUSES_MS.length - 1)]!;
+    for (let round = 0; ; round += 1) {
+      const pause = LOCK_POLL_PAUSES_MS[Math.min(round, LOCK_POLL_PAUSES_MS.length - 1)]!;
       this.statement('PRAGMA busy_timeout = 0').get();
       try {
-        return this.inTransaction(work);
+        return attempt();
       } catch (error) {
         if (!isBusy(error) || performance.now() + pause > deadline) throw error;
       } finally {
@@ -185,6 +274,7 @@ export class TenantDatabase {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
+    this.commitGroup();
     await this.checkpointer?.release(this.db.name);
     if (!this.db.open) return;
     this.db.pragma('optimize');

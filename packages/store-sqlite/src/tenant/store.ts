@@ -13,6 +13,7 @@ import type {
   AclRow,
   AggregatePlan,
   AggregateResult,
+  AppliedWrite,
   DistinctBucket,
   DistinctPlan,
   EventLog,
@@ -274,18 +275,30 @@ export class SqliteTenantStore implements TenantStore {
 
   /**
    * One transaction per batch, committed before the promise resolves, so an acknowledged write is
-   * durable (see the WAL note in the constructor). Writes are not grouped into shared commits: the
-   * object data API's writes of a tenant reach the store one at a time (the access control derives
-   * each from the state the previous one left), and waiting a turn for more writes to share a
-   * commit only lengthened that serial section (docs/performance.md: at 10k, 423 creates/s and 234
-   * patches/s with shared commits, 714 and 561 without). The objects' values are serialised
-   * before the transaction, in slices of the event loop (`valuesJsonOf`), so a large value's
-   * transaction holds the event loop for its statements and commit alone.
+   * durable (see the WAL note in the constructor); writes applied by `applyWrite` before it are
+   * committed first. The objects' values are serialised before the transaction, in slices of the
+   * event loop (`valuesJsonOf`), so a large value's transaction holds the event loop for its
+   * statements and commit alone.
    */
   async write(batch: WriteBatch): Promise<void> {
     this.model.require();
     const valuesJson = await valuesJsonOf(batch.put ?? []);
     await this.database.inWriteTransaction(() => this.writer.apply(batch, valuesJson));
+  }
+
+  /**
+   * See `TenantDocuments.applyWrite`: applied in the write transaction shared by the writes of this
+   * turn of the event loop and committed with them at its end (`TenantDatabase.applyInGroup`).
+   * The object data API's writes of a tenant are derived one after the other (the access control
+   * derives each from the state the previous one left); each used to wait for its own commit
+   * before the next could be derived (waiting a turn for more writes to share a commit only
+   * lengthened that serial section: docs/performance.md), and now only for its application.
+   */
+  async applyWrite(batch: WriteBatch): Promise<AppliedWrite> {
+    this.model.require();
+    const valuesJson = await valuesJsonOf(batch.put ?? []);
+    const { committed } = await this.database.applyInGroup(() => this.writer.apply(batch, valuesJson));
+    return { committed };
   }
 
   /**

@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TenantDatabase } from './database.js';
+
+/**
+ * Writes applied in one turn of the event loop share a transaction and its commit
+ * (`TenantDatabase.applyInGroup`), read here through the writing connection and through a second
+ * connection to the same file (another api process).
+ */
+describe('group commit of a tenant database (SQLite, two connections)', () => {
+  let dir: string;
+  let writer: TenantDatabase;
+  let other: TenantDatabase;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-group-commit-'));
+    const file = path.join(dir, 'documents.sqlite');
+    writer = new TenantDatabase(file);
+    other = new TenantDatabase(file);
+  });
+  afterEach(async () => {
+    await other.close();
+    await writer.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const put = (database: TenantDatabase, key: string, value: string) => () =>
+    database.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run(key, value);
+  const probe = (database: TenantDatabase, key: string) =>
+    database.statement('SELECT v FROM meta WHERE k = ?').pluck().get(key);
+
+  it('applies the writes of a turn in one transaction: read at once here, elsewhere once committed', async () => {
+    const first = await writer.applyInGroup(put(writer, 'a', '1'));
+    const second = await writer.applyInGroup(put(writer, 'b', '2'));
+    expect(second.committed).toBe(first.committed);
+    expect([probe(writer, 'a'), probe(writer, 'b')]).toEqual(['1', '2']);
+    expect([probe(other, 'a'), probe(other, 'b')]).toEqual([undefined, undefined]);
+    await first.committed;
+    expect(writer.db.inTransaction).toBe(false);
+    expect([probe(other, 'a'), probe(other, 'b')]).toEqual(['1', '2']);
+    // The next turn's writes open a transaction of their own.
+    const third = await writer.applyInGroup(put(writer, 'c', '3'));
+    expect(third.committed).not.toBe(first.committed);
+    await third.committed;
+    expect(probe(other, 'c')).toBe('3');
+  });
+
+  it('rolls back a write that throws alone; the others of its turn commit', async () => {
+    const kept = await writer.applyInGroup(put(writer, 'a', '1'));
+    await expect(
+      writer.applyInGroup(() => {
+        put(writer, 'b', 'partial')();
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(probe(writer, 'b')).toBeUndefined();
+    await kept.committed;
+    expect([probe(other, 'a'), probe(other, 'b')]).toEqual(['1', undefined]);
+  });
+
+  it('commits the open group before another write transaction of the connection', async () => {
+    const grouped = await writer.applyInGroup(put(writer, 'a', '1'));
+    writer.inTransaction(put(writer, 'b', '2'));
+    // That transaction's commit is durable when it returns, and so is what was applied before it.
+    expect([probe(other, 'a'), probe(other, 'b')]).toEqual(['1', '2']);
+    await expect(grouped.committed).resolves.toBeUndefined();
+  });
+
+  it('waits for the lock another connection holds without blocking the event loop', async () => {
+    other.db.exec('BEGIN IMMEDIATE');
+    put(other, 'a', 'other')();
+    let turns = 0;
+    const counting = setInterval(() => turns++, 1);
+    setTimeout(() => other.db.exec('COMMIT'), 50);
+    try {
+      const applied = await writer.applyInGroup(put(writer, 'a', 'writer'));
+      await applied.committed;
+    } finally {
+      clearInterval(counting);
+    }
+    expect(turns).toBeGreaterThan(5);
+    expect(probe(other, 'a')).toBe('writer');
+  });
+
+  it('rejects every write of a group whose commit fails, and keeps none of them', async () => {
+    // A deferred foreign key is checked by COMMIT alone: the second write makes the commit fail.
+    writer.db.exec(`CREATE TABLE parent (id TEXT PRIMARY KEY);
+      CREATE TABLE child (id TEXT PRIMARY KEY,
+        parent TEXT REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
+    writer.db.pragma('foreign_keys = ON');
+    const first = await writer.applyInGroup(put(writer, 'a', '1'));
+    const second = await writer.applyInGroup(() =>
+      writer.statement("INSERT INTO child (id, parent) VALUES ('c', 'missing')").run(),
+    );
+    await expect(first.committed).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    await expect(second.committed).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    expect(writer.db.inTransaction).toBe(false);
+    expect([probe(writer, 'a'), probe(other, 'a')]).toEqual([undefined, undefined]);
+    // The connection writes on as before.
+    const next = await writer.applyInGroup(put(writer, 'b', '2'));
+    await next.committed;
+    expect(probe(other, 'b')).toBe('2');
+  });
+
+  it('commits an open group when the database closes', async () => {
+    const applied = await writer.applyInGroup(put(writer, 'a', '1'));
+    await writer.close();
+    await expect(applied.committed).resolves.toBeUndefined();
+    expect(probe(other, 'a')).toBe('1');
+  });
+});
