@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
 import { isBusy } from '../sqlite-errors.js';
+import { CommitGroups } from './commit-groups.js';
 import { migrateTenantDatabase } from './schema.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
@@ -25,13 +26,6 @@ const LOCK_POLL_PAUSES_MS = [0, 1, 2] as const;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
 
-/** Writes applied in one shared write transaction, committed together (`applyInGroup`). */
-interface CommitGroup {
-  readonly committed: Promise<void>;
-  /** Resolves `committed`, or rejects it with `error`. */
-  settle(error?: unknown): void;
-}
-
 export class TenantDatabase {
   readonly db: Database.Database;
   /** Interned keys and object keys, as the query compilers read them. */
@@ -44,10 +38,20 @@ export class TenantDatabase {
   private readonly rollbackHooks: (() => void)[] = [];
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
-  /** The open shared transaction of `applyInGroup`, until its commit. */
-  private group?: CommitGroup;
-  /** The opening of a shared transaction, while it waits for the write lock. */
-  private opening?: Promise<CommitGroup>;
+  /** The writes of a turn applied in one shared transaction (`applyInGroup`). */
+  private readonly groups = new CommitGroups({
+    inTransaction: () => this.db.inTransaction,
+    statement: (sql) => this.statement(sql),
+    whenLocked: (attempt) => this.whenLocked(attempt),
+    written: () => {
+      for (const forget of this.writeHooks) forget();
+    },
+    rolledBack: () => {
+      this.forgetUncommittedKeys();
+      for (const forget of this.writeHooks) forget();
+    },
+    committed: () => this.checkpointer?.committed(this.db.name),
+  });
 
   constructor(
     file: string,
@@ -114,71 +118,19 @@ export class TenantDatabase {
   }
 
   /**
-   * Applies `work` in the write transaction shared by the writes of this turn of the event loop,
-   * under its own savepoint (a `work` that throws is rolled back alone), and resolves once it is
-   * applied: this connection's reads see it from then on. The first such write opens the
-   * transaction (BEGIN IMMEDIATE, waiting for the lock as {@link inWriteTransaction} does); it
-   * commits in `setImmediate`, after the turn's other writes joined it, or earlier when another
-   * write transaction of this connection starts. `committed` settles with that commit: a failed
-   * commit keeps none of the group's writes and rejects each of them.
-   *
-   * A commit costs about the pages its transaction changed (BEGIN and COMMIT were 14-15% of a
-   * patch's CPU with a commit per write); the writes of a turn share the pages of counters,
-   * events, the full-text index's segment and the B-trees' upper levels.
+   * Applies `work` in the write transaction shared by the writes of this turn of the event loop
+   * and resolves once it is applied, with `committed`, which settles when that transaction
+   * commits (commit-groups.ts): in `setImmediate`, or earlier when another write transaction of
+   * this connection starts. The first write of a turn waits for the lock as
+   * {@link inWriteTransaction} does.
    */
-  async applyInGroup<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
-    for (;;) {
-      const group = this.group ?? (await (this.opening ??= this.openGroup()));
-      // Committed while this write waited for the lock to be taken (another write transaction
-      // of this connection ran): the next turn's group is opened.
-      if (group !== this.group) continue;
-      try {
-        return { result: this.transaction(work) as T, committed: group.committed };
-      } catch (error) {
-        this.forgetUncommittedKeys();
-        throw error;
-      } finally {
-        for (const forget of this.writeHooks) forget();
-      }
-    }
+  applyInGroup<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
+    return this.groups.apply(work);
   }
 
   /** Commits the writes applied by `applyInGroup` so far, if any, settling their `committed`. */
   commitGroup(): void {
-    const group = this.group;
-    if (group === undefined) return;
-    this.group = undefined;
-    try {
-      this.statement('COMMIT').run();
-    } catch (error) {
-      if (this.db.inTransaction) this.statement('ROLLBACK').run();
-      this.forgetUncommittedKeys();
-      for (const forget of this.writeHooks) forget();
-      group.settle(error);
-      return;
-    }
-    this.checkpointer?.committed(this.db.name);
-    group.settle();
-  }
-
-  private async openGroup(): Promise<CommitGroup> {
-    try {
-      await this.whenLocked(() => this.statement('BEGIN IMMEDIATE').run());
-    } finally {
-      this.opening = undefined;
-    }
-    let settle!: (error?: unknown) => void;
-    const committed = new Promise<void>((resolve, reject) => {
-      settle = (error) => (error === undefined ? resolve() : reject(error));
-    });
-    // Each write of the group awaits `committed`; a failed commit never goes unobserved.
-    committed.catch(() => undefined);
-    const group: CommitGroup = { committed, settle };
-    this.group = group;
-    setImmediate(() => {
-      if (this.group === group) this.commitGroup();
-    });
-    return group;
+    this.groups.commit();
   }
 
   /**

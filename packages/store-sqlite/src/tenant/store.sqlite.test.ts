@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
+import type { AccessFilter, ListPlan, StoredObject, WriteBatch } from '@odp/core';
 import {
   contractModel,
   describeEventLogContract,
@@ -646,20 +646,30 @@ function nums(objects: readonly { id: string }[]): number[] {
   return objects.map((object) => Number(object.id.slice(-12)));
 }
 
-describe('SqliteTenantStore concurrent writes', () => {
+// `write` commits each batch; `applyWrite` applies the batches of one turn in one transaction
+// (a failing one rolls it back, the others applied again) and each resolves `committed`.
+const writeWays: [string, (store: SqliteTenantStore, batch: WriteBatch) => Promise<void>][] = [
+  ['write', (store, batch) => store.write(batch)],
+  [
+    'applyWrite, then committed',
+    (store, batch) => store.applyWrite(batch).then((applied) => applied.committed),
+  ],
+];
+
+describe.each(writeWays)('SqliteTenantStore concurrent writes (%s)', (_, write) => {
   it('applies writes in call order; a failing batch is rolled back alone and rejects alone', async () => {
     const store = openSqliteTenantStore({ file: nextFile() });
     await store.applyModel(contractModel);
     await store.write({ put: [company(1, { legalName: 'One', email: 'one@example.test' })] });
     const outcomes = await Promise.allSettled([
-      store.write({ put: [company(2, { legalName: 'Two', kind: 'bv' })] }),
+      write(store, { put: [company(2, { legalName: 'Two', kind: 'bv' })] }),
       // Stale expectation: a conflict.
-      store.write({
+      write(store, {
         put: [company(1, { legalName: 'One changed' })],
         expect: [{ id: uuid(1), modifiedAt: '1999-01-01T00:00:00.000Z' }],
       }),
       // A link to a missing object, from an object of a class never stored before (new dict keys).
-      store.write({
+      write(store, {
         put: [
           storedObject({
             n: 30,
@@ -670,8 +680,8 @@ describe('SqliteTenantStore concurrent writes', () => {
         ],
       }),
       // A unique clash with the first object.
-      store.write({ put: [company(3, { legalName: 'Three', email: 'one@example.test' })] }),
-      store.write({ put: [company(4, { legalName: 'Four', kind: 'bv' })], delete: [uuid(2)] }),
+      write(store, { put: [company(3, { legalName: 'Three', email: 'one@example.test' })] }),
+      write(store, { put: [company(4, { legalName: 'Four', kind: 'bv' })], delete: [uuid(2)] }),
     ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
       'fulfilled',
