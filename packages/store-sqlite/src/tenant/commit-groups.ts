@@ -73,8 +73,14 @@ export class CommitGroups {
 
   private async applyNext<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
     let group = await this.current();
-    // Resumed a microtask later: another write transaction of the connection may have committed it.
-    while (!this.isOpen(group)) group = await this.current();
+    for (;;) {
+      // Resumed a microtask later: another write transaction of the connection may have committed it.
+      if (!this.isOpen(group)) group = await this.current();
+      // SQLite rolled the transaction back by itself (an I/O error, no memory): its writes are
+      // lost, and `commit` fails them; this one goes into a new transaction.
+      else if (!this.connection.inTransaction()) this.commit();
+      else break;
+    }
     let result: T;
     try {
       result = work();

@@ -128,6 +128,16 @@ describe('group commit of a tenant database (SQLite, two connections)', () => {
     expect(probe(other, 'b')).toBe('2');
   });
 
+  it('fails the writes of a transaction SQLite rolled back by itself, and applies the next in a new one', async () => {
+    const lost = await writer.applyInGroup(put(writer, 'a', '1'));
+    // As SQLite does after an I/O error or when out of memory.
+    writer.db.exec('ROLLBACK');
+    const next = await writer.applyInGroup(put(writer, 'b', '2'));
+    await expect(lost.committed).rejects.toThrow();
+    await next.committed;
+    expect([probe(other, 'a'), probe(other, 'b')]).toEqual([undefined, '2']);
+  });
+
   it('commits an open group when the database closes', async () => {
     const applied = await writer.applyInGroup(put(writer, 'a', '1'));
     await writer.close();
