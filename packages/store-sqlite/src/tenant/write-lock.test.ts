@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { TenantDatabase } from './database.js';
+import type { TenantDatabase } from './database.js';
+import { metaValue, putMeta, twoConnections } from '../../test/two-connections.js';
 
 /**
  * Two connections to one tenant database, as two api processes have: a write waiting for the lock
@@ -9,26 +7,12 @@ import { TenantDatabase } from './database.js';
  * the same thread, which a sleeping busy handler would never let run).
  */
 describe('the write lock of a tenant database (SQLite, two connections)', () => {
-  let dir: string;
+  const connections = twoConnections('odp-write-lock-');
+  const put = (database: TenantDatabase, value: string) => putMeta(database, 'probe', value);
+  const probe = (database: TenantDatabase) => metaValue(database, 'probe');
   let first: TenantDatabase;
   let second: TenantDatabase;
-
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-write-lock-'));
-    const file = path.join(dir, 'documents.sqlite');
-    first = new TenantDatabase(file);
-    second = new TenantDatabase(file);
-  });
-  afterEach(async () => {
-    await second.close();
-    await first.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  const put = (database: TenantDatabase, value: string) => () =>
-    database.statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)').run('probe', value);
-  const probe = (database: TenantDatabase) =>
-    database.statement('SELECT v FROM meta WHERE k = ?').pluck().get('probe');
+  beforeEach(() => ({ first, second } = connections));
 
   it('waits for the lock without blocking the event loop, then writes', async () => {
     first.db.exec('BEGIN IMMEDIATE');
