@@ -43,6 +43,11 @@ export class SearchIndexer {
   private timer: NodeJS.Timeout | undefined;
   /** When the rounds started failing (the first failure after the last success). */
   private failingSince: number | undefined;
+  /**
+   * How long the rounds had been failing when the last one failed (0 for the first failure),
+   * measured as it failed rather than when it is reported a few microtasks later.
+   */
+  private failingMs = 0;
 
   constructor(private readonly options: SearchIndexerOptions) {
     this.batchSize = options.batchSize ?? 500;
@@ -65,7 +70,9 @@ export class SearchIndexer {
           return applied;
         },
         (error: unknown) => {
-          this.failingSince ??= Date.now();
+          const now = Date.now();
+          this.failingSince ??= now;
+          this.failingMs = now - this.failingSince;
           throw error;
         },
       )
@@ -94,7 +101,7 @@ export class SearchIndexer {
   }
 
   private report(error: unknown): void {
-    this.options.onError?.(error, this.failingSince === undefined ? 0 : Date.now() - this.failingSince);
+    this.options.onError?.(error, this.failingMs);
   }
 
   /** Stops polling and waits for the round under way. */
