@@ -13,6 +13,7 @@
  * (so the next write is derived from their state). Failures are the exception: a unique value
  * taken, a write conflict, a link to a deleted object.
  */
+import type { AppliedWrite } from '@odp/core';
 import type Database from 'better-sqlite3';
 
 /** What a group needs of its connection (`TenantDatabase`). */
@@ -32,7 +33,7 @@ export interface GroupedConnection {
 
 /** One applied write: how to apply it again, and how to settle its `committed`. */
 interface GroupedWrite extends Settlement {
-  readonly work: () => unknown;
+  readonly work: () => void;
 }
 
 interface Settlement {
@@ -65,13 +66,13 @@ export class CommitGroups {
    * through {@link commit}. `committed` settles with that commit: a failed commit keeps none of
    * the group's writes and rejects each of them.
    */
-  apply<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
+  apply(work: () => void): Promise<AppliedWrite> {
     const applied = this.queue.then(() => this.applyNext(work));
     this.queue = applied.catch(() => undefined);
     return applied;
   }
 
-  private async applyNext<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
+  private async applyNext(work: () => void): Promise<AppliedWrite> {
     let group = await this.current();
     for (;;) {
       // Resumed a microtask later: another write transaction of the connection may have committed it.
@@ -81,9 +82,8 @@ export class CommitGroups {
       else if (!this.connection.inTransaction()) this.commit();
       else break;
     }
-    let result: T;
     try {
-      result = work();
+      work();
     } catch (error) {
       await this.applyAgainWithout(group);
       throw error;
@@ -92,7 +92,7 @@ export class CommitGroups {
     }
     const { promise, resolve, reject } = settlement();
     group.writes.push({ work, resolve, reject });
-    return { result, committed: promise };
+    return { committed: promise };
   }
 
   /** Commits the writes applied so far, if any, settling their `committed`. */
@@ -111,14 +111,12 @@ export class CommitGroups {
     for (const write of group.writes) write.resolve();
   }
 
-  /** The open group, or a new one once the write lock is taken. */
-  private async current(): Promise<OpenGroup> {
-    for (;;) {
-      const group = this.open ?? (await (this.opening ??= this.begin()));
-      // Committed while this write waited for the lock (another write transaction of the
-      // connection ran): the next group is opened.
-      if (group === this.open) return group;
-    }
+  /**
+   * The open group, or a new one once the write lock is taken. It may be committed by the time
+   * its caller resumes (another write transaction of the connection ran): callers check.
+   */
+  private current(): Promise<OpenGroup> {
+    return this.open !== undefined ? Promise.resolve(this.open) : (this.opening ??= this.begin());
   }
 
   private async begin(): Promise<OpenGroup> {

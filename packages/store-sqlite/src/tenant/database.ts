@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
+import type { AppliedWrite } from '@odp/core';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
 import { isBusy } from '../sqlite-errors.js';
@@ -124,7 +125,7 @@ export class TenantDatabase {
    * this connection starts. The first write of a turn waits for the lock as
    * {@link inWriteTransaction} does.
    */
-  applyInGroup<T>(work: () => T): Promise<{ result: T; committed: Promise<void> }> {
+  applyInGroup(work: () => void): Promise<AppliedWrite> {
     return this.groups.apply(work);
   }
 

@@ -297,8 +297,7 @@ export class SqliteTenantStore implements TenantStore {
   async applyWrite(batch: WriteBatch): Promise<AppliedWrite> {
     this.model.require();
     const valuesJson = await valuesJsonOf(batch.put ?? []);
-    const { committed } = await this.database.applyInGroup(() => this.writer.apply(batch, valuesJson));
-    return { committed };
+    return this.database.applyInGroup(() => this.writer.apply(batch, valuesJson));
   }
 
   /**
