@@ -8,7 +8,8 @@
  * numeric) one row `(c, f, v, g)` holds the count of those objects with a value of `g` and its sum.
  *
  * The rows are derived from the `ix` rows of each object: `apply(n, +1)` after its index rows are
- * written, `apply(n, -1)` before they are removed, in the same transaction. A rebuild of the derived
+ * written, `apply(n, -1)` before they are removed, in the same transaction; the changes of a
+ * transaction's writes are merged per counter and written before it commits (`flush`). A rebuild of the derived
  * data (a new index signature) recomputes the table from `ix` in the transaction that records the
  * signature, so the counters are read only while the stored signature is the model's
  * (`TenantAggregates.ready`). Answers are used for unrestricted readers only: a record-level
@@ -55,8 +56,17 @@ interface ClassRules {
 /** An `ix` row of one object: class key, field key, index key. */
 export type IxRow = [c: number, f: number, v: IndexKey];
 
+/** A counter's change: class, group field, index key, sum field (0: the count), count and sum. */
+type CounterDelta = [c: number, f: number, v: IndexKey, g: number, cnt: number, sum: number];
+
 export class TenantAggregates {
   private model: Model | null = null;
+  /**
+   * The counter changes of the writes of the open transaction, merged by counter and written by
+   * {@link flush} before it commits: the writes of a commit group mostly move the same counters
+   * (a class's status values, a day), one upsert each instead of one per write.
+   */
+  private readonly pending = new Map<string, CounterDelta>();
   /** Rules per interned class key, for the current model (interned keys never change). */
   private rules = new Map<number, ClassRules | null>();
   /** Interned key -> qualified name without its prefix, for classes. */
@@ -89,11 +99,10 @@ export class TenantAggregates {
    * were writes nothing).
    */
   change(before: readonly IxRow[], after: readonly IxRow[]): void {
-    const delta = new Map<string, [c: number, f: number, v: IndexKey, g: number, cnt: number, sum: number]>();
     const add = (c: number, f: number, v: IndexKey, g: number, sign: number, value: number) => {
       const key = `${c}\u0000${f}\u0000${typeof v}\u0000${v}\u0000${g}`;
-      const entry = delta.get(key);
-      if (entry === undefined) delta.set(key, [c, f, v, g, sign, value]);
+      const entry = this.pending.get(key);
+      if (entry === undefined) this.pending.set(key, [c, f, v, g, sign, value]);
       else {
         entry[4] += sign;
         entry[5] += value;
@@ -101,14 +110,29 @@ export class TenantAggregates {
     };
     this.contributions(before, (c, f, v, g, value) => add(c, f, v, g, -1, -value));
     this.contributions(after, (c, f, v, g, value) => add(c, f, v, g, 1, value));
+  }
+
+  /**
+   * Writes the counter changes of the transaction's writes so far (before it commits, and before
+   * the counters are read in it); only the counters that change (an update leaving a group value
+   * and its sums as they were writes nothing).
+   */
+  flush(): void {
+    if (this.pending.size === 0) return;
     const upsert = this.context.statement(
       `INSERT INTO ixagg (c, f, v, g, cnt, sum) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (c, f, v, g) DO UPDATE SET cnt = cnt + excluded.cnt,
          sum = CASE WHEN cnt + excluded.cnt = 0 THEN 0 ELSE sum + excluded.sum END`,
     );
-    for (const [c, f, v, g, cnt, sum] of delta.values()) {
+    for (const [c, f, v, g, cnt, sum] of this.pending.values()) {
       if (cnt !== 0 || sum !== 0) upsert.run(c, f, v, g, cnt, sum);
     }
+    this.pending.clear();
+  }
+
+  /** Forgets the counter changes of rolled-back writes. */
+  discard(): void {
+    this.pending.clear();
   }
 
   /** Calls `visit` with each counter an object's `ix` rows contribute to (g = 0: the count). */
@@ -138,6 +162,8 @@ export class TenantAggregates {
 
   /** Recomputes every row from `ix` (after a rebuild of the derived data). */
   recompute(): void {
+    // The transaction's writes so far are in `ix`, which the counters are recomputed from.
+    this.pending.clear();
     this.context.statement('DELETE FROM ixagg').run();
     const classes = this.context
       .statement("SELECT k FROM dict WHERE name >= 'c:' AND name < 'c;'")
@@ -173,6 +199,7 @@ export class TenantAggregates {
   aggregate(plan: AggregatePlan, access: AccessFilter, ready: boolean): AggregateResult | null {
     const scope = this.scopeOf(plan, access, ready);
     if (scope === null || this.model === null) return null;
+    this.flush();
     const { c, f, range, rules } = scope;
     const where = `c = ? AND f = ? AND g = ? AND ${range.text('v')}`;
     const stats = new Map<string, { sum: number; cnt: number }>();
@@ -222,6 +249,7 @@ export class TenantAggregates {
     const c = this.context.key(`c:${plan.className}`);
     const f = this.context.key(`f:${field.name}`);
     if (c === null || f === null || !this.rulesOf(c)?.groups.has(f)) return null;
+    this.flush();
     const order = { value: 'v', count: 'cnt, v', countDesc: 'cnt DESC, v' }[plan.order];
     const rows = this.context
       .statement(

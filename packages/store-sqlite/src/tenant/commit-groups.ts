@@ -27,6 +27,8 @@ export interface GroupedConnection {
   written(): void;
   /** After a rollback: the interned keys and caches of the rolled-back writes are forgotten. */
   rolledBack(): void;
+  /** Before a commit: writes the group's work deferred to its end. */
+  beforeCommit(): void;
   /** After a commit. */
   committed(): void;
 }
@@ -101,6 +103,7 @@ export class CommitGroups {
     if (group === undefined) return;
     this.open = undefined;
     try {
+      this.connection.beforeCommit();
       this.connection.statement('COMMIT').run();
     } catch (error) {
       this.rollback();

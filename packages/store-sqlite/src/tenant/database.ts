@@ -27,6 +27,14 @@ const LOCK_POLL_PAUSES_MS = [0, 1, 2] as const;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
 
+/** Writes a transaction's work defers to its end (the counters of aggregates.ts). */
+export interface DeferredWrites {
+  /** Writes what was deferred, in the open transaction. */
+  flush(): void;
+  /** Forgets what was deferred (the transaction or savepoint rolled back). */
+  discard(): void;
+}
+
 export class TenantDatabase {
   readonly db: Database.Database;
   /** Interned keys and object keys, as the query compilers read them. */
@@ -39,6 +47,8 @@ export class TenantDatabase {
   private readonly rollbackHooks: (() => void)[] = [];
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
+  /** Writes deferred to the end of a transaction ({@link deferUntilCommit}). */
+  private readonly deferred: DeferredWrites[] = [];
   /** The writes of a turn applied in one shared transaction (`applyInGroup`). */
   private readonly groups = new CommitGroups({
     inTransaction: () => this.db.inTransaction,
@@ -51,6 +61,7 @@ export class TenantDatabase {
       this.forgetUncommittedKeys();
       for (const forget of this.writeHooks) forget();
     },
+    beforeCommit: () => this.flushDeferred(),
     committed: () => this.checkpointer?.committed(this.db.name),
   });
 
@@ -77,7 +88,11 @@ export class TenantDatabase {
     this.db.pragma(`mmap_size = ${Math.trunc(mmapBytes)}`);
     this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
     migrateTenantDatabase(this.db);
-    this.transaction = this.db.transaction((work: () => unknown) => work());
+    this.transaction = this.db.transaction((work: () => unknown) => {
+      const result = work();
+      this.flushDeferred();
+      return result;
+    });
     this.keys = {
       key: (name) => this.lookupKey(name),
       objectKey: (id) => this.objectKey(id),
@@ -90,6 +105,15 @@ export class TenantDatabase {
   }
 
   /**
+   * Registers writes that a transaction's work defers to its end: flushed before it commits (and
+   * before a savepoint inside it starts), discarded when it rolls back.
+   */
+  deferUntilCommit(writes: DeferredWrites): void {
+    this.deferred.push(writes);
+    this.rollbackHooks.push(() => writes.discard());
+  }
+
+  /**
    * Runs `work` in one write transaction. BEGIN IMMEDIATE takes the write lock up front: a deferred
    * transaction that reads first cannot wait for a lock held by another process (the `odp` command,
    * a second api instance) and fails at once with SQLITE_BUSY; an immediate one waits `busy_timeout`.
@@ -98,6 +122,9 @@ export class TenantDatabase {
   inTransaction<T>(work: () => T): T {
     // Its commit means the work is durable: the writes applied before it are committed first.
     this.commitGroup();
+    // Nested in another transaction this is a savepoint: what the enclosing work deferred is
+    // written before it starts, so that the savepoint's rollback discards only its own.
+    this.flushDeferred();
     try {
       const result = this.transaction.immediate(work) as T;
       this.checkpointer?.committed(this.db.name);
@@ -232,6 +259,10 @@ export class TenantDatabase {
     if (!this.db.open) return;
     this.db.pragma('optimize');
     this.db.close();
+  }
+
+  private flushDeferred(): void {
+    for (const writes of this.deferred) writes.flush();
   }
 
   /** Interned keys created by a rolled-back transaction or savepoint may be handed out again. */

@@ -139,6 +139,7 @@ export class SqliteTenantStore implements TenantStore {
     const statement = (sql: string) => database.statement(sql);
     const aggregates = new TenantAggregates({ statement, key: (name) => database.lookupKey(name) });
     database.onForget('rollback', () => aggregates.forgetKeys());
+    database.deferUntilCommit(aggregates);
     const compositeLimit = Math.max(0, Math.trunc(options.compositeIndexLimit ?? 4));
     this.model = new AppliedModel(
       database,
