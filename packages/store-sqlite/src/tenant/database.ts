@@ -8,22 +8,13 @@ import Database from 'better-sqlite3';
 import type { AppliedWrite } from '@odp/core';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
-import { isBusy } from '../sqlite-errors.js';
+import { BUSY_TIMEOUT_MS, whenLocked } from '../write-lock.js';
+import type { LockingConnection } from '../write-lock.js';
 import { CommitGroups } from './commit-groups.js';
 import { migrateTenantDatabase } from './schema.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
 const STATEMENT_CACHE_SIZE = 256;
-/** How long a statement waits for a lock another connection holds (`busy_timeout`), in ms. */
-const BUSY_TIMEOUT_MS = 5000;
-/**
- * The pauses between attempts of {@link TenantDatabase.inWriteTransaction} to lock, in ms (0: the
- * next turn of the event loop), the last one repeated. Another api process holds the lock for one
- * write, under a millisecond: a waiter that slept 4-16 ms lost its turn to that process's next
- * write again and again (two processes wrote 610 creates/s with pauses of 1 ms doubling to 16 ms,
- * 650 with these).
- */
-const LOCK_POLL_PAUSES_MS = [0, 1, 2] as const;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
 
@@ -47,6 +38,10 @@ export class TenantDatabase {
   private readonly rollbackHooks: (() => void)[] = [];
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
+  /** The connection as write-lock.ts sets its busy timeout. */
+  private readonly locking: LockingConnection = {
+    busyTimeout: (ms) => void this.statement(`PRAGMA busy_timeout = ${ms}`).get(),
+  };
   /** Writes deferred to the end of a transaction ({@link deferUntilCommit}). */
   private readonly deferred: DeferredWrites[] = [];
   /** The writes of a turn applied in one shared transaction (`applyInGroup`). */
@@ -161,28 +156,9 @@ export class TenantDatabase {
     this.groups.commit();
   }
 
-  /**
-   * Runs `attempt` (which takes the write lock) without blocking the event loop while another
-   * connection (another api process, the `odp` command) holds the lock: SQLite's busy handler
-   * would sleep this thread, and with it every other request of the process, until the lock
-   * frees. Here the lock is tried without waiting, and tried again on the next turn of the event
-   * loop, then after timers of 1 and 2 ms (2 ms from then on: `LOCK_POLL_PAUSES_MS`) for up to
-   * the same 5 s; then the busy error is thrown as before.
-   */
-  private async whenLocked<T>(attempt: () => T): Promise<T> {
-    const deadline = performance.now() + BUSY_TIMEOUT_MS;
-    for (let round = 0; ; round += 1) {
-      const pause = LOCK_POLL_PAUSES_MS[Math.min(round, LOCK_POLL_PAUSES_MS.length - 1)]!;
-      this.statement('PRAGMA busy_timeout = 0').get();
-      try {
-        return attempt();
-      } catch (error) {
-        if (!isBusy(error) || performance.now() + pause > deadline) throw error;
-      } finally {
-        this.statement(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).get();
-      }
-      await new Promise((resolve) => (pause === 0 ? setImmediate(resolve) : setTimeout(resolve, pause)));
-    }
+  /** Runs `attempt`, which takes the write lock, waiting for it without blocking (write-lock.ts). */
+  private whenLocked<T>(attempt: () => T): Promise<T> {
+    return whenLocked(this.locking, attempt);
   }
 
   /**
