@@ -26,9 +26,16 @@ export class TenantOutbox {
     }
   }
 
-  remove(ids: readonly string[]): void {
+  /**
+   * Removes relayed jobs in the write transaction shared by the writes of this turn (group
+   * commit): resolves once applied, which the connection's next read of the outbox sees; the
+   * removal commits with those writes instead of cutting their group short with a commit of its
+   * own. A removal lost with a failed commit leaves jobs the queue already holds, which the next
+   * relay enqueues again as no-ops (enqueue is idempotent by job id).
+   */
+  async remove(ids: readonly string[]): Promise<void> {
     const remove = this.database.statement('DELETE FROM outbox WHERE id = ?');
-    this.database.inTransaction(() => {
+    await this.database.applyInGroup(() => {
       for (const id of ids) remove.run(id);
     });
   }

@@ -343,7 +343,7 @@ export class SqliteTenantStore implements TenantStore {
   }
 
   async removeFromOutbox(ids: readonly string[]): Promise<void> {
-    this.outboxJobs.remove(ids);
+    await this.outboxJobs.remove(ids);
   }
 
   /** Refreshes the planner's statistics (after bulk loads). */
