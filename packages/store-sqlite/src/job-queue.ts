@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import type { Job, JobListFilter, JobQueue, JobStatus, NewJob } from '@odp/core';
 import { openSharedDatabase } from './migrations.js';
 import type { Migration } from './migrations.js';
-import { whenLocked } from './write-lock.js';
+import { lockingConnection, whenLocked } from './write-lock.js';
 import type { LockingConnection } from './write-lock.js';
 
 /** The jobs database's schema steps; a released step is never edited, the next one is appended. */
@@ -92,15 +92,7 @@ export class SqliteJobQueue implements JobQueue {
 
   constructor(file: string) {
     this.db = openSharedDatabase(file, JOB_MIGRATIONS).db;
-    const timeouts = new Map<number, Database.Statement>();
-    this.locking = {
-      busyTimeout: (ms) => {
-        let statement = timeouts.get(ms);
-        if (statement === undefined)
-          timeouts.set(ms, (statement = this.db.prepare(`PRAGMA busy_timeout = ${ms}`)));
-        statement.get();
-      },
-    };
+    this.locking = lockingConnection(this.db);
   }
 
   /** Runs a write, waiting for the lock without blocking. */

@@ -8,6 +8,8 @@ import Database from 'better-sqlite3';
 import type { WindowCounters } from '@odp/core';
 import { applyMigrations } from './migrations.js';
 import type { Migration } from './migrations.js';
+import { BUSY_TIMEOUT_MS, lockingConnection, whenLocked } from './write-lock.js';
+import type { LockingConnection } from './write-lock.js';
 
 /** The counters database's schema steps; a released step is never edited, the next one is appended. */
 export const COUNTER_MIGRATIONS: readonly Migration[] = [
@@ -28,12 +30,15 @@ export const COUNTER_MIGRATIONS: readonly Migration[] = [
 
 export class SqliteWindowCounters implements WindowCounters {
   private readonly db: Database.Database;
+  /** A take waits for the lock another process holds without blocking the event loop (write-lock.ts). */
+  private readonly locking: LockingConnection;
 
   constructor(file: string) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     applyMigrations(this.db, COUNTER_MIGRATIONS);
+    this.locking = lockingConnection(this.db);
   }
 
   async read(keys: readonly string[], now: Date): Promise<number[]> {
@@ -42,24 +47,22 @@ export class SqliteWindowCounters implements WindowCounters {
   }
 
   async take(key: string, limit: number, expiresAt: Date, now: Date): Promise<boolean> {
-    return this.db
-      .transaction((): boolean => {
-        const value = this.current(key, now);
-        if (value >= limit) return false;
-        this.store(key, value + 1, expiresAt);
-        return true;
-      })
-      .immediate();
+    const takeOne = this.db.transaction((): boolean => {
+      const value = this.current(key, now);
+      if (value >= limit) return false;
+      this.store(key, value + 1, expiresAt);
+      return true;
+    });
+    return whenLocked(this.locking, () => takeOne.immediate());
   }
 
   async add(key: string, amount: number, expiresAt: Date, now: Date): Promise<number> {
-    return this.db
-      .transaction((): number => {
-        const value = this.current(key, now) + amount;
-        this.store(key, value, expiresAt);
-        return value;
-      })
-      .immediate();
+    const addAmount = this.db.transaction((): number => {
+      const value = this.current(key, now) + amount;
+      this.store(key, value, expiresAt);
+      return value;
+    });
+    return whenLocked(this.locking, () => addAmount.immediate());
   }
 
   async close(): Promise<void> {

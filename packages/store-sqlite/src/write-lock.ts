@@ -6,6 +6,7 @@
  * event loop, then after timers of 1 and 2 ms (2 ms from then on: {@link LOCK_POLL_PAUSES_MS}) for
  * up to the busy timeout; then the busy error is thrown as SQLite's handler would.
  */
+import type Database from 'better-sqlite3';
 import { isBusy } from './sqlite-errors.js';
 
 /** How long a statement waits for a lock another connection holds (`busy_timeout`), in ms. */
@@ -22,6 +23,21 @@ const LOCK_POLL_PAUSES_MS = [0, 1, 2] as const;
 /** What the wait needs of a connection: its `busy_timeout` set (a prepared PRAGMA, cached). */
 export interface LockingConnection {
   busyTimeout(ms: number): void;
+}
+
+/** `db` as the wait sets its busy timeout: through a prepared PRAGMA per value. */
+export function lockingConnection(db: Database.Database): LockingConnection {
+  const timeouts = new Map<number, Database.Statement>();
+  return {
+    busyTimeout(ms) {
+      let statement = timeouts.get(ms);
+      if (statement === undefined) {
+        statement = db.prepare(`PRAGMA busy_timeout = ${ms}`);
+        timeouts.set(ms, statement);
+      }
+      statement.get();
+    },
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import type { AppliedWrite } from '@odp/core';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
-import { BUSY_TIMEOUT_MS, whenLocked } from '../write-lock.js';
+import { BUSY_TIMEOUT_MS, lockingConnection, whenLocked } from '../write-lock.js';
 import type { LockingConnection } from '../write-lock.js';
 import { CommitGroups } from './commit-groups.js';
 import { migrateTenantDatabase } from './schema.js';
@@ -39,9 +39,7 @@ export class TenantDatabase {
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
   /** The connection as write-lock.ts sets its busy timeout. */
-  private readonly locking: LockingConnection = {
-    busyTimeout: (ms) => void this.statement(`PRAGMA busy_timeout = ${ms}`).get(),
-  };
+  private readonly locking: LockingConnection;
   /** Writes deferred to the end of a transaction ({@link deferUntilCommit}). */
   private readonly deferred: DeferredWrites[] = [];
   /** The writes of a turn applied in one shared transaction (`applyInGroup`). */
@@ -67,6 +65,7 @@ export class TenantDatabase {
     private readonly checkpointer?: WalCheckpointer,
   ) {
     this.db = new Database(file);
+    this.locking = lockingConnection(this.db);
     this.db.pragma('journal_mode = WAL');
     // An acknowledged write survives a killed process: under WAL the commit has written the
     // transaction to the WAL file (the OS holds it) before `write` resolves; NORMAL only skips the
