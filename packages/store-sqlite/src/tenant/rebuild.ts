@@ -40,20 +40,20 @@ export class DerivedRebuild {
     );
     return this.loop.run<number>({
       forgetSignature: () =>
-        void this.database.inTransaction(() => {
+        this.database.inWriteTransaction(() => {
           this.database.statement("DELETE FROM meta WHERE k = 'index_signature'").run();
           this.columns.prepareTables();
         }),
       rederiveAfter: async (after) => {
         const rows = batch.all(after ?? 0, last, this.rebuildBatchSize) as ObjectRow[];
         if (rows.length === 0) return null;
-        this.database.inTransaction(() => {
+        await this.database.inWriteTransaction(() => {
           for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n);
         });
         return { count: rows.length, last: rows.at(-1)?.n ?? last };
       },
       recordSignature: () =>
-        this.database.inTransaction(() => {
+        this.database.inWriteTransaction(() => {
           this.aggregates.recompute();
           this.database
             .statement('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)')
