@@ -6,6 +6,8 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '@odp/core';
 import type { ModelVersionRecord, ModelVersions } from '@odp/core';
+import { whenLocked } from '../write-lock.js';
+import type { LockingConnection } from '../write-lock.js';
 
 interface VersionRow {
   tenant_id: string;
@@ -30,6 +32,8 @@ function toRecord(row: VersionRow): ModelVersionRecord {
 export class SqliteModelVersions implements ModelVersions {
   constructor(
     private readonly db: Database.Database,
+    /** The connection as write-lock.ts sets its busy timeout (writes wait without blocking). */
+    private readonly locking: LockingConnection,
     /** Runs a write statement (the registry drops its remembered reads). */
     private readonly afterWrite: () => void,
   ) {}
@@ -62,7 +66,7 @@ export class SqliteModelVersions implements ModelVersions {
       return row;
     });
     try {
-      return toRecord(save.immediate());
+      return toRecord(await whenLocked(this.locking, () => save.immediate()));
     } finally {
       this.afterWrite();
     }
@@ -91,12 +95,11 @@ export class SqliteModelVersions implements ModelVersions {
       .get(tenantId, version);
     if (exists === undefined) throw new NotFoundError('No such model version.');
     try {
-      this.db
-        .prepare(
-          `INSERT INTO current_model_versions (tenant_id, version) VALUES (?, ?)
-           ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version`,
-        )
-        .run(tenantId, version);
+      const setVersion = this.db.prepare(
+        `INSERT INTO current_model_versions (tenant_id, version) VALUES (?, ?)
+         ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version`,
+      );
+      await whenLocked(this.locking, () => setVersion.run(tenantId, version));
     } finally {
       this.afterWrite();
     }

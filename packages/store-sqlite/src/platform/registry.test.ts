@@ -37,6 +37,30 @@ describe('platform store (sqlite)', () => {
     store = openSqlitePlatformRegistry(path.join(dir, 'platform.sqlite'));
     expect(store.created).toBe(false);
   });
+
+  it("waits for the lock another process's connection holds without blocking the event loop", async () => {
+    const other = new Database(path.join(dir, 'platform.sqlite'));
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      let turns = 0;
+      const counting = setInterval(() => turns++, 1);
+      setTimeout(() => other.exec('COMMIT'), 50);
+      try {
+        await store.setSetting('greeting', 'hello');
+      } finally {
+        clearInterval(counting);
+      }
+      // A busy handler sleeping in this thread would have let no timer run until the commit.
+      expect(turns).toBeGreaterThan(5);
+      other.exec('BEGIN IMMEDIATE');
+      setTimeout(() => other.exec('ROLLBACK'), 20);
+      const tenant = await store.createTenant({ name: 'Acme', modelSource: null });
+      expect(await store.getSetting('greeting')).toBe('hello');
+      expect((await store.getTenant(tenant.id))?.name).toBe('Acme');
+    } finally {
+      other.close();
+    }
+  });
 });
 
 describe('applyMigrations', () => {

@@ -23,6 +23,8 @@ import type {
   UserProfile,
 } from '@odp/core';
 import { openSharedDatabase, PLATFORM_MIGRATIONS } from '../migrations.js';
+import { lockingConnection, whenLocked } from '../write-lock.js';
+import type { LockingConnection } from '../write-lock.js';
 import { SqliteModelVersions } from './model-versions.js';
 import {
   INVITATION_COLUMNS,
@@ -72,6 +74,8 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
    * reaches this one only in a later turn. Each check costs a read of the WAL index.
    */
   private checkedThisTurn: number | undefined;
+  /** The connection as write-lock.ts sets its busy timeout. */
+  private readonly locking: LockingConnection;
 
   /** The tenants' model versions (model-versions.ts). */
   readonly modelVersions: SqliteModelVersions;
@@ -81,7 +85,8 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
     /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
   ) {
-    this.modelVersions = new SqliteModelVersions(db, () => {
+    this.locking = lockingConnection(db);
+    this.modelVersions = new SqliteModelVersions(db, this.locking, () => {
       this.remembered.clear();
       writesInThisProcess += 1;
     });
@@ -95,7 +100,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       webhook_secret: randomBytes(32).toString('base64url'),
       created_at: new Date().toISOString(),
     };
-    this.run(
+    await this.write(
       `INSERT INTO tenants (${TENANT_COLUMNS}) VALUES (@id, @name, @model_source, @webhook_secret, @created_at)`,
       row,
     );
@@ -123,7 +128,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
   }
 
   async deleteTenant(id: string): Promise<boolean> {
-    return this.run('DELETE FROM tenants WHERE id = ?', id).changes > 0;
+    return (await this.write('DELETE FROM tenants WHERE id = ?', id)).changes > 0;
   }
 
   async createProfile(input: NewProfile): Promise<UserProfile> {
@@ -142,7 +147,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       created_at: new Date().toISOString(),
     };
     try {
-      this.run(
+      await this.write(
         `INSERT INTO profiles (${PROFILE_COLUMNS}) VALUES (@id, @tenant_id, @issuer, @subject, @email, @role,
          @extra_roles, @object_id, @active, @active_until, @created_at)`,
         row,
@@ -172,7 +177,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
   }
 
   async setProfileActive(tenantId: string, profileId: string, active: boolean): Promise<UserProfile> {
-    this.run(
+    await this.write(
       'UPDATE profiles SET active = ? WHERE tenant_id = ? AND id = ?',
       active ? 1 : 0,
       tenantId,
@@ -204,7 +209,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
   async linkProfile(tenantId: string, profileId: string, objectId: string): Promise<UserProfile> {
     // Only a profile without an identity changes (mayLinkProfile); the condition keeps that true
     // against an invitation accepted at the same moment.
-    this.run(
+    await this.write(
       'UPDATE profiles SET object_id = ? WHERE tenant_id = ? AND id = ? AND subject IS NULL',
       objectId,
       tenantId,
@@ -225,7 +230,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       throw new NotFoundError('No such profile in this tenant.');
     }
     const id = randomUUID();
-    this.run(
+    await this.write(
       `INSERT INTO invitations (id, tenant_id, profile_id, token_hash, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
       id,
@@ -289,7 +294,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       this.run('UPDATE invitations SET accepted_at = ? WHERE token_hash = ?', now.toISOString(), tokenHash);
       return { tenantId: invitation.tenant_id, profileId: invitation.profile_id };
     });
-    const { tenantId, profileId } = accept.immediate();
+    const { tenantId, profileId } = await whenLocked(this.locking, () => accept.immediate());
     return (await this.getProfile(tenantId, profileId))!;
   }
 
@@ -312,7 +317,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       revoked_at: null,
       created_at: new Date().toISOString(),
     };
-    this.run(
+    await this.write(
       `INSERT INTO api_keys (${KEY_COLUMNS}, key_hash)
        VALUES (@id, @tenant_id, @profile_id, @expires_at, @revoked_at, @created_at, @key_hash)`,
       row,
@@ -336,7 +341,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
   }
 
   async revokeApiKey(tenantId: string, keyId: string, now: Date): Promise<ApiKeyRecord> {
-    this.run(
+    await this.write(
       'UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
       now.toISOString(),
       tenantId,
@@ -359,7 +364,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
   }
 
   async setSetting(key: string, value: string): Promise<void> {
-    this.run(
+    await this.write(
       'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
       key,
       value,
@@ -386,6 +391,14 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       this.statements.set(sql, prepared);
     }
     return prepared;
+  }
+
+  /**
+   * Runs a write statement on its own, waiting for the lock another process holds without
+   * blocking the event loop (write-lock.ts).
+   */
+  private write(sql: string, ...params: unknown[]): Promise<Database.RunResult> {
+    return whenLocked(this.locking, () => this.run(sql, ...params));
   }
 
   /** Runs a write; what was remembered may be stale afterwards (this connection's commits leave data_version alone). */
