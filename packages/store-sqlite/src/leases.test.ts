@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteLocks } from './leases.js';
+import { whileLockedElsewhere } from '../test/lock-held-elsewhere.js';
 
 describe('SqliteLocks', () => {
   let dir: string;
@@ -39,6 +40,18 @@ describe('SqliteLocks', () => {
     await first!.release();
     expect(await here.acquire('flush:d', 30_000)).toBeNull();
     expect(await second!.renew()).toBe(true);
+  });
+
+  it("waits for the lock another process's connection holds without blocking the event loop", async () => {
+    const file = path.join(dir, 'leases.sqlite');
+    const acquired = await whileLockedElsewhere(file, () => here.acquire('import:t1', 30_000));
+    const lease = acquired.result!;
+    const renewed = await whileLockedElsewhere(file, () => lease.renew());
+    const released = await whileLockedElsewhere(file, () => lease.release());
+    // A busy handler sleeping in this thread would have let no timer run until the release.
+    expect([acquired, renewed, released].map(({ turns }) => turns > 5)).toEqual([true, true, true]);
+    expect(renewed.result).toBe(true);
+    expect(await there.acquire('import:t1', 30_000)).not.toBeNull();
   });
 
   it('keeps a renewed lease past its first time', async () => {

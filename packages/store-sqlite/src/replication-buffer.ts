@@ -10,6 +10,8 @@
 import type Database from 'better-sqlite3';
 import type { ReplicationBuffer, ReplicationEvent } from '@odp/core';
 import { openSharedDatabase } from './migrations.js';
+import { lockingConnection, whenLocked } from './write-lock.js';
+import type { LockingConnection } from './write-lock.js';
 import type { Migration } from './migrations.js';
 
 /** The buffer database's schema steps; a released step is never edited, the next one is appended. */
@@ -46,25 +48,29 @@ interface EventRow {
 
 export class SqliteReplicationBuffer implements ReplicationBuffer {
   private readonly db: Database.Database;
+  /** Writes wait for the lock another process holds without blocking the event loop (write-lock.ts). */
+  private readonly locking: LockingConnection;
 
   constructor(file: string) {
     this.db = openSharedDatabase(file, REPLICATION_MIGRATIONS).db;
+    this.locking = lockingConnection(this.db);
   }
 
   async append(event: ReplicationEvent): Promise<boolean> {
-    const result = this.db
-      .prepare(
-        `INSERT OR IGNORE INTO events (id, tenant_id, destination, object_id, at, payload)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO events (id, tenant_id, destination, object_id, at, payload)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    const result = await whenLocked(this.locking, () =>
+      insert.run(
         event.id,
         event.tenantId,
         event.destination,
         event.objectId,
         event.at,
         JSON.stringify(event.payload),
-      );
+      ),
+    );
     return result.changes === 1;
   }
 
@@ -89,19 +95,20 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
     const mark = this.db.prepare(
       `UPDATE events SET flushed_at = ?, payload = NULL WHERE id = ? AND flushed_at IS NULL`,
     );
-    this.db
-      .transaction(() => {
-        for (const id of ids) mark.run(now.getTime(), id);
-      })
-      .immediate();
+    const markAll = this.db.transaction(() => {
+      for (const id of ids) mark.run(now.getTime(), id);
+    });
+    await whenLocked(this.locking, () => markAll.immediate());
   }
 
   async prune(before: Date): Promise<number> {
-    return this.db.prepare(`DELETE FROM events WHERE flushed_at < ?`).run(before.getTime()).changes;
+    const prune = this.db.prepare(`DELETE FROM events WHERE flushed_at < ?`);
+    return (await whenLocked(this.locking, () => prune.run(before.getTime()))).changes;
   }
 
   async deleteTenant(tenantId: string): Promise<number> {
-    return this.db.prepare(`DELETE FROM events WHERE tenant_id = ?`).run(tenantId).changes;
+    const remove = this.db.prepare(`DELETE FROM events WHERE tenant_id = ?`);
+    return (await whenLocked(this.locking, () => remove.run(tenantId))).changes;
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { describePlatformRegistryContract } from '@odp/testkit';
 import { applyMigrations, PLATFORM_MIGRATIONS } from '../migrations.js';
 import { openSqlitePlatformRegistry } from './registry.js';
 import type { SqlitePlatformRegistry } from './registry.js';
+import { whileLockedElsewhere } from '../../test/lock-held-elsewhere.js';
 
 const contractDirs: string[] = [];
 describePlatformRegistryContract('sqlite', async (shared) => {
@@ -39,27 +40,15 @@ describe('platform store (sqlite)', () => {
   });
 
   it("waits for the lock another process's connection holds without blocking the event loop", async () => {
-    const other = new Database(path.join(dir, 'platform.sqlite'));
-    try {
-      other.exec('BEGIN IMMEDIATE');
-      let turns = 0;
-      const counting = setInterval(() => turns++, 1);
-      setTimeout(() => other.exec('COMMIT'), 50);
-      try {
-        await store.setSetting('greeting', 'hello');
-      } finally {
-        clearInterval(counting);
-      }
-      // A busy handler sleeping in this thread would have let no timer run until the commit.
-      expect(turns).toBeGreaterThan(5);
-      other.exec('BEGIN IMMEDIATE');
-      setTimeout(() => other.exec('ROLLBACK'), 20);
-      const tenant = await store.createTenant({ name: 'Acme', modelSource: null });
-      expect(await store.getSetting('greeting')).toBe('hello');
-      expect((await store.getTenant(tenant.id))?.name).toBe('Acme');
-    } finally {
-      other.close();
-    }
+    const file = path.join(dir, 'platform.sqlite');
+    const set = await whileLockedElsewhere(file, () => store.setSetting('greeting', 'hello'));
+    const created = await whileLockedElsewhere(file, () =>
+      store.createTenant({ name: 'Acme', modelSource: null }),
+    );
+    // A busy handler sleeping in this thread would have let no timer run until the release.
+    expect([set.turns > 5, created.turns > 5]).toEqual([true, true]);
+    expect(await store.getSetting('greeting')).toBe('hello');
+    expect((await store.getTenant(created.result.id))?.name).toBe('Acme');
   });
 });
 

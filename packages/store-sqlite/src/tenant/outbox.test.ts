@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { NewJob } from '@odp/core';
 import { contractModel } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
+import { whileLockedElsewhere } from '../../test/lock-held-elsewhere.js';
 
 /**
  * The relay's removal of jobs from a tenant's outbox: applied in the write transaction shared by
@@ -30,25 +31,16 @@ describe('removing relayed jobs from the outbox (SQLite)', () => {
     await store.applyModel(contractModel);
     await store.write({ jobs: [job('a'), job('b')] });
     const other = new Database(file);
-    const outboxOf = (database: Database.Database) =>
-      database.prepare('SELECT id FROM outbox ORDER BY seq').pluck().all();
+    const outboxOf = () => other.prepare('SELECT id FROM outbox ORDER BY seq').pluck().all();
     try {
-      other.exec('BEGIN IMMEDIATE');
-      let turns = 0;
-      const counting = setInterval(() => turns++, 1);
-      setTimeout(() => other.exec('COMMIT'), 50);
-      try {
-        await store.removeFromOutbox(['a']);
-      } finally {
-        clearInterval(counting);
-      }
-      // A busy handler sleeping in this thread would have let no timer run until the commit.
+      const { turns } = await whileLockedElsewhere(file, () => store.removeFromOutbox(['a']));
+      // A busy handler sleeping in this thread would have let no timer run until the release.
       expect(turns).toBeGreaterThan(5);
       // Read at once by the relay's connection; by others once the turn's transaction committed.
       expect((await store.outbox(10)).map((queued) => queued.id)).toEqual(['b']);
-      expect(outboxOf(other)).toEqual(['a', 'b']);
+      expect(outboxOf()).toEqual(['a', 'b']);
       await new Promise((resolve) => setImmediate(resolve));
-      expect(outboxOf(other)).toEqual(['b']);
+      expect(outboxOf()).toEqual(['b']);
     } finally {
       other.close();
       await store.close();

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { contractModel, storedObject } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
+import { whileLockedElsewhere } from '../../test/lock-held-elsewhere.js';
 
 /**
  * A rebuild of the derived rows (after a model change) while another process writes to the same
@@ -22,21 +22,12 @@ describe('a rebuild of the derived rows (SQLite)', () => {
         storedObject({ n, basicClass: 'ct.company', values: { employees: n } }),
       ),
     });
-    const other = new Database(file);
     try {
-      other.exec('BEGIN IMMEDIATE');
-      let turns = 0;
-      const counting = setInterval(() => turns++, 1);
-      setTimeout(() => other.exec('COMMIT'), 50);
-      try {
-        await expect(store.search.rebuild(contractModel)).resolves.toBe(5);
-      } finally {
-        clearInterval(counting);
-      }
-      // A busy handler sleeping in this thread would have let no timer run until the commit.
+      const { result, turns } = await whileLockedElsewhere(file, () => store.search.rebuild(contractModel));
+      expect(result).toBe(5);
+      // A busy handler sleeping in this thread would have let no timer run until the release.
       expect(turns).toBeGreaterThan(5);
     } finally {
-      other.close();
       await store.close();
     }
   });
