@@ -9,6 +9,7 @@ export type { SearchContractTarget } from './search-index.contract.js';
 export { buildModel, fieldDef } from './model-builder.js';
 export type { ClassSpec } from './model-builder.js';
 export { REL, contractModel, storedObject, uuid } from './fixture.js';
+export { outboxJob } from './tenant-store/data.js';
 export type { ObjectSpec } from './fixture.js';
 export { describeWithEngine, itUnlessLacking } from './engines.js';
 export { describeBlobStoreContract } from './blob-store.contract.js';

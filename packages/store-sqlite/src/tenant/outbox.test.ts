@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { NewJob } from '@odp/core';
-import { contractModel } from '@odp/testkit';
+import { contractModel, outboxJob } from '@odp/testkit';
 import { openSqliteTenantStore } from './store.js';
 import { whileLockedElsewhere } from '../../test/lock-held-elsewhere.js';
 
@@ -15,21 +14,12 @@ import { whileLockedElsewhere } from '../../test/lock-held-elsewhere.js';
 const dir = mkdtempSync(join(tmpdir(), 'odp-outbox-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const job = (id: string): NewJob => ({
-  id,
-  tenantId: 't1',
-  kind: 'gateway',
-  objectId: null,
-  payload: {},
-  createdAt: new Date(0).toISOString(),
-});
-
 describe('removing relayed jobs from the outbox (SQLite)', () => {
   it("waits for another process's lock without blocking, and commits with the turn's writes", async () => {
     const file = join(dir, 'documents.sqlite');
     const store = openSqliteTenantStore({ file });
     await store.applyModel(contractModel);
-    await store.write({ jobs: [job('a'), job('b')] });
+    await store.write({ jobs: [outboxJob('a'), outboxJob('b')] });
     const other = new Database(file);
     const outboxOf = () => other.prepare('SELECT id FROM outbox ORDER BY seq').pluck().all();
     try {
