@@ -54,7 +54,11 @@ export class TenantDatabase {
       this.forgetUncommittedKeys();
       for (const forget of this.writeHooks) forget();
     },
-    beforeCommit: () => this.flushDeferred(),
+    // A transaction SQLite rolled back by itself commits nothing: its deferred writes are not
+    // written (outside any transaction they would be kept) but discarded with its rollback.
+    beforeCommit: () => {
+      if (this.db.inTransaction) this.flushDeferred();
+    },
     committed: () => this.checkpointer?.committed(this.db.name),
   });
 
@@ -84,7 +88,8 @@ export class TenantDatabase {
     migrateTenantDatabase(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => {
       const result = work();
-      this.flushDeferred();
+      // Unless SQLite rolled the transaction back by itself (better-sqlite3 then throws).
+      if (this.db.inTransaction) this.flushDeferred();
       return result;
     });
     this.keys = {

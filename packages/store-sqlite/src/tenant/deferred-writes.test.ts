@@ -63,6 +63,18 @@ describe('writes deferred to the end of a transaction (SQLite, two connections)'
     expect(flushed(other, ['a', 'b', 'c'])).toEqual(['flushed', undefined, 'flushed']);
   });
 
+  it('go with the writes of a transaction SQLite rolled back by itself', async () => {
+    const lost = await writer.applyInGroup(() => rows.note('a'));
+    // As SQLite does after an I/O error or when out of memory.
+    writer.db.exec('ROLLBACK');
+    const next = await writer.applyInGroup(() => rows.note('b'));
+    await expect(lost.committed).rejects.toMatchObject({
+      message: expect.stringContaining('no transaction'),
+    });
+    await next.committed;
+    expect(flushed(other, ['a', 'b'])).toEqual([undefined, 'flushed']);
+  });
+
   it("are written by a transaction's commit, and a rolled-back savepoint discards only its own", () => {
     writer.inTransaction(() => {
       rows.note('a');
