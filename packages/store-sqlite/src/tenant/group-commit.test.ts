@@ -11,6 +11,11 @@ describe('group commit of a tenant database (SQLite, two connections)', () => {
   let writer: TenantDatabase;
   let other: TenantDatabase;
   beforeEach(() => ({ first: writer, second: other } = connections));
+  /** A write that throws once it has written the meta row `key`. */
+  const refusedAfterWriting = (key: string) => () => {
+    putMeta(writer, key, 'partial')();
+    throw new Error('refused');
+  };
 
   it('applies the writes of a turn in one transaction: read at once here, elsewhere once committed', async () => {
     const first = await writer.applyInGroup(putMeta(writer, 'a', '1'));
@@ -32,12 +37,7 @@ describe('group commit of a tenant database (SQLite, two connections)', () => {
 
   it('rolls back a write that throws alone; the others of its turn commit', async () => {
     const kept = await writer.applyInGroup(putMeta(writer, 'a', '1'));
-    await expect(
-      writer.applyInGroup(() => {
-        putMeta(writer, 'b', 'partial')();
-        throw new Error('refused');
-      }),
-    ).rejects.toThrow('refused');
+    await expect(writer.applyInGroup(refusedAfterWriting('b'))).rejects.toThrow('refused');
     // The write before it is applied again by the time the failure is told.
     expect([metaValue(writer, 'a'), metaValue(writer, 'b')]).toEqual(['1', undefined]);
     const after = await writer.applyInGroup(putMeta(writer, 'c', '3'));
@@ -59,12 +59,7 @@ describe('group commit of a tenant database (SQLite, two connections)', () => {
       putMeta(writer, 'a', '1')();
     });
     const kept = await writer.applyInGroup(putMeta(writer, 'b', '2'));
-    await expect(
-      writer.applyInGroup(() => {
-        putMeta(writer, 'c', 'partial')();
-        throw new Error('refused');
-      }),
-    ).rejects.toThrow('refused');
+    await expect(writer.applyInGroup(refusedAfterWriting('c'))).rejects.toThrow('refused');
     await expect(once.committed).rejects.toThrow('changed meanwhile');
     await kept.committed;
     expect([metaValue(other, 'a'), metaValue(other, 'b'), metaValue(other, 'c')]).toEqual([
