@@ -11,8 +11,8 @@ import type Database from 'better-sqlite3';
 import type { Job, JobListFilter, JobQueue, JobStatus, NewJob } from '@odp/core';
 import { openSharedDatabase } from './migrations.js';
 import type { Migration } from './migrations.js';
-import { lockingConnection, whenLocked } from './write-lock.js';
-import type { LockingConnection } from './write-lock.js';
+import { lockedWrites } from './write-lock.js';
+import type { LockedWrite } from './write-lock.js';
 
 /** The jobs database's schema steps; a released step is never edited, the next one is appended. */
 export const JOB_MIGRATIONS: readonly Migration[] = [
@@ -88,16 +88,11 @@ export class SqliteJobQueue implements JobQueue {
    * process holds without blocking the event loop (write-lock.ts), where SQLite's busy handler
    * slept the process's every request (the api's relays of two api processes did, 3-4% of their time).
    */
-  private readonly locking: LockingConnection;
+  private readonly whenLocked: LockedWrite;
 
   constructor(file: string) {
     this.db = openSharedDatabase(file, JOB_MIGRATIONS).db;
-    this.locking = lockingConnection(this.db);
-  }
-
-  /** Runs a write, waiting for the lock without blocking. */
-  private write<T>(attempt: () => T): Promise<T> {
-    return whenLocked(this.locking, attempt);
+    this.whenLocked = lockedWrites(this.db);
   }
 
   /** Due at `runAt`, else at `createdAt` (the producer's clock): a job is due as soon as it exists. */
@@ -121,7 +116,7 @@ export class SqliteJobQueue implements JobQueue {
         );
       }
     });
-    await this.write(() => insertAll.immediate());
+    await this.whenLocked(() => insertAll.immediate());
   }
 
   async claim(worker: string, leaseMs: number, now: Date): Promise<Job | null> {
@@ -143,7 +138,7 @@ export class SqliteJobQueue implements JobQueue {
         ? undefined
         : (take.get({ id, t, lease: t + leaseMs, worker }) as JobRow | undefined);
     });
-    const row = await this.write(() => pickAndTake.immediate());
+    const row = await this.whenLocked(() => pickAndTake.immediate());
     return row === undefined ? null : jobOf(row);
   }
 
@@ -152,7 +147,7 @@ export class SqliteJobQueue implements JobQueue {
       `UPDATE jobs SET status = 'done', lease_until = NULL, locked_by = NULL, updated_at = ?
        WHERE id = ? AND status = 'running' AND locked_by = ?`,
     );
-    const result = await this.write(() => done.run(now.getTime(), id, worker));
+    const result = await this.whenLocked(() => done.run(now.getTime(), id, worker));
     return result.changes === 1;
   }
 
@@ -162,7 +157,7 @@ export class SqliteJobQueue implements JobQueue {
          last_error = ?, updated_at = ?
        WHERE id = ? AND status = 'running' AND locked_by = ?`,
     );
-    const result = await this.write(() =>
+    const result = await this.whenLocked(() =>
       failed.run(
         retryAt === null ? 'failed' : 'pending',
         retryAt?.getTime() ?? null,
@@ -177,12 +172,12 @@ export class SqliteJobQueue implements JobQueue {
 
   async prune(before: Date): Promise<number> {
     const prune = this.db.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`);
-    return (await this.write(() => prune.run(before.getTime()))).changes;
+    return (await this.whenLocked(() => prune.run(before.getTime()))).changes;
   }
 
   async deleteTenant(tenantId: string): Promise<number> {
     const remove = this.db.prepare(`DELETE FROM jobs WHERE tenant_id = ?`);
-    return (await this.write(() => remove.run(tenantId))).changes;
+    return (await this.whenLocked(() => remove.run(tenantId))).changes;
   }
 
   async get(id: string): Promise<Job | null> {

@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import type { Lease, LockService } from '@odp/core';
 import { applyMigrations } from './migrations.js';
 import type { Migration } from './migrations.js';
-import { BUSY_TIMEOUT_MS, lockingConnection, whenLocked } from './write-lock.js';
-import type { LockingConnection } from './write-lock.js';
+import { BUSY_TIMEOUT_MS, lockedWrites } from './write-lock.js';
+import type { LockedWrite } from './write-lock.js';
 
 /** The leases database's schema steps; a released step is never edited, the next one is appended. */
 export const LEASE_MIGRATIONS: readonly Migration[] = [
@@ -35,7 +35,7 @@ export class SqliteLocks implements LockService {
   private readonly extend: Database.Statement;
   private readonly drop: Database.Statement;
   /** Writes wait for the lock another process holds without blocking the event loop (write-lock.ts). */
-  private readonly locking: LockingConnection;
+  private readonly whenLocked: LockedWrite;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -44,7 +44,7 @@ export class SqliteLocks implements LockService {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     applyMigrations(this.db, LEASE_MIGRATIONS);
-    this.locking = lockingConnection(this.db);
+    this.whenLocked = lockedWrites(this.db);
     this.db.prepare('DELETE FROM leases WHERE expires_at <= ?').run(Date.now());
     this.take = this.db.prepare(
       `INSERT INTO leases (name, token, expires_at) VALUES (?, ?, ?)
@@ -60,19 +60,17 @@ export class SqliteLocks implements LockService {
   async acquire(name: string, ttlMs: number): Promise<Lease | null> {
     const token = randomUUID();
     const now = Date.now();
-    const taken = await whenLocked(this.locking, () => this.take.run(name, token, now + ttlMs, now));
+    const taken = await this.whenLocked(() => this.take.run(name, token, now + ttlMs, now));
     if (taken.changes !== 1) return null;
     return {
       name,
       renew: async () => {
         const at = Date.now();
         if (!this.db.open) return false;
-        return (
-          (await whenLocked(this.locking, () => this.extend.run(at + ttlMs, name, token, at))).changes === 1
-        );
+        return (await this.whenLocked(() => this.extend.run(at + ttlMs, name, token, at))).changes === 1;
       },
       release: async () => {
-        if (this.db.open) await whenLocked(this.locking, () => this.drop.run(name, token));
+        if (this.db.open) await this.whenLocked(() => this.drop.run(name, token));
       },
     };
   }

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { BUSY_TIMEOUT_MS } from './write-lock.js';
 
 /**
  * A numbered schema step. `version` numbers are 1, 2, 3, ... without gaps; a database records the
@@ -142,6 +143,6 @@ export function openSharedDatabase(
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   if (options.foreignKeys) db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return { db, before: applyMigrations(db, migrations) };
 }

@@ -10,8 +10,8 @@
 import type Database from 'better-sqlite3';
 import type { ReplicationBuffer, ReplicationEvent } from '@odp/core';
 import { openSharedDatabase } from './migrations.js';
-import { lockingConnection, whenLocked } from './write-lock.js';
-import type { LockingConnection } from './write-lock.js';
+import { lockedWrites } from './write-lock.js';
+import type { LockedWrite } from './write-lock.js';
 import type { Migration } from './migrations.js';
 
 /** The buffer database's schema steps; a released step is never edited, the next one is appended. */
@@ -49,11 +49,11 @@ interface EventRow {
 export class SqliteReplicationBuffer implements ReplicationBuffer {
   private readonly db: Database.Database;
   /** Writes wait for the lock another process holds without blocking the event loop (write-lock.ts). */
-  private readonly locking: LockingConnection;
+  private readonly whenLocked: LockedWrite;
 
   constructor(file: string) {
     this.db = openSharedDatabase(file, REPLICATION_MIGRATIONS).db;
-    this.locking = lockingConnection(this.db);
+    this.whenLocked = lockedWrites(this.db);
   }
 
   async append(event: ReplicationEvent): Promise<boolean> {
@@ -61,7 +61,7 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
       `INSERT OR IGNORE INTO events (id, tenant_id, destination, object_id, at, payload)
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    const result = await whenLocked(this.locking, () =>
+    const result = await this.whenLocked(() =>
       insert.run(
         event.id,
         event.tenantId,
@@ -98,17 +98,17 @@ export class SqliteReplicationBuffer implements ReplicationBuffer {
     const markAll = this.db.transaction(() => {
       for (const id of ids) mark.run(now.getTime(), id);
     });
-    await whenLocked(this.locking, () => markAll.immediate());
+    await this.whenLocked(() => markAll.immediate());
   }
 
   async prune(before: Date): Promise<number> {
     const prune = this.db.prepare(`DELETE FROM events WHERE flushed_at < ?`);
-    return (await whenLocked(this.locking, () => prune.run(before.getTime()))).changes;
+    return (await this.whenLocked(() => prune.run(before.getTime()))).changes;
   }
 
   async deleteTenant(tenantId: string): Promise<number> {
     const remove = this.db.prepare(`DELETE FROM events WHERE tenant_id = ?`);
-    return (await whenLocked(this.locking, () => remove.run(tenantId))).changes;
+    return (await this.whenLocked(() => remove.run(tenantId))).changes;
   }
 
   async close(): Promise<void> {

@@ -8,8 +8,8 @@ import Database from 'better-sqlite3';
 import type { WindowCounters } from '@odp/core';
 import { applyMigrations } from './migrations.js';
 import type { Migration } from './migrations.js';
-import { BUSY_TIMEOUT_MS, lockingConnection, whenLocked } from './write-lock.js';
-import type { LockingConnection } from './write-lock.js';
+import { BUSY_TIMEOUT_MS, lockedWrites } from './write-lock.js';
+import type { LockedWrite } from './write-lock.js';
 
 /** The counters database's schema steps; a released step is never edited, the next one is appended. */
 export const COUNTER_MIGRATIONS: readonly Migration[] = [
@@ -31,14 +31,14 @@ export const COUNTER_MIGRATIONS: readonly Migration[] = [
 export class SqliteWindowCounters implements WindowCounters {
   private readonly db: Database.Database;
   /** A take waits for the lock another process holds without blocking the event loop (write-lock.ts). */
-  private readonly locking: LockingConnection;
+  private readonly whenLocked: LockedWrite;
 
   constructor(file: string) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     applyMigrations(this.db, COUNTER_MIGRATIONS);
-    this.locking = lockingConnection(this.db);
+    this.whenLocked = lockedWrites(this.db);
   }
 
   async read(keys: readonly string[], now: Date): Promise<number[]> {
@@ -53,7 +53,7 @@ export class SqliteWindowCounters implements WindowCounters {
       this.store(key, value + 1, expiresAt);
       return true;
     });
-    return whenLocked(this.locking, () => takeOne.immediate());
+    return this.whenLocked(() => takeOne.immediate());
   }
 
   async add(key: string, amount: number, expiresAt: Date, now: Date): Promise<number> {
@@ -62,7 +62,7 @@ export class SqliteWindowCounters implements WindowCounters {
       this.store(key, value, expiresAt);
       return value;
     });
-    return whenLocked(this.locking, () => addAmount.immediate());
+    return this.whenLocked(() => addAmount.immediate());
   }
 
   async close(): Promise<void> {

@@ -20,42 +20,43 @@ export const BUSY_TIMEOUT_MS = 5000;
  */
 const LOCK_POLL_PAUSES_MS = [0, 1, 2] as const;
 
-/** What the wait needs of a connection: its `busy_timeout` set (a prepared PRAGMA, cached). */
-export interface LockingConnection {
-  busyTimeout(ms: number): void;
-}
+/** Runs `attempt`, which takes the write lock, waiting for it without blocking the event loop. */
+export type LockedWrite = <T>(attempt: () => T) => Promise<T>;
 
-/** `db` as the wait sets its busy timeout: through a prepared PRAGMA per value. */
-export function lockingConnection(db: Database.Database): LockingConnection {
-  const timeouts = new Map<number, Database.Statement>();
-  return {
-    busyTimeout(ms) {
-      let statement = timeouts.get(ms);
-      if (statement === undefined) {
-        statement = db.prepare(`PRAGMA busy_timeout = ${ms}`);
-        timeouts.set(ms, statement);
+/**
+ * The lock wait of `db`: runs an `attempt` that takes the write lock (BEGIN IMMEDIATE, or a write
+ * statement on its own) with the connection's busy timeout at 0 while it runs, again until it is
+ * not refused as busy.
+ */
+export function lockedWrites(db: Database.Database): LockedWrite {
+  const zero = busyTimeoutSetter(db, 0);
+  const restore = busyTimeoutSetter(db, BUSY_TIMEOUT_MS);
+  return async (attempt) => {
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let round = 0; ; round += 1) {
+      const pause = LOCK_POLL_PAUSES_MS[Math.min(round, LOCK_POLL_PAUSES_MS.length - 1)]!;
+      zero();
+      try {
+        return attempt();
+      } catch (error) {
+        if (!isBusy(error) || performance.now() + pause > deadline) throw error;
+      } finally {
+        restore();
       }
-      statement.get();
-    },
+      await new Promise((resolve) => (pause === 0 ? setImmediate(resolve) : setTimeout(resolve, pause)));
+    }
   };
 }
 
 /**
- * Runs `attempt`, which takes the write lock (BEGIN IMMEDIATE, or a write statement on its own),
- * with the connection's busy timeout at 0 while it runs, again until it is not refused as busy.
+ * Sets `db`'s busy timeout to `ms` through one prepared PRAGMA, prepared on first use: SQLite applies
+ * a PRAGMA's setting when it prepares it (and prepares it again at each later run), so one prepared
+ * ahead of another would leave the other's value in force at its first run.
  */
-export async function whenLocked<T>(connection: LockingConnection, attempt: () => T): Promise<T> {
-  const deadline = performance.now() + BUSY_TIMEOUT_MS;
-  for (let round = 0; ; round += 1) {
-    const pause = LOCK_POLL_PAUSES_MS[Math.min(round, LOCK_POLL_PAUSES_MS.length - 1)]!;
-    connection.busyTimeout(0);
-    try {
-      return attempt();
-    } catch (error) {
-      if (!isBusy(error) || performance.now() + pause > deadline) throw error;
-    } finally {
-      connection.busyTimeout(BUSY_TIMEOUT_MS);
-    }
-    await new Promise((resolve) => (pause === 0 ? setImmediate(resolve) : setTimeout(resolve, pause)));
-  }
+function busyTimeoutSetter(db: Database.Database, ms: number): () => void {
+  let statement: Database.Statement | undefined;
+  return () => {
+    statement ??= db.prepare(`PRAGMA busy_timeout = ${ms}`);
+    statement.get();
+  };
 }

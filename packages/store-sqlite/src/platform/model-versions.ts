@@ -6,8 +6,7 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '@odp/core';
 import type { ModelVersionRecord, ModelVersions } from '@odp/core';
-import { whenLocked } from '../write-lock.js';
-import type { LockingConnection } from '../write-lock.js';
+import type { LockedWrite } from '../write-lock.js';
 
 interface VersionRow {
   tenant_id: string;
@@ -32,8 +31,8 @@ function toRecord(row: VersionRow): ModelVersionRecord {
 export class SqliteModelVersions implements ModelVersions {
   constructor(
     private readonly db: Database.Database,
-    /** The connection as write-lock.ts sets its busy timeout (writes wait without blocking). */
-    private readonly locking: LockingConnection,
+    /** Runs a write, waiting for another process's lock without blocking (write-lock.ts). */
+    private readonly whenLocked: LockedWrite,
     /** Runs a write statement (the registry drops its remembered reads). */
     private readonly afterWrite: () => void,
   ) {}
@@ -66,7 +65,7 @@ export class SqliteModelVersions implements ModelVersions {
       return row;
     });
     try {
-      return toRecord(await whenLocked(this.locking, () => save.immediate()));
+      return toRecord(await this.whenLocked(() => save.immediate()));
     } finally {
       this.afterWrite();
     }
@@ -99,7 +98,7 @@ export class SqliteModelVersions implements ModelVersions {
         `INSERT INTO current_model_versions (tenant_id, version) VALUES (?, ?)
          ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version`,
       );
-      await whenLocked(this.locking, () => setVersion.run(tenantId, version));
+      await this.whenLocked(() => setVersion.run(tenantId, version));
     } finally {
       this.afterWrite();
     }

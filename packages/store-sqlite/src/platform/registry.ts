@@ -23,8 +23,8 @@ import type {
   UserProfile,
 } from '@odp/core';
 import { openSharedDatabase, PLATFORM_MIGRATIONS } from '../migrations.js';
-import { lockingConnection, whenLocked } from '../write-lock.js';
-import type { LockingConnection } from '../write-lock.js';
+import { lockedWrites } from '../write-lock.js';
+import type { LockedWrite } from '../write-lock.js';
 import { SqliteModelVersions } from './model-versions.js';
 import {
   INVITATION_COLUMNS,
@@ -74,8 +74,8 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
    * reaches this one only in a later turn. Each check costs a read of the WAL index.
    */
   private checkedThisTurn: number | undefined;
-  /** The connection as write-lock.ts sets its busy timeout. */
-  private readonly locking: LockingConnection;
+  /** Runs a write, waiting for another process's lock without blocking (write-lock.ts). */
+  private readonly whenLocked: LockedWrite;
 
   /** The tenants' model versions (model-versions.ts). */
   readonly modelVersions: SqliteModelVersions;
@@ -85,8 +85,8 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
     /** True when this open created the database (a first start on an empty data directory). */
     readonly created: boolean,
   ) {
-    this.locking = lockingConnection(db);
-    this.modelVersions = new SqliteModelVersions(db, this.locking, () => {
+    this.whenLocked = lockedWrites(db);
+    this.modelVersions = new SqliteModelVersions(db, this.whenLocked, () => {
       this.remembered.clear();
       writesInThisProcess += 1;
     });
@@ -294,7 +294,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
       this.run('UPDATE invitations SET accepted_at = ? WHERE token_hash = ?', now.toISOString(), tokenHash);
       return { tenantId: invitation.tenant_id, profileId: invitation.profile_id };
     });
-    const { tenantId, profileId } = await whenLocked(this.locking, () => accept.immediate());
+    const { tenantId, profileId } = await this.whenLocked(() => accept.immediate());
     return (await this.getProfile(tenantId, profileId))!;
   }
 
@@ -398,7 +398,7 @@ export class SqlitePlatformRegistry implements PlatformRegistry {
    * blocking the event loop (write-lock.ts).
    */
   private write(sql: string, ...params: unknown[]): Promise<Database.RunResult> {
-    return whenLocked(this.locking, () => this.run(sql, ...params));
+    return this.whenLocked(() => this.run(sql, ...params));
   }
 
   /** Runs a write; what was remembered may be stale afterwards (this connection's commits leave data_version alone). */

@@ -9,10 +9,10 @@
  *
  * The rows are derived from the `ix` rows of each object: `apply(n, +1)` after its index rows are
  * written, `apply(n, -1)` before they are removed, in the same transaction; the changes of a
- * transaction's writes are merged per counter and written before it commits (`flush`). A rebuild of the derived
- * data (a new index signature) recomputes the table from `ix` in the transaction that records the
- * signature, so the counters are read only while the stored signature is the model's
- * (`TenantAggregates.ready`). Answers are used for unrestricted readers only: a record-level
+ * transaction's writes are merged per counter and written before it commits (`flush`). A rebuild
+ * of the derived data (a new index signature) recomputes the table from `ix` in the transaction
+ * that records the signature, so the counters are read only while the stored signature is the
+ * model's (`TenantAggregates.ready`). Answers are used for unrestricted readers only: a record-level
  * access filter or a hidden derived value needs the per-object scan.
  *
  * Sums are maintained in double precision by additions and subtractions; like any floating sum,

@@ -8,8 +8,8 @@ import Database from 'better-sqlite3';
 import type { AppliedWrite } from '@odp/core';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
-import { BUSY_TIMEOUT_MS, lockingConnection, whenLocked } from '../write-lock.js';
-import type { LockingConnection } from '../write-lock.js';
+import { BUSY_TIMEOUT_MS, lockedWrites } from '../write-lock.js';
+import type { LockedWrite } from '../write-lock.js';
 import { CommitGroups } from './commit-groups.js';
 import { migrateTenantDatabase } from './schema.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
@@ -38,8 +38,8 @@ export class TenantDatabase {
   private readonly rollbackHooks: (() => void)[] = [];
   /** Called after every write transaction: caches that writes make stale. */
   private readonly writeHooks: (() => void)[] = [];
-  /** The connection as write-lock.ts sets its busy timeout. */
-  private readonly locking: LockingConnection;
+  /** Runs an attempt to take the write lock, waiting for it without blocking (write-lock.ts). */
+  private readonly whenLocked: LockedWrite;
   /** Writes deferred to the end of a transaction ({@link deferUntilCommit}). */
   private readonly deferred: DeferredWrites[] = [];
   /** The writes of a turn applied in one shared transaction (`applyInGroup`). */
@@ -47,12 +47,10 @@ export class TenantDatabase {
     inTransaction: () => this.db.inTransaction,
     statement: (sql) => this.statement(sql),
     whenLocked: (attempt) => this.whenLocked(attempt),
-    written: () => {
-      for (const forget of this.writeHooks) forget();
-    },
+    written: () => this.forgetWritten(),
     rolledBack: () => {
       this.forgetUncommittedKeys();
-      for (const forget of this.writeHooks) forget();
+      this.forgetWritten();
     },
     // A transaction SQLite rolled back by itself commits nothing: its deferred writes are not
     // written (outside any transaction they would be kept) but discarded with its rollback.
@@ -69,7 +67,7 @@ export class TenantDatabase {
     private readonly checkpointer?: WalCheckpointer,
   ) {
     this.db = new Database(file);
-    this.locking = lockingConnection(this.db);
+    this.whenLocked = lockedWrites(this.db);
     this.db.pragma('journal_mode = WAL');
     // An acknowledged write survives a killed process: under WAL the commit has written the
     // transaction to the WAL file (the OS holds it) before `write` resolves; NORMAL only skips the
@@ -132,7 +130,7 @@ export class TenantDatabase {
       this.forgetUncommittedKeys();
       throw error;
     } finally {
-      for (const forget of this.writeHooks) forget();
+      this.forgetWritten();
     }
   }
 
@@ -158,11 +156,6 @@ export class TenantDatabase {
   /** Commits the writes applied by `applyInGroup` so far, if any, settling their `committed`. */
   commitGroup(): void {
     this.groups.commit();
-  }
-
-  /** Runs `attempt`, which takes the write lock, waiting for it without blocking (write-lock.ts). */
-  private whenLocked<T>(attempt: () => T): Promise<T> {
-    return whenLocked(this.locking, attempt);
   }
 
   /**
@@ -239,6 +232,11 @@ export class TenantDatabase {
     if (!this.db.open) return;
     this.db.pragma('optimize');
     this.db.close();
+  }
+
+  /** After a write transaction: caches that writes make stale are forgotten. */
+  private forgetWritten(): void {
+    for (const forget of this.writeHooks) forget();
   }
 
   private flushDeferred(): void {
