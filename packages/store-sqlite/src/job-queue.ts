@@ -89,19 +89,28 @@ export class SqliteJobQueue implements JobQueue {
    * slept the process's every request (the api's relays of two api processes did, 3-4% of their time).
    */
   private readonly whenLocked: LockedWrite;
+  /** Each job of an enqueue, in one transaction; due at `runAt`, else at `createdAt`. */
+  private readonly insertAll: Database.Transaction<(jobs: readonly NewJob[]) => void>;
+  /** The earliest due job taken by a worker, in one transaction. */
+  private readonly pickAndTake: Database.Transaction<
+    (worker: string, leaseMs: number, t: number) => JobRow | undefined
+  >;
+  private readonly done: Database.Statement;
+  private readonly failed: Database.Statement;
+  private readonly pruned: Database.Statement;
+  private readonly removeTenant: Database.Statement;
+  private readonly byId: Database.Statement;
+  private readonly ofTenant: Database.Statement;
+  private readonly ofObject: Database.Statement;
 
   constructor(file: string) {
     this.db = openSharedDatabase(file, JOB_MIGRATIONS).db;
     this.whenLocked = lockedWrites(this.db);
-  }
-
-  /** Due at `runAt`, else at `createdAt` (the producer's clock): a job is due as soon as it exists. */
-  async enqueue(jobs: readonly NewJob[]): Promise<void> {
     const insert = this.db.prepare(
       `INSERT OR IGNORE INTO jobs (id, tenant_id, kind, object_id, payload, status, run_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
     );
-    const insertAll = this.db.transaction(() => {
+    this.insertAll = this.db.transaction((jobs: readonly NewJob[]) => {
       for (const job of jobs) {
         const created = Date.parse(job.createdAt);
         insert.run(
@@ -116,86 +125,86 @@ export class SqliteJobQueue implements JobQueue {
         );
       }
     });
-    await this.whenLocked(() => insertAll.immediate());
-  }
-
-  async claim(worker: string, leaseMs: number, now: Date): Promise<Job | null> {
-    const t = now.getTime();
-    const pick = this.db.prepare(
-      `SELECT id FROM (
-         SELECT id, run_at AS due FROM jobs WHERE status = 'pending' AND run_at <= @t
-         UNION ALL
-         SELECT id, lease_until AS due FROM jobs WHERE status = 'running' AND lease_until <= @t
-       ) ORDER BY due LIMIT 1`,
-    );
+    const pick = this.db
+      .prepare(
+        `SELECT id FROM (
+           SELECT id, run_at AS due FROM jobs WHERE status = 'pending' AND run_at <= @t
+           UNION ALL
+           SELECT id, lease_until AS due FROM jobs WHERE status = 'running' AND lease_until <= @t
+         ) ORDER BY due LIMIT 1`,
+      )
+      .pluck();
     const take = this.db.prepare(
       `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = @lease,
          locked_by = @worker, updated_at = @t WHERE id = @id RETURNING ${COLUMNS}`,
     );
-    const pickAndTake = this.db.transaction((): JobRow | undefined => {
-      const id = pick.pluck().get({ t }) as string | undefined;
+    this.pickAndTake = this.db.transaction((worker: string, leaseMs: number, t: number) => {
+      const id = pick.get({ t }) as string | undefined;
       return id === undefined
         ? undefined
         : (take.get({ id, t, lease: t + leaseMs, worker }) as JobRow | undefined);
     });
-    const row = await this.whenLocked(() => pickAndTake.immediate());
-    return row === undefined ? null : jobOf(row);
-  }
-
-  async complete(id: string, worker: string, now: Date): Promise<boolean> {
-    const done = this.db.prepare(
+    this.done = this.db.prepare(
       `UPDATE jobs SET status = 'done', lease_until = NULL, locked_by = NULL, updated_at = ?
        WHERE id = ? AND status = 'running' AND locked_by = ?`,
     );
-    const result = await this.whenLocked(() => done.run(now.getTime(), id, worker));
-    return result.changes === 1;
-  }
-
-  async fail(id: string, worker: string, error: string, retryAt: Date | null, now: Date): Promise<boolean> {
-    const failed = this.db.prepare(
+    this.failed = this.db.prepare(
       `UPDATE jobs SET status = ?, run_at = COALESCE(?, run_at), lease_until = NULL, locked_by = NULL,
          last_error = ?, updated_at = ?
        WHERE id = ? AND status = 'running' AND locked_by = ?`,
     );
+    this.pruned = this.db.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`);
+    this.removeTenant = this.db.prepare(`DELETE FROM jobs WHERE tenant_id = ?`);
+    this.byId = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
+    this.ofTenant = this.db.prepare(
+      `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? ORDER BY seq DESC LIMIT ?`,
+    );
+    this.ofObject = this.db.prepare(
+      `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? AND object_id = ? ORDER BY seq DESC LIMIT ?`,
+    );
+  }
+
+  /** Due at `runAt`, else at `createdAt` (the producer's clock): a job is due as soon as it exists. */
+  async enqueue(jobs: readonly NewJob[]): Promise<void> {
+    await this.whenLocked(() => this.insertAll.immediate(jobs));
+  }
+
+  async claim(worker: string, leaseMs: number, now: Date): Promise<Job | null> {
+    const row = await this.whenLocked(() => this.pickAndTake.immediate(worker, leaseMs, now.getTime()));
+    return row === undefined ? null : jobOf(row);
+  }
+
+  async complete(id: string, worker: string, now: Date): Promise<boolean> {
+    const result = await this.whenLocked(() => this.done.run(now.getTime(), id, worker));
+    return result.changes === 1;
+  }
+
+  async fail(id: string, worker: string, error: string, retryAt: Date | null, now: Date): Promise<boolean> {
+    const status = retryAt === null ? 'failed' : 'pending';
     const result = await this.whenLocked(() =>
-      failed.run(
-        retryAt === null ? 'failed' : 'pending',
-        retryAt?.getTime() ?? null,
-        error,
-        now.getTime(),
-        id,
-        worker,
-      ),
+      this.failed.run(status, retryAt?.getTime() ?? null, error, now.getTime(), id, worker),
     );
     return result.changes === 1;
   }
 
   async prune(before: Date): Promise<number> {
-    const prune = this.db.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`);
-    return (await this.whenLocked(() => prune.run(before.getTime()))).changes;
+    return (await this.whenLocked(() => this.pruned.run(before.getTime()))).changes;
   }
 
   async deleteTenant(tenantId: string): Promise<number> {
-    const remove = this.db.prepare(`DELETE FROM jobs WHERE tenant_id = ?`);
-    return (await this.whenLocked(() => remove.run(tenantId))).changes;
+    return (await this.whenLocked(() => this.removeTenant.run(tenantId))).changes;
   }
 
   async get(id: string): Promise<Job | null> {
-    const row = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id) as JobRow | undefined;
+    const row = this.byId.get(id) as JobRow | undefined;
     return row === undefined ? null : jobOf(row);
   }
 
   async list(filter: JobListFilter): Promise<Job[]> {
     const rows = (
       filter.objectId === undefined
-        ? this.db
-            .prepare(`SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? ORDER BY seq DESC LIMIT ?`)
-            .all(filter.tenantId, filter.limit)
-        : this.db
-            .prepare(
-              `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? AND object_id = ? ORDER BY seq DESC LIMIT ?`,
-            )
-            .all(filter.tenantId, filter.objectId, filter.limit)
+        ? this.ofTenant.all(filter.tenantId, filter.limit)
+        : this.ofObject.all(filter.tenantId, filter.objectId, filter.limit)
     ) as JobRow[];
     return rows.map(jobOf);
   }
