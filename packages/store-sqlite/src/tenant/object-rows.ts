@@ -4,6 +4,7 @@
  */
 import { mapInSlices } from '@odp/core';
 import type { AccessFilter, LoopSlices, StoredObject } from '@odp/core';
+import type Database from 'better-sqlite3';
 import type { TenantDatabase } from './database.js';
 import { compileAccess } from './query/access.js';
 import type { Sql } from './query/sql.js';
@@ -24,6 +25,35 @@ export type KeyedRow = ObjectRow & { readonly sortKey?: unknown };
 
 export const OBJECT_COLUMNS = 'o.n, o.id, o.basic, o.classes, o.name, o.vals, o.created, o.modified';
 
+/** A row of {@link OBJECT_COLUMNS} (and a sort key) as better-sqlite3's raw mode reads it. */
+type RawRow = [number, string, string, string, string | null, string, string, string, unknown?];
+
+/**
+ * The rows of `statement` (selecting {@link OBJECT_COLUMNS}, then a sort key when asked) as
+ * objects. Read as arrays and made into objects here: the driver makes each row object property by
+ * property through V8's API (a page's 21 rows: 65-67 us that way, 47 us this way).
+ */
+function objectRows(statement: Database.Statement, params: readonly unknown[]): KeyedRow[] {
+  let raws: RawRow[];
+  try {
+    raws = statement.raw(true).all(...params) as RawRow[];
+  } finally {
+    // The statement is shared through the connection's cache: it is left as others expect it.
+    statement.raw(false);
+  }
+  return raws.map((raw) => ({
+    n: raw[0],
+    id: raw[1],
+    basic: raw[2],
+    classes: raw[3],
+    name: raw[4],
+    vals: raw[5],
+    created: raw[6],
+    modified: raw[7],
+    sortKey: raw[8],
+  }));
+}
+
 export class ObjectRows {
   constructor(private readonly database: TenantDatabase) {}
 
@@ -38,7 +68,7 @@ export class ObjectRows {
 
   fetchWhere(where: string, params: readonly unknown[], access: AccessFilter): StoredObject[] {
     const query = this.fetchQuery(where, params, access);
-    return this.hydrate(this.database.statement(query.text).all(...query.params) as ObjectRow[]);
+    return this.hydrate(objectRows(this.database.statement(query.text), query.params));
   }
 
   /**
@@ -48,11 +78,12 @@ export class ObjectRows {
   byKey(keys: readonly number[], sortKey?: Sql): KeyedRow[] {
     if (keys.length === 0) return [];
     const extra = sortKey === undefined ? '' : `, ${sortKey.text} AS sortKey`;
-    const rows = this.database
-      .statement(
+    const rows = objectRows(
+      this.database.statement(
         `SELECT ${OBJECT_COLUMNS}${extra} FROM objects o WHERE o.n IN (SELECT value FROM json_each(?))`,
-      )
-      .all(...(sortKey?.params ?? []), JSON.stringify(keys)) as KeyedRow[];
+      ),
+      [...(sortKey?.params ?? []), JSON.stringify(keys)],
+    );
     const byKey = new Map(rows.map((row) => [row.n, row]));
     return keys.map((key) => byKey.get(key)).filter((row): row is KeyedRow => row !== undefined);
   }
@@ -88,12 +119,13 @@ export class ObjectRows {
        JOIN dict k ON k.k = l.rel JOIN objects t ON t.n = l.dst
        WHERE l.src IN (SELECT value FROM json_each(?)) ORDER BY l.src, l.rel, l.pos`,
       )
-      .all(JSON.stringify(rows.map((row) => row.n))) as { src: number; rel: string; dst: string }[];
+      .raw(true)
+      .all(JSON.stringify(rows.map((row) => row.n))) as [src: number, rel: string, dst: string][];
     const links = new Map<number, Record<string, string[]>>();
-    for (const link of linkRows) {
-      const ofObject = links.get(link.src) ?? {};
-      (ofObject[link.rel] ??= []).push(link.dst);
-      links.set(link.src, ofObject);
+    for (const [src, rel, dst] of linkRows) {
+      const ofObject = links.get(src) ?? {};
+      (ofObject[rel] ??= []).push(dst);
+      links.set(src, ofObject);
     }
     return links;
   }
