@@ -6,6 +6,7 @@ import type {
   SearchIndex,
   TenantStore,
   UploadClaims,
+  WriteBatch,
 } from '@odp/core';
 import type { ListCursors } from '@odp/query-engine';
 import type { ClassReach } from './classes.js';
@@ -64,6 +65,11 @@ export interface DataServiceDeps {
    * script parameters only (never in field formulas, whose results are stored and shown).
    */
   readonly secretValue?: (name: string) => Promise<string | null>;
+  /**
+   * Told of every batch this process writes, once its write settled (committed or failed): what
+   * remembers stored objects forgets what the batch may have changed (`NamedObjects`).
+   */
+  readonly written?: (batch: WriteBatch) => void;
   /** Called after every committed write that appended change events (wakes event streams). */
   readonly onChange?: () => void;
   /**

@@ -33,5 +33,6 @@ export { SecretCipher } from './secret-cipher.js';
 export { relayOutbox } from './outbox.js';
 export { GATEWAY_JOB, gatewayScripts } from './scripts.js';
 export type { GatewayJobPayload, GatewayScript } from './scripts.js';
-export { secretValueReader, systemSettingReader } from './system-settings.js';
+export { NamedObjects, secretValueReader, systemSettingReader } from './system-settings.js';
+export type { NamedObjectFinder } from './system-settings.js';
 export { unsealParameters } from './scripts.js';

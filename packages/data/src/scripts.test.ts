@@ -12,7 +12,7 @@ import { unrestrictedPolicy } from './unrestricted-policy.js';
 import { relayOutbox } from './outbox.js';
 import { unsealParameters } from './scripts.js';
 import { SecretCipher } from './secret-cipher.js';
-import { systemSettingReader } from './system-settings.js';
+import { NamedObjects, systemSettingReader } from './system-settings.js';
 
 let crm: CrmFixture;
 let dir: string;
@@ -359,7 +359,7 @@ describe('secret values', () => {
 
   it('resolve in gateway parameters only, which are then sealed in the job', async () => {
     await crm.system.storeSecretValue({ name: 'accountantWebhookUrl', secretValue: SECRET_URL });
-    expect(await systemSettingReader(crm.store)('accountantWebhookUrl')).toBeNull();
+    expect(await systemSettingReader(new NamedObjects(crm.store))('accountantWebhookUrl')).toBeNull();
     const id = await invoice();
     await crm.data.patch(SYSTEM, 'invoices', id, { status: 'sent' });
     const [job] = await jobs();

@@ -10,7 +10,7 @@ import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from '../src/secret-cipher.js';
-import { secretValueReader, systemSettingReader } from '../src/system-settings.js';
+import { NamedObjects, secretValueReader, systemSettingReader } from '../src/system-settings.js';
 import type { DataLimits, DataServiceDeps } from '../src/deps.js';
 import { DataResources } from '../src/resources/data-resources.js';
 import { unrestrictedPolicy } from '../src/unrestricted-policy.js';
@@ -24,6 +24,10 @@ export interface CrmFixture {
   readonly data: DataResources;
   /** The same store through the service of the `/system` routes (system classes only). */
   readonly system: DataResources;
+  /** The settings and secret values the services' formulas read, remembered between writes. */
+  readonly namedObjects: NamedObjects;
+  /** The store's database file (another connection may open it). */
+  readonly file: string;
   close(): Promise<void>;
 }
 
@@ -37,17 +41,20 @@ export async function crmFixture(
   const { model, issues } = await loadModelRepository(CRM_DIR);
   if (!model) throw new Error(`the example CRM model was refused: ${JSON.stringify(issues)}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'odp-data-'));
-  const store = openSqliteTenantStore({ file: path.join(dir, 'documents.sqlite') });
+  const file = path.join(dir, 'documents.sqlite');
+  const store = openSqliteTenantStore({ file });
   await store.applyModel(model);
   const secrets = new SecretCipher('test-secret-key-of-at-least-32-characters');
+  const namedObjects = new NamedObjects(store);
   const deps: DataServiceDeps = {
     tenantId: TENANT,
     model,
     store,
     access: unrestrictedPolicy(model),
     secrets,
-    systemSetting: systemSettingReader(store),
-    secretValue: secretValueReader(store, secrets),
+    systemSetting: systemSettingReader(namedObjects),
+    secretValue: secretValueReader(namedObjects, secrets),
+    written: (batch) => namedObjects.written(batch),
     ...(jobs ? { jobs } : {}),
     ...(now ? { now } : {}),
     ...(limits ? { limits } : {}),
@@ -57,6 +64,8 @@ export async function crmFixture(
     store,
     data: new DataResources(deps),
     system: new DataResources({ ...deps, reach: 'system' }),
+    namedObjects,
+    file,
     close: async () => {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -139,16 +139,21 @@ export class WriteContext {
    * Writes `batch` in one store write, with the access-control changes it makes: the unit of work
    * asks `accessRows` for them (as `options` say) and hands both to the store together. Resolves
    * once the write is committed; the next write's derivation starts as soon as this one is applied
-   * (`applyWrite`), so the writes of one turn may share a commit.
+   * (`applyWrite`), so the writes of one turn may share a commit. `written` hears of the batch once
+   * its write settled.
    */
-  write(batch: WriteBatch, options?: AccessRowOptions): Promise<void> {
-    return this.deps.accessRows
-      ? this.deps.accessRows.writeWithAccessRows(
-          batch,
-          (complete) => this.deps.store.applyWrite(complete),
-          options,
-        )
-      : this.deps.store.write(batch);
+  async write(batch: WriteBatch, options?: AccessRowOptions): Promise<void> {
+    try {
+      await (this.deps.accessRows
+        ? this.deps.accessRows.writeWithAccessRows(
+            batch,
+            (complete) => this.deps.store.applyWrite(complete),
+            options,
+          )
+        : this.deps.store.write(batch));
+    } finally {
+      this.deps.written?.(batch);
+    }
   }
 
   private fileIds(object: StoredObject | null): Set<string> {
