@@ -7,38 +7,26 @@
  * A store that cannot tell (MongoDB) leaves them unseen until this process writes or restarts (see
  * docs/access-control.md).
  */
+import { RememberedReads } from '@odp/core';
 import type { TenantAccessRows } from '@odp/core';
 
 export class HeldAcIdCache {
-  private generation = 0;
-  /** The store's `commitsElsewhere` when the entries were last known current. */
-  private seenCommits: number | undefined;
-  private readonly entries = new Map<string, readonly string[]>();
+  private readonly reads: RememberedReads<readonly string[]>;
 
   constructor(
     private readonly store: Pick<TenantAccessRows, 'holdingsOf' | 'commitsElsewhere'>,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  invalidate(): void {
-    this.generation += 1;
-    this.entries.clear();
+    maxEntries = 10_000,
+  ) {
+    this.reads = new RememberedReads(() => store.commitsElsewhere?.(), maxEntries);
   }
 
-  async acIdsHeldBy(holderId: string): Promise<readonly string[]> {
-    const commits = this.store.commitsElsewhere?.();
-    if (commits !== this.seenCommits) {
-      this.seenCommits = commits;
-      this.invalidate();
-    }
-    const cached = this.entries.get(holderId);
-    if (cached) return cached;
-    const generation = this.generation;
-    const acIds = [...new Set((await this.store.holdingsOf(holderId)).map((holding) => holding.acId))];
-    if (generation === this.generation) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(holderId, acIds);
-    }
-    return acIds;
+  invalidate(): void {
+    this.reads.forget();
+  }
+
+  acIdsHeldBy(holderId: string): Promise<readonly string[]> {
+    return this.reads.read(holderId, async () => [
+      ...new Set((await this.store.holdingsOf(holderId)).map((holding) => holding.acId)),
+    ]);
   }
 }

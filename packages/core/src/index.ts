@@ -37,6 +37,7 @@ export * from './warehouse.js';
 export { STRING_PIECE_CHARS, jsonBytesInSlices, jsonChunksInSlices, jsonInSlices } from './json-in-slices.js';
 export { LOOP_SLICE_MS, LoopSlices, mapInSlices } from './loop-slices.js';
 export { measureJson, writtenJson } from './written-json.js';
+export { RememberedReads } from './remembered-reads.js';
 export { DEFAULT_IMPORT_LIMITS, DEFAULT_TENANT_IMPORTS, IMPORT_LIMIT_VARIABLES } from './import-limits.js';
 export type { ImportLimits } from './import-limits.js';
 export { uniqueValuesOf, refuseUniqueValue } from './store-rules/unique-fields.js';

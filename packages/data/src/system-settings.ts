@@ -4,7 +4,7 @@
  * `system.secretValue` of that name. Field formulas never see secret values: their results are
  * stored and shown, so a secret read there would leak.
  */
-import { UNRESTRICTED } from '@odp/core';
+import { RememberedReads, UNRESTRICTED } from '@odp/core';
 import type { StoredObject, TenantAccessRows, TenantDocuments, WriteBatch } from '@odp/core';
 import type { SecretCipher } from './secret-cipher.js';
 
@@ -39,33 +39,19 @@ export interface NamedObjectFinder {
  * processes' commits (MongoDB) is read every time: nothing is remembered.
  */
 export class NamedObjects implements NamedObjectFinder {
-  private readonly remembered = new Map<string, StoredObject | null>();
-  /** Bumped by every forgetting: a read started before one is not remembered. */
-  private generation = 0;
-  private seenCommits: number | undefined;
+  private readonly reads: RememberedReads<StoredObject | null> | undefined;
 
   constructor(
     private readonly store: Pick<TenantDocuments, 'list'> & Pick<TenantAccessRows, 'commitsElsewhere'>,
-    private readonly maxEntries = 1_000,
-  ) {}
+    maxEntries = 1_000,
+  ) {
+    const { commitsElsewhere } = store;
+    this.reads = commitsElsewhere && new RememberedReads(() => commitsElsewhere.call(store), maxEntries);
+  }
 
-  async find(className: string, name: string): Promise<StoredObject | null> {
-    const commits = this.store.commitsElsewhere?.();
-    if (commits === undefined) return namedObject(this.store, className, name);
-    if (commits !== this.seenCommits) {
-      this.seenCommits = commits;
-      this.forget();
-    }
-    const key = `${className}\u0000${name}`;
-    const known = this.remembered.get(key);
-    if (known !== undefined) return known;
-    const generation = this.generation;
-    const found = await namedObject(this.store, className, name);
-    if (generation === this.generation) {
-      if (this.remembered.size >= this.maxEntries) this.remembered.clear();
-      this.remembered.set(key, found);
-    }
-    return found;
+  find(className: string, name: string): Promise<StoredObject | null> {
+    const load = () => namedObject(this.store, className, name);
+    return this.reads ? this.reads.read(`${className}\u0000${name}`, load) : load();
   }
 
   /**
@@ -75,21 +61,15 @@ export class NamedObjects implements NamedObjectFinder {
    * (what the connection reads then) is forgotten here.
    */
   written(batch: WriteBatch): void {
-    const ids = new Set([...this.remembered.values()].map((object) => object?.id));
     const touched =
       (batch.delete?.length ?? 0) > 0 ||
       (batch.put ?? []).some(
         (object) =>
-          ids.has(object.id) ||
           object.classes.includes(SETTING_CLASS) ||
-          object.classes.includes(SECRET_CLASS),
+          object.classes.includes(SECRET_CLASS) ||
+          this.reads?.holds((remembered) => remembered?.id === object.id),
       );
-    if (touched) this.forget();
-  }
-
-  private forget(): void {
-    this.generation += 1;
-    this.remembered.clear();
+    if (touched) this.reads?.forget();
   }
 }
 
