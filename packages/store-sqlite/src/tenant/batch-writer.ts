@@ -25,7 +25,7 @@ import type { DerivedRows } from './derived-rows.js';
 import { appendEvents } from './events.js';
 import type { SqliteIdempotencyRecords } from './idempotency.js';
 import { ixKey } from './index-keys.js';
-import { OBJECT_COLUMNS, toStoredObject } from './object-rows.js';
+import { OBJECT_COLUMNS, objectRows, toStoredObject } from './object-rows.js';
 import type { ObjectRow } from './object-rows.js';
 import type { TenantOutbox } from './outbox.js';
 import { putRedirect } from './redirects.js';
@@ -115,9 +115,10 @@ export class BatchWriter {
     };
     const existing = stored.keyOf(object.id);
     if (existing !== null) {
-      const previous = this.database
-        .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n = ?`)
-        .get(existing) as ObjectRow;
+      const [previous] = objectRows(
+        this.database.statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n = ?`),
+        [existing],
+      ) as [ObjectRow];
       this.updateRow(existing, previous, row);
       this.derived.replace(object, existing, searchTextOf(this.model.current, toStoredObject(previous, {})));
       return previous.basic !== object.basicClass || previous.name !== object.name;

@@ -31,9 +31,10 @@ type RawRow = [number, string, string, string, string | null, string, string, st
 /**
  * The rows of `statement` (selecting {@link OBJECT_COLUMNS}, then a sort key when asked) as
  * objects. Read as arrays and made into objects here: the driver makes each row object property by
- * property through V8's API (a page's 21 rows: 65-67 us that way, 47 us this way).
+ * property through V8's API (a page's 21 rows: 65-67 us that way, 47 us this way). Leaves the
+ * (cached) statement in raw mode: every reader of its text reads through here.
  */
-function objectRows(statement: Database.Statement, params: readonly unknown[]): KeyedRow[] {
+export function objectRows(statement: Database.Statement, params: readonly unknown[]): KeyedRow[] {
   return (statement.raw(true).all(...params) as RawRow[]).map((raw) => ({
     n: raw[0],
     id: raw[1],
@@ -83,10 +84,14 @@ export class ObjectRows {
 
   /** Up to `limit` objects in id order after `afterId`, whatever their access. */
   scan(afterId: string | null, limit: number): StoredObject[] {
-    const rows = this.database
-      .statement(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.id > ? ORDER BY o.id LIMIT ?`)
-      .all(afterId ?? '', limit) as ObjectRow[];
-    return this.hydrate(rows);
+    return this.hydrate(
+      objectRows(
+        this.database.statement(
+          `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.id > ? ORDER BY o.id LIMIT ?`,
+        ),
+        [afterId ?? '', limit],
+      ),
+    );
   }
 
   /** StoredObjects of rows, with their forward links read in one query. */

@@ -9,8 +9,7 @@ import type { AppliedModel } from './applied-model.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
-import { OBJECT_COLUMNS, toStoredObject } from './object-rows.js';
-import type { ObjectRow } from './object-rows.js';
+import { OBJECT_COLUMNS, objectRows, toStoredObject } from './object-rows.js';
 
 export class DerivedRebuild {
   private readonly loop = new DerivedRebuildLoop();
@@ -45,7 +44,7 @@ export class DerivedRebuild {
           this.columns.prepareTables();
         }),
       rederiveAfter: async (after) => {
-        const rows = batch.all(after ?? 0, last, this.rebuildBatchSize) as ObjectRow[];
+        const rows = objectRows(batch, [after ?? 0, last, this.rebuildBatchSize]);
         if (rows.length === 0) return null;
         await this.database.inWriteTransaction(() => {
           for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n);
