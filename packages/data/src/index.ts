@@ -33,6 +33,11 @@ export { SecretCipher } from './secret-cipher.js';
 export { relayOutbox } from './outbox.js';
 export { GATEWAY_JOB, gatewayScripts } from './scripts.js';
 export type { GatewayJobPayload, GatewayScript } from './scripts.js';
-export { NamedObjects, secretValueReader, systemSettingReader } from './system-settings.js';
+export {
+  NamedObjects,
+  rememberedSettings,
+  secretValueReader,
+  systemSettingReader,
+} from './system-settings.js';
 export type { NamedObjectFinder } from './system-settings.js';
 export { unsealParameters } from './scripts.js';

@@ -3,8 +3,7 @@ import type { TenantDocuments } from '@odp/core';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import { SYSTEM, crmFixture } from '../test/crm-fixture.js';
 import type { CrmFixture } from '../test/crm-fixture.js';
-import { SecretCipher } from './secret-cipher.js';
-import { SETTING_CLASS, NamedObjects, secretValueReader, systemSettingReader } from './system-settings.js';
+import { SETTING_CLASS, NamedObjects, systemSettingReader } from './system-settings.js';
 
 let crm: CrmFixture;
 beforeEach(async () => {
@@ -28,7 +27,7 @@ describe('NamedObjects: settings and secret values remembered between writes', (
   it('read a name from the store once while nothing is written', async () => {
     await crm.system.create(SYSTEM, 'systemSettings', { name: 'region', value: 'eu-west' });
     const lists = countedLists(crm.store);
-    const setting = systemSettingReader(crm.namedObjects);
+    const setting = crm.settings.systemSetting;
     expect(await setting('region')).toBe('eu-west');
     expect(await setting('region')).toBe('eu-west');
     expect(await setting('missing')).toBeNull();
@@ -37,7 +36,7 @@ describe('NamedObjects: settings and secret values remembered between writes', (
   });
 
   it('answer a setting changed, renamed or deleted through the services from the next read on', async () => {
-    const setting = systemSettingReader(crm.namedObjects);
+    const setting = crm.settings.systemSetting;
     expect(await setting('region')).toBeNull();
     const { id } = await crm.system.create(SYSTEM, 'systemSettings', { name: 'region', value: 'eu-west' });
     expect(await setting('region')).toBe('eu-west');
@@ -51,8 +50,7 @@ describe('NamedObjects: settings and secret values remembered between writes', (
   });
 
   it('answer a secret value stored again under its name, decrypted', async () => {
-    const cipher = new SecretCipher('test-secret-key-of-at-least-32-characters');
-    const secret = secretValueReader(crm.namedObjects, cipher);
+    const secret = crm.settings.secretValue;
     await crm.system.storeSecretValue({ name: 'token', secretValue: 'first-value' });
     expect(await secret('token')).toBe('first-value');
     await crm.system.storeSecretValue({ name: 'token', secretValue: 'second-value' });
@@ -61,7 +59,7 @@ describe('NamedObjects: settings and secret values remembered between writes', (
 
   it('keep what it remembers across writes of other classes', async () => {
     await crm.system.create(SYSTEM, 'systemSettings', { name: 'region', value: 'eu-west' });
-    const setting = systemSettingReader(crm.namedObjects);
+    const setting = crm.settings.systemSetting;
     expect(await setting('region')).toBe('eu-west');
     const lists = countedLists(crm.store);
     await crm.data.create(SYSTEM, 'companies', { legalName: 'Acme & Co' });
@@ -71,7 +69,7 @@ describe('NamedObjects: settings and secret values remembered between writes', (
 
   it('see a change another connection to the same file committed', async () => {
     const { id } = await crm.system.create(SYSTEM, 'systemSettings', { name: 'region', value: 'eu-west' });
-    const setting = systemSettingReader(crm.namedObjects);
+    const setting = crm.settings.systemSetting;
     expect(await setting('region')).toBe('eu-west');
     const elsewhere = openSqliteTenantStore({ file: crm.file });
     try {

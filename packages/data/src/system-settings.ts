@@ -6,6 +6,7 @@
  */
 import { RememberedReads, UNRESTRICTED } from '@odp/core';
 import type { StoredObject, TenantAccessRows, TenantDocuments, WriteBatch } from '@odp/core';
+import type { DataServiceDeps } from './deps.js';
 import type { SecretCipher } from './secret-cipher.js';
 
 export const SETTING_CLASS = 'system.systemSetting';
@@ -93,5 +94,21 @@ export function secretValueReader(
     const stored = (await objects.find(SECRET_CLASS, name))?.values['secretValue'];
     if (typeof stored !== 'string') return null;
     return cipher ? cipher.decrypt(stored) : stored;
+  };
+}
+
+/**
+ * The settings a tenant's data services read, wired as every composition wires them: both readers
+ * over one {@link NamedObjects}, told of every batch this process writes.
+ */
+export function rememberedSettings(
+  store: ConstructorParameters<typeof NamedObjects>[0],
+  cipher: SecretCipher | undefined,
+): Required<Pick<DataServiceDeps, 'systemSetting' | 'secretValue' | 'written'>> {
+  const objects = new NamedObjects(store);
+  return {
+    systemSetting: systemSettingReader(objects),
+    secretValue: secretValueReader(objects, cipher),
+    written: (batch) => objects.written(batch),
   };
 }

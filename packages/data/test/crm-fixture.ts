@@ -10,7 +10,7 @@ import { loadModelRepository } from '@odp/model-loader';
 import { openSqliteTenantStore } from '@odp/store-sqlite';
 import type { SqliteTenantStore } from '@odp/store-sqlite';
 import { SecretCipher } from '../src/secret-cipher.js';
-import { NamedObjects, secretValueReader, systemSettingReader } from '../src/system-settings.js';
+import { rememberedSettings } from '../src/system-settings.js';
 import type { DataLimits, DataServiceDeps } from '../src/deps.js';
 import { DataResources } from '../src/resources/data-resources.js';
 import { unrestrictedPolicy } from '../src/unrestricted-policy.js';
@@ -25,7 +25,7 @@ export interface CrmFixture {
   /** The same store through the service of the `/system` routes (system classes only). */
   readonly system: DataResources;
   /** The settings and secret values the services' formulas read, remembered between writes. */
-  readonly namedObjects: NamedObjects;
+  readonly settings: ReturnType<typeof rememberedSettings>;
   /** The store's database file (another connection may open it). */
   readonly file: string;
   close(): Promise<void>;
@@ -45,16 +45,14 @@ export async function crmFixture(
   const store = openSqliteTenantStore({ file });
   await store.applyModel(model);
   const secrets = new SecretCipher('test-secret-key-of-at-least-32-characters');
-  const namedObjects = new NamedObjects(store);
+  const settings = rememberedSettings(store, secrets);
   const deps: DataServiceDeps = {
     tenantId: TENANT,
     model,
     store,
     access: unrestrictedPolicy(model),
     secrets,
-    systemSetting: systemSettingReader(namedObjects),
-    secretValue: secretValueReader(namedObjects, secrets),
-    written: (batch) => namedObjects.written(batch),
+    ...settings,
     ...(jobs ? { jobs } : {}),
     ...(now ? { now } : {}),
     ...(limits ? { limits } : {}),
@@ -64,7 +62,7 @@ export async function crmFixture(
     store,
     data: new DataResources(deps),
     system: new DataResources({ ...deps, reach: 'system' }),
-    namedObjects,
+    settings,
     file,
     close: async () => {
       await store.close();

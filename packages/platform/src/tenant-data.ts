@@ -7,7 +7,7 @@
 import type { JobQueue, Model, TenantRecord, UploadClaims } from '@odp/core';
 import { TenantAccessControl } from '@odp/acl';
 import type { DataLimits, DataServiceDeps } from '@odp/data';
-import { DataResources, NamedObjects, SecretCipher, secretValueReader, systemSettingReader } from '@odp/data';
+import { DataResources, SecretCipher, rememberedSettings } from '@odp/data';
 import { ListCursors } from '@odp/query-engine';
 import type { TenantStoreWithSearch, TenantStores } from './tenant-stores.js';
 import type { Logger } from './log.js';
@@ -82,7 +82,6 @@ async function compose(
   search.useModel(model);
   const accessControl = new TenantAccessControl(model, tenant.id, store);
   const secrets = options.secretKey ? new SecretCipher(options.secretKey) : undefined;
-  const namedObjects = new NamedObjects(store);
   const deps: DataServiceDeps = {
     tenantId: tenant.id,
     model,
@@ -93,9 +92,7 @@ async function compose(
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     ...(secrets ? { secrets } : {}),
     ...(options.secretKey ? { listCursors: new ListCursors(options.secretKey, tenant.id) } : {}),
-    systemSetting: systemSettingReader(namedObjects),
-    secretValue: secretValueReader(namedObjects, secrets),
-    written: (batch) => namedObjects.written(batch),
+    ...rememberedSettings(store, secrets),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.files ? { files: options.files } : {}),
     onChange: () => {
