@@ -28,7 +28,10 @@ import { rebuildAccessControl } from './rebuild.js';
 import type { RebuildStatus, RebuildTracker } from './jobs.js';
 
 /** The store operations access control uses: reads of documents and of the stored access rows. */
-export type AclStore = Pick<TenantDocuments, 'getMany' | 'linksTo' | 'write' | 'scan' | 'distinct'> &
+export type AclStore = Pick<
+  TenantDocuments,
+  'getMany' | 'linksTo' | 'write' | 'scan' | 'distinct' | 'inWriteTurn'
+> &
   TenantAccessRows;
 
 export class TenantAccessControl implements AccessRowMaintenance {
@@ -51,9 +54,11 @@ export class TenantAccessControl implements AccessRowMaintenance {
 
   /**
    * Runs `work` after every ACL-affecting write queued before it, so that derivation always reads
-   * the state the previous write left (derive-then-write is not interleaved).
+   * the state the previous write left (derive-then-write is not interleaved): in the store's write
+   * turns where it has them (`inWriteTurn`), else in this object's own queue.
    */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.store.inWriteTurn) return this.store.inWriteTurn(work);
     const result = this.queue.then(work);
     this.queue = result.catch(() => undefined);
     return result;

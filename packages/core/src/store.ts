@@ -248,6 +248,15 @@ export interface TenantDocuments {
    */
   applyWrite(batch: WriteBatch): Promise<AppliedWrite>;
 
+  /**
+   * Runs `derive`, a derivation that reads this store and ends with `applyWrite`, in the store's
+   * next write turn: the derivations of one turn run one after another, each reading the writes
+   * applied before it, and commit together as soon as the last one is applied, so the engine's
+   * write lock is held for their work alone. Resolves what `derive` resolves. Absent where an
+   * engine has no such turns: the caller then runs its derivations one at a time itself.
+   */
+  inWriteTurn?<T>(derive: () => Promise<T>): Promise<T>;
+
   /** The survivor a merged-away id redirects to (chains resolved), or null. */
   redirectOf(id: string): Promise<string | null>;
   /** Every object, in id order, `limit` at a time after `afterId` (rebuilds, recalculation). */

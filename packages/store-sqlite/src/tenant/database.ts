@@ -153,6 +153,15 @@ export class TenantDatabase {
     return this.groups.apply(work);
   }
 
+  /**
+   * Runs `derive`, reads that end with {@link applyInGroup}, in the next write turn of this
+   * connection: with the other derivations of that turn, under one write lock, one after another,
+   * their writes committed together as soon as the last one is applied (commit-groups.ts).
+   */
+  inWriteTurn<T>(derive: () => Promise<T>): Promise<T> {
+    return this.groups.inTurn(derive);
+  }
+
   /** Commits the writes applied by `applyInGroup` so far, if any, settling their `committed`. */
   commitGroup(): void {
     this.groups.commit();

@@ -301,6 +301,11 @@ export class SqliteTenantStore implements TenantStore {
     return this.database.applyInGroup(() => this.writer.apply(batch, valuesJson));
   }
 
+  /** See `TenantDocuments.inWriteTurn` (`TenantDatabase.inWriteTurn`). */
+  inWriteTurn<T>(derive: () => Promise<T>): Promise<T> {
+    return this.database.inWriteTurn(derive);
+  }
+
   /**
    * Inserts or replaces many objects in one transaction (seeding, imports, benchmarks), with the
    * same derived data and checks as `write`. Not part of the port.
