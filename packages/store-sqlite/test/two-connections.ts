@@ -12,14 +12,17 @@ export interface TwoConnections {
   readonly second: TenantDatabase;
 }
 
-/** Registers the connections' opening and closing; read them inside the tests. */
-export function twoConnections(prefix: string): TwoConnections {
+/**
+ * Registers the connections' opening and closing; read them inside the tests. `maxTurnMs`: the
+ * first connection's bound of a write turn.
+ */
+export function twoConnections(prefix: string, maxTurnMs?: number): TwoConnections {
   let dir = '';
   const opened: { first?: TenantDatabase; second?: TenantDatabase } = {};
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     const file = path.join(dir, 'documents.sqlite');
-    opened.first = new TenantDatabase(file);
+    opened.first = new TenantDatabase(file, undefined, undefined, maxTurnMs);
     opened.second = new TenantDatabase(file);
   });
   afterEach(async () => {

@@ -51,6 +51,14 @@ interface Settlement {
   reject(error: unknown): void;
 }
 
+/**
+ * How long a write turn runs derivations before it commits and leaves the rest to the next turn,
+ * after the I/O that arrived meanwhile: a flood of one tenant's writes does not hold the event
+ * loop for all of them. Turns of 1 ms cost two api processes 15% of their patches and creates
+ * (more, smaller commits); 3 ms cost nothing measurable.
+ */
+export const MAX_TURN_MS = 3;
+
 /** A derivation waiting for its write turn, and how to settle its caller's promise. */
 interface QueuedDerivation {
   run(): Promise<void>;
@@ -78,14 +86,19 @@ export class CommitGroups {
   /** Whether a write turn is scheduled or running: a group it opens is committed by it. */
   private turnPending = false;
 
-  constructor(private readonly connection: GroupedConnection) {}
+  constructor(
+    private readonly connection: GroupedConnection,
+    /** How long a write turn runs derivations before it commits ({@link MAX_TURN_MS}). */
+    private readonly maxTurnMs: number = MAX_TURN_MS,
+  ) {}
 
   /**
    * Runs `derive` (reads of this connection that end with {@link apply}) in the next write turn:
    * in `setImmediate`, once the write lock is taken, the derivations queued until then run one
    * after another in the shared transaction, each seeing the writes applied before it, and the
-   * group commits as soon as the last one settled. Derivations queued while a turn runs wait for
-   * the next one. When the lock cannot be taken (another connection held it past the busy
+   * group commits as soon as the last one settled, or once the turn ran its bound ({@link MAX_TURN_MS}), the
+   * rest waiting for the next turn. Derivations queued while a turn runs wait for the next one
+   * too. When the lock cannot be taken (another connection held it past the busy
    * timeout), each derivation of the turn fails with that error.
    */
   inTurn<T>(derive: () => Promise<T>): Promise<T> {
@@ -117,8 +130,15 @@ export class CommitGroups {
     }
     if (locked) {
       // The derivations that arrived while the lock was awaited join this turn too.
-      for (const derivation of this.waiting.splice(0)) await derivation.run();
+      const turn = this.waiting.splice(0);
+      const started = performance.now();
+      let ran = 0;
+      while (ran < turn.length && (ran === 0 || performance.now() - started < this.maxTurnMs)) {
+        await turn[ran]!.run();
+        ran += 1;
+      }
       this.commit();
+      this.waiting.unshift(...turn.slice(ran));
     }
     if (this.waiting.length > 0) this.scheduleTurn();
     else this.turnPending = false;

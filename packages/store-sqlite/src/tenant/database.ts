@@ -10,7 +10,7 @@ import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
 import { BUSY_TIMEOUT_MS, lockedWrites } from '../write-lock.js';
 import type { LockedWrite } from '../write-lock.js';
-import { CommitGroups } from './commit-groups.js';
+import { CommitGroups, MAX_TURN_MS } from './commit-groups.js';
 import { migrateTenantDatabase } from './schema.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
@@ -42,32 +42,38 @@ export class TenantDatabase {
   private readonly whenLocked: LockedWrite;
   /** Writes deferred to the end of a transaction ({@link deferUntilCommit}). */
   private readonly deferred: DeferredWrites[] = [];
-  /** The writes of a turn applied in one shared transaction (`applyInGroup`). */
-  private readonly groups = new CommitGroups({
-    inTransaction: () => this.db.inTransaction,
-    statement: (sql) => this.statement(sql),
-    whenLocked: (attempt) => this.whenLocked(attempt),
-    written: () => this.forgetWritten(),
-    rolledBack: () => {
-      this.forgetUncommittedKeys();
-      this.forgetWritten();
-    },
-    // A transaction SQLite rolled back by itself commits nothing: its deferred writes are not
-    // written (outside any transaction they would be kept) but discarded with its rollback.
-    beforeCommit: () => {
-      if (this.db.inTransaction) this.flushDeferred();
-    },
-    committed: () => this.checkpointer?.committed(this.db.name),
-  });
+  /** The writes of a turn applied in one shared transaction (`applyInGroup`, `inWriteTurn`). */
+  private readonly groups: CommitGroups;
 
   constructor(
     file: string,
     mmapBytes: number = MAX_MMAP_BYTES,
     /** Checkpoints the WAL off this connection's commits (wal-checkpoints.ts); none: SQLite's own. */
     private readonly checkpointer?: WalCheckpointer,
+    /** How long a write turn runs before it commits (commit-groups.ts). */
+    maxTurnMs: number = MAX_TURN_MS,
   ) {
     this.db = new Database(file);
     this.whenLocked = lockedWrites(this.db);
+    this.groups = new CommitGroups(
+      {
+        inTransaction: () => this.db.inTransaction,
+        statement: (sql) => this.statement(sql),
+        whenLocked: (attempt) => this.whenLocked(attempt),
+        written: () => this.forgetWritten(),
+        rolledBack: () => {
+          this.forgetUncommittedKeys();
+          this.forgetWritten();
+        },
+        // A transaction SQLite rolled back by itself commits nothing: its deferred writes are not
+        // written (outside any transaction they would be kept) but discarded with its rollback.
+        beforeCommit: () => {
+          if (this.db.inTransaction) this.flushDeferred();
+        },
+        committed: () => this.checkpointer?.committed(this.db.name),
+      },
+      maxTurnMs,
+    );
     this.db.pragma('journal_mode = WAL');
     // An acknowledged write survives a killed process: under WAL the commit has written the
     // transaction to the WAL file (the OS holds it) before `write` resolves; NORMAL only skips the

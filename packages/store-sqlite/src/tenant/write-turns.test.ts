@@ -8,22 +8,25 @@ import { metaValue, putMeta, twoConnections } from '../../test/two-connections.j
  * read here through the writing connection and through a second connection to the same file
  * (another api process).
  */
-describe('write turns of a tenant database (SQLite, two connections)', () => {
-  const connections = twoConnections('odp-write-turns-');
-  let writer: TenantDatabase;
-  let other: TenantDatabase;
-  beforeEach(() => ({ first: writer, second: other } = connections));
-
-  /** A derivation that reads the counter `n`, writes it plus one, and resolves its write. */
-  const increment = (seen: unknown[]) => async (): Promise<AppliedWrite> => {
+/** A derivation that reads the counter `n`, writes it plus one, and resolves its write. */
+const increment =
+  (writer: TenantDatabase, other: TenantDatabase, seen: unknown[]) => async (): Promise<AppliedWrite> => {
     const n = Number(metaValue(writer, 'n') ?? 0);
     seen.push({ n, elsewhere: metaValue(other, 'n') ?? null });
     return writer.applyInGroup(putMeta(writer, 'n', String(n + 1)));
   };
 
+describe('write turns of a tenant database (SQLite, two connections)', () => {
+  // A bound of a turn no test reaches, however busy the machine: a turn runs all its derivations.
+  const connections = twoConnections('odp-write-turns-', 60_000);
+  let writer: TenantDatabase;
+  let other: TenantDatabase;
+  beforeEach(() => ({ first: writer, second: other } = connections));
+  const counted = (seen: unknown[]) => increment(writer, other, seen);
+
   it('runs the derivations of one turn one after another in one transaction, each reading the writes before it', async () => {
     const seen: unknown[] = [];
-    const applied = await Promise.all([1, 2, 3].map(() => writer.inWriteTurn(increment(seen))));
+    const applied = await Promise.all([1, 2, 3].map(() => writer.inWriteTurn(counted(seen))));
     // Each read the count the one before it wrote, which no other connection saw yet: one transaction.
     expect(seen).toEqual([
       { n: 0, elsewhere: null },
@@ -35,7 +38,7 @@ describe('write turns of a tenant database (SQLite, two connections)', () => {
   });
 
   it('commits before the event loop serves anything else: a callback queued behind the turn finds it committed', async () => {
-    const turn = Promise.all([1, 2].map(() => writer.inWriteTurn(increment([]))));
+    const turn = Promise.all([1, 2].map(() => writer.inWriteTurn(counted([]))));
     const behind = new Promise<unknown>((resolve) =>
       setImmediate(() => resolve({ open: writer.db.inTransaction, elsewhere: metaValue(other, 'n') })),
     );
@@ -57,11 +60,11 @@ describe('write turns of a tenant database (SQLite, two connections)', () => {
   it('settles a derivation that fails with its error; the others of its turn commit', async () => {
     const seen: unknown[] = [];
     const results = await Promise.allSettled([
-      writer.inWriteTurn(increment(seen)),
+      writer.inWriteTurn(counted(seen)),
       writer.inWriteTurn(async () => {
         throw new Error('refused');
       }),
-      writer.inWriteTurn(increment(seen)),
+      writer.inWriteTurn(counted(seen)),
     ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     await Promise.all(
@@ -74,9 +77,9 @@ describe('write turns of a tenant database (SQLite, two connections)', () => {
     other.db.exec('BEGIN IMMEDIATE');
     putMeta(other, 'n', '10')();
     const seen: unknown[] = [];
-    const first = writer.inWriteTurn(increment(seen));
+    const first = writer.inWriteTurn(counted(seen));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const second = writer.inWriteTurn(increment(seen));
+    const second = writer.inWriteTurn(counted(seen));
     setTimeout(() => other.db.exec('COMMIT'), 30);
     const applied = await Promise.all([first, second]);
     await Promise.all(applied.map((write) => write.committed));
@@ -86,5 +89,28 @@ describe('write turns of a tenant database (SQLite, two connections)', () => {
       { n: 11, elsewhere: '10' },
     ]);
     expect(metaValue(other, 'n')).toBe('12');
+  });
+});
+
+describe('the bound of a write turn (SQLite, two connections)', () => {
+  const connections = twoConnections('odp-write-turn-bound-', 1);
+  let writer: TenantDatabase;
+  let other: TenantDatabase;
+  beforeEach(() => ({ first: writer, second: other } = connections));
+
+  it('commits a turn that ran past its bound and leaves the rest of its derivations to the next turn', async () => {
+    const seen: unknown[] = [];
+    /** An increment that first keeps the event loop for 2 ms, as a large write's derivation does. */
+    const slow = () => async () => {
+      const until = performance.now() + 2;
+      while (performance.now() < until);
+      return increment(writer, other, seen)();
+    };
+    const applied = await Promise.all([1, 2, 3].map(() => writer.inWriteTurn(slow())));
+    await Promise.all(applied.map((write) => write.committed));
+    // Each read the count the one before it wrote; each ran past the bound, so each turn ran one.
+    const runs = seen as { n: number; elsewhere: string | null }[];
+    expect(runs.map((run) => run.n)).toEqual([0, 1, 2]);
+    expect(runs.map((run) => run.elsewhere)).toEqual([null, '1', '2']);
   });
 });
