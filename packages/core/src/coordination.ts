@@ -73,11 +73,25 @@ export interface LockService {
   acquire(name: string, ttlMs: number): Promise<Lease | null>;
 }
 
-/** The three shared services of one deployment, opened together. */
+/**
+ * Word, between the processes of one machine that write the same SQLite files, that one of them
+ * committed to a file and so released its write lock: a process waiting for that lock tries again
+ * at once instead of after its next pause (store-sqlite's write-lock.ts).
+ */
+export interface LockReleases {
+  /** Tells the other processes that this one committed to `file`. */
+  announce(file: string): void;
+  /** Calls `listener` with each file another process announced, until the returned function is called. */
+  listen(listener: (file: string) => void): () => void;
+}
+
+/** The shared services of one deployment, opened together. */
 export interface Coordination {
   readonly changes: ChangeFanout;
   readonly invalidations: InvalidationChannel;
   readonly locks: LockService;
+  /** Where several api processes of one machine share the embedded store's files (the cluster). */
+  readonly lockReleases?: LockReleases;
   /** Stops subscriptions and closes connections; leases still held expire on their own. */
   close(): Promise<void>;
 }

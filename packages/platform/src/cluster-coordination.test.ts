@@ -75,3 +75,25 @@ describe('the tenants active in each api process, told to the others', () => {
     }
   });
 });
+
+describe('write locks released, told to the other api processes', () => {
+  it("hands a process's announcement to every other process and not back to it", async () => {
+    const [first, second, third] = [1, 2, 3].map(() => createClusterCoordination(connect(hub)));
+    const heard = new Map<string, string[]>();
+    const stops = Object.entries({ first, second, third }).map(([name, coordination]) =>
+      coordination!.lockReleases!.listen((file) => heard.set(name, [...(heard.get(name) ?? []), file])),
+    );
+    try {
+      first!.lockReleases!.announce('/data/tenants/a/documents.sqlite');
+      // Through the hub: two turns of IPC.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(Object.fromEntries(heard)).toEqual({
+        second: ['/data/tenants/a/documents.sqlite'],
+        third: ['/data/tenants/a/documents.sqlite'],
+      });
+    } finally {
+      stops.forEach((stop) => stop());
+      await Promise.all([first, second, third].map((coordination) => coordination!.close()));
+    }
+  });
+});

@@ -12,6 +12,7 @@ import type {
   Invalidation,
   InvalidationChannel,
   Lease,
+  LockReleases,
   LockService,
 } from '@odp/core';
 import { Listeners } from '@odp/core';
@@ -37,6 +38,16 @@ interface ChangeMessage {
 }
 
 /**
+ * "This process committed to `file`" (its write lock is free), from a process to the hub and on to
+ * every other process, where a write waiting for that lock tries again at once.
+ */
+interface LockReleasedMessage {
+  readonly tag: typeof CLUSTER_MESSAGE_TAG;
+  readonly kind: 'lock-released';
+  readonly file: string;
+}
+
+/**
  * "These tenants are active in the sending process" (cluster-activity.ts), from a process to the
  * hub and on to every other process.
  */
@@ -52,6 +63,7 @@ export interface ActivityMessage {
 export type ToHub =
   | ChangeMessage
   | ActivityMessage
+  | LockReleasedMessage
   | {
       readonly tag: typeof CLUSTER_MESSAGE_TAG;
       readonly kind: 'call';
@@ -63,6 +75,7 @@ export type ToHub =
 export type FromHub =
   | ChangeMessage
   | ActivityMessage
+  | LockReleasedMessage
   | {
       readonly tag: typeof CLUSTER_MESSAGE_TAG;
       readonly kind: 'invalidation';
@@ -113,6 +126,7 @@ export function primaryChannel(): ClusterChannel {
 export function createClusterCoordination(channel: ClusterChannel): Coordination {
   const changeListeners = new Listeners<string>();
   const invalidationListeners = new Listeners<Invalidation>();
+  const releaseListeners = new Set<(file: string) => void>();
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
 
@@ -140,6 +154,8 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
   const stopReceiving = channel.onMessage((message) => {
     if (!isClusterMessage<FromHub>(message)) return;
     if (message.kind === 'change') changeListeners.emit(message.tenantId, message.head);
+    else if (message.kind === 'lock-released')
+      for (const listener of releaseListeners) listener(message.file);
     else if (message.kind === 'invalidation') invalidationListeners.emit('', message.message);
     else if (message.kind === 'reply') {
       const waiting = pending.get(message.id);
@@ -184,14 +200,26 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
     },
   };
 
+  const lockReleases: LockReleases = {
+    announce(file) {
+      channel.send({ tag: CLUSTER_MESSAGE_TAG, kind: 'lock-released', file });
+    },
+    listen(listener) {
+      releaseListeners.add(listener);
+      return () => releaseListeners.delete(listener);
+    },
+  };
+
   return {
     changes,
     invalidations,
     locks,
+    lockReleases,
     async close() {
       stopReceiving();
       changeListeners.clear();
       invalidationListeners.clear();
+      releaseListeners.clear();
     },
   };
 }

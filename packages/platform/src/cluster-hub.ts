@@ -1,7 +1,8 @@
 /**
  * The primary's side of the coordination of several api processes (see cluster-coordination.ts):
  * a change announcement or an invalidation from one process is relayed to every process, the
- * sender included, and the tenants a process reports active to every other process; the
+ * sender included, and the tenants a process reports active and the files whose write lock it
+ * released to every other process; the
  * invalidation generation lives here, in an in-process coordination, so every process sees one
  * generation, and the leases are taken here, from the machine's lease service (leases.sqlite in
  * the data directory, shared with the workers started on their own), so each has one holder.
@@ -58,6 +59,13 @@ export class ClusterHub {
       const { from, activity } = message;
       for (const other of this.members) {
         if (other !== member) send(other, { tag: CLUSTER_MESSAGE_TAG, kind: 'activity', from, activity });
+      }
+      return;
+    }
+    if (message.kind === 'lock-released') {
+      const { file } = message;
+      for (const other of this.members) {
+        if (other !== member) send(other, { tag: CLUSTER_MESSAGE_TAG, kind: 'lock-released', file });
       }
       return;
     }

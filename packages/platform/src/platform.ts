@@ -150,8 +150,11 @@ export async function openPlatform(
     await store.close();
     throw error;
   });
-  const stores = await openTenantStores(config);
   const coordination = await openCoordination(config, options.primary);
+  const stores = await openTenantStores(config, coordination.lockReleases).catch(async (error: unknown) => {
+    await coordination.close();
+    throw error;
+  });
   const search = await openVerifiedSearchEngine(config, log);
   const blobs = await openBlobStore(config);
   const registry = sharedRegistryOf(store, coordination, config);

@@ -16,7 +16,14 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { PlatformRegistry, ReplicationBuffer, SearchIndex, TenantRecord, TenantStore } from '@odp/core';
+import type {
+  LockReleases,
+  PlatformRegistry,
+  ReplicationBuffer,
+  SearchIndex,
+  TenantRecord,
+  TenantStore,
+} from '@odp/core';
 import { ConfigError, platformDatabasePath, replicationDatabasePath } from '@odp/config';
 import type { Config } from '@odp/config';
 import type * as StoreMongodb from '@odp/store-mongodb';
@@ -49,17 +56,22 @@ export interface TenantStores {
 export const DOCUMENTS_FILE = 'documents.sqlite';
 
 /**
- * The stores of the configured adapter. With `ODP_STORE=mongodb`, a server that does not answer
+ * The stores of the configured adapter; the embedded store's writes hear of other processes'
+ * commits through `lockReleases` (the cluster's). With `ODP_STORE=mongodb`, a server that does not answer
  * is a ConfigError naming `ODP_MONGODB_URL` and its hosts (never its credentials), so the process
  * refuses to start with one line.
  */
-export async function openTenantStores(config: Config): Promise<TenantStores> {
+export async function openTenantStores(config: Config, lockReleases?: LockReleases): Promise<TenantStores> {
   if (config.store.kind === 'sqlite') {
     // One thread of the process checkpoints every tenant's log, off the event loop.
     const checkpointer = new WalCheckpointThread();
     return {
       open: async (_tenant, dataDir) =>
-        openSqliteTenantStore({ file: path.join(dataDir, DOCUMENTS_FILE), checkpointer }),
+        openSqliteTenantStore({
+          file: path.join(dataDir, DOCUMENTS_FILE),
+          checkpointer,
+          ...(lockReleases ? { lockReleases } : {}),
+        }),
       drop: async (_tenant, dataDir) => {
         for (const file of sqliteTenantStoreFiles(path.join(dataDir, DOCUMENTS_FILE)))
           await rm(file, { force: true });

@@ -4,8 +4,11 @@
  * and with it every other request of the process, for as long as the lock stays taken (up to the
  * busy timeout). Here the lock is tried without waiting, and tried again on the next turn of the
  * event loop, then after timers of 1 and 2 ms (2 ms from then on: {@link LOCK_POLL_PAUSES_MS}) for
- * up to the busy timeout; then the busy error is thrown as SQLite's handler would.
+ * up to the busy timeout; then the busy error is thrown as SQLite's handler would. Where other
+ * processes announce their commits ({@link LockReleases}: the cluster of api processes), a waiter
+ * tries again as soon as the file's lock is announced free instead of at the end of its pause.
  */
+import type { LockReleases } from '@odp/core';
 import type Database from 'better-sqlite3';
 import { isBusy } from './sqlite-errors.js';
 
@@ -26,9 +29,9 @@ export type LockedWrite = <T>(attempt: () => T) => Promise<T>;
 /**
  * The lock wait of `db`: runs an `attempt` that takes the write lock (BEGIN IMMEDIATE, or a write
  * statement on its own) with the connection's busy timeout at 0 while it runs, again until it is
- * not refused as busy.
+ * not refused as busy, after each pause or once `releases` announces the file's lock free.
  */
-export function lockedWrites(db: Database.Database): LockedWrite {
+export function lockedWrites(db: Database.Database, releases?: LockReleases): LockedWrite {
   const zero = busyTimeoutSetter(db, 0);
   const restore = busyTimeoutSetter(db, BUSY_TIMEOUT_MS);
   return async (attempt) => {
@@ -43,9 +46,31 @@ export function lockedWrites(db: Database.Database): LockedWrite {
       } finally {
         restore();
       }
-      await new Promise((resolve) => (pause === 0 ? setImmediate(resolve) : setTimeout(resolve, pause)));
+      await pauseUntilReleased(pause, releases, db.name);
     }
   };
+}
+
+/**
+ * Resolves after `pause` ms (0: on the next turn of the event loop), or as soon as `releases`
+ * announces that another process released the write lock of `file`.
+ */
+function pauseUntilReleased(pause: number, releases: LockReleases | undefined, file: string): Promise<void> {
+  // Where releases are announced, the lock's holder says when it is free: no retry on the next turn.
+  const wait = releases === undefined ? pause : Math.max(pause, 1);
+  return new Promise((resolve) => {
+    const timer = wait === 0 ? undefined : setTimeout(() => done(), wait);
+    const immediate = wait === 0 ? setImmediate(() => done()) : undefined;
+    const stopListening = releases?.listen((released) => {
+      if (released === file) done();
+    });
+    function done(): void {
+      stopListening?.();
+      if (timer !== undefined) clearTimeout(timer);
+      if (immediate !== undefined) clearImmediate(immediate);
+      resolve();
+    }
+  });
 }
 
 /**

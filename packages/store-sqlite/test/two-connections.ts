@@ -22,7 +22,7 @@ export function twoConnections(prefix: string, maxTurnMs?: number): TwoConnectio
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     const file = path.join(dir, 'documents.sqlite');
-    opened.first = new TenantDatabase(file, undefined, undefined, maxTurnMs);
+    opened.first = new TenantDatabase(file, maxTurnMs === undefined ? {} : { maxTurnMs });
     opened.second = new TenantDatabase(file);
   });
   afterEach(async () => {

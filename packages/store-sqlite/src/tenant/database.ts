@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import type { AppliedWrite } from '@odp/core';
+import type { AppliedWrite, LockReleases } from '@odp/core';
 import { FOLD_FUNCTION, foldForNocase } from './index-keys.js';
 import type { KeyLookup } from './query/sql.js';
 import { BUSY_TIMEOUT_MS, lockedWrites } from '../write-lock.js';
@@ -17,6 +17,18 @@ import type { WalCheckpointer } from './wal-checkpoints.js';
 const STATEMENT_CACHE_SIZE = 256;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
+
+/** How a tenant database's connection is opened (every member has a default). */
+export interface TenantDatabaseOptions {
+  /** Bytes of the file read through memory mapping (`mmap_size`). */
+  readonly mmapBytes?: number;
+  /** Checkpoints the WAL off this connection's commits (wal-checkpoints.ts); none: SQLite's own. */
+  readonly checkpointer?: WalCheckpointer;
+  /** How long a write turn runs before it commits (commit-groups.ts). */
+  readonly maxTurnMs?: number;
+  /** Where other processes announce their commits to the file, and this one its own (write-lock.ts). */
+  readonly lockReleases?: LockReleases;
+}
 
 /** Writes a transaction's work defers to its end (the counters of aggregates.ts). */
 export interface DeferredWrites {
@@ -45,16 +57,17 @@ export class TenantDatabase {
   /** The writes of a turn applied in one shared transaction (`applyInGroup`, `inWriteTurn`). */
   private readonly groups: CommitGroups;
 
-  constructor(
-    file: string,
-    mmapBytes: number = MAX_MMAP_BYTES,
-    /** Checkpoints the WAL off this connection's commits (wal-checkpoints.ts); none: SQLite's own. */
-    private readonly checkpointer?: WalCheckpointer,
-    /** How long a write turn runs before it commits (commit-groups.ts). */
-    maxTurnMs: number = MAX_TURN_MS,
-  ) {
+  /** Checkpoints the WAL off this connection's commits (wal-checkpoints.ts); none: SQLite's own. */
+  private readonly checkpointer: WalCheckpointer | undefined;
+  /** Where this connection's commits are announced to other processes (write-lock.ts). */
+  private readonly lockReleases: LockReleases | undefined;
+
+  constructor(file: string, options: TenantDatabaseOptions = {}) {
+    const { mmapBytes = MAX_MMAP_BYTES, maxTurnMs = MAX_TURN_MS } = options;
+    this.checkpointer = options.checkpointer;
+    this.lockReleases = options.lockReleases;
     this.db = new Database(file);
-    this.whenLocked = lockedWrites(this.db);
+    this.whenLocked = lockedWrites(this.db, this.lockReleases);
     this.groups = new CommitGroups(
       {
         inTransaction: () => this.db.inTransaction,
@@ -70,7 +83,7 @@ export class TenantDatabase {
         beforeCommit: () => {
           if (this.db.inTransaction) this.flushDeferred();
         },
-        committed: () => this.checkpointer?.committed(this.db.name),
+        committed: () => this.committed(),
       },
       maxTurnMs,
     );
@@ -102,6 +115,15 @@ export class TenantDatabase {
     };
   }
 
+  /**
+   * After a commit of this connection: the checkpointer hears of it, and, unless it was a
+   * savepoint's release, the other processes waiting for the file's write lock.
+   */
+  private committed(): void {
+    this.checkpointer?.committed(this.db.name);
+    if (!this.db.inTransaction) this.lockReleases?.announce(this.db.name);
+  }
+
   /** Registers caches to forget when a write rolls back (`rollback`) or after every write (`write`). */
   onForget(when: 'rollback' | 'write', forget: () => void): void {
     (when === 'rollback' ? this.rollbackHooks : this.writeHooks).push(forget);
@@ -130,7 +152,7 @@ export class TenantDatabase {
     this.flushDeferred();
     try {
       const result = this.transaction.immediate(work) as T;
-      this.checkpointer?.committed(this.db.name);
+      this.committed();
       return result;
     } catch (error) {
       this.forgetUncommittedKeys();

@@ -23,6 +23,7 @@ import type {
   IndexKey,
   ListPage,
   ListPlan,
+  LockReleases,
   Model,
   NewJob,
   ObjectRef,
@@ -91,6 +92,11 @@ export interface SqliteTenantStoreOptions {
    * one, SQLite checkpoints in the connection that commits (wal-checkpoints.ts says why not).
    */
   readonly checkpointer?: WalCheckpointer;
+  /**
+   * Where the other processes writing the file announce their commits, and this store its own, so
+   * that a write waiting for the file's lock tries again at once (the cluster of api processes).
+   */
+  readonly lockReleases?: LockReleases;
 }
 
 /**
@@ -128,11 +134,11 @@ export class SqliteTenantStore implements TenantStore {
   private readonly rankings: FrozenRankings;
 
   constructor(options: SqliteTenantStoreOptions) {
-    const database = new TenantDatabase(
-      options.file,
-      options.mmapBytes ?? MAX_MMAP_BYTES,
-      options.checkpointer,
-    );
+    const database = new TenantDatabase(options.file, {
+      mmapBytes: options.mmapBytes ?? MAX_MMAP_BYTES,
+      ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+      ...(options.lockReleases ? { lockReleases: options.lockReleases } : {}),
+    });
     this.database = database;
     this.searchCompaction = new SearchCompaction(database, options.searchMergePagesMax);
     this.rankings = new FrozenRankings(options.file);

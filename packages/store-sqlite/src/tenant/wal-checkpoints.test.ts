@@ -37,7 +37,7 @@ describe('WalCheckpointThread', () => {
 
   it('copies the pages a commit wrote into the database file soon after, off the committing connection', async () => {
     const file = path.join(dir, 'documents.sqlite');
-    const database = new TenantDatabase(file, undefined, thread);
+    const database = new TenantDatabase(file, { checkpointer: thread });
     const before = statSync(file).size;
     writeRows(database);
     expect(await eventually(() => statSync(file).size > before + 500_000)).toBe(true);
@@ -56,7 +56,7 @@ describe('WalCheckpointThread', () => {
 
   it('closes its connection to a database that closes, so the closing connection is the last and removes the log', async () => {
     const file = path.join(dir, 'documents.sqlite');
-    const database = new TenantDatabase(file, undefined, thread);
+    const database = new TenantDatabase(file, { checkpointer: thread });
     writeRows(database);
     const before = statSync(file).size;
     expect(await eventually(() => statSync(file).size > before)).toBe(true);
@@ -68,7 +68,7 @@ describe('WalCheckpointThread', () => {
   it('ignores commits once closed', async () => {
     const file = path.join(dir, 'documents.sqlite');
     await thread.close();
-    const database = new TenantDatabase(file, undefined, thread);
+    const database = new TenantDatabase(file, { checkpointer: thread });
     const before = statSync(file).size;
     writeRows(database);
     await new Promise((resolve) => setTimeout(resolve, 200));
