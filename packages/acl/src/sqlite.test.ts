@@ -30,7 +30,9 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'odp-acl-'));
-  const store = openSqliteTenantStore({ file: path.join(dir, 'tenant.db') });
+  // A bound of a write turn no test reaches, however busy the machine: the writes queued together
+  // share a turn (and a transaction) whatever their derivations take.
+  const store = openSqliteTenantStore({ file: path.join(dir, 'tenant.db'), maxTurnMs: 60_000 });
   await store.applyModel(model);
   fixture = await crmFixture(model, store);
 });

@@ -97,6 +97,8 @@ export interface SqliteTenantStoreOptions {
    * that a write waiting for the file's lock tries again at once (the cluster of api processes).
    */
   readonly lockReleases?: LockReleases;
+  /** How long a write turn runs derivations before it commits (commit-groups.ts). Default 3 ms. */
+  readonly maxTurnMs?: number;
 }
 
 /**
@@ -138,6 +140,7 @@ export class SqliteTenantStore implements TenantStore {
       mmapBytes: options.mmapBytes ?? MAX_MMAP_BYTES,
       ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
       ...(options.lockReleases ? { lockReleases: options.lockReleases } : {}),
+      ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
     });
     this.database = database;
     this.searchCompaction = new SearchCompaction(database, options.searchMergePagesMax);
