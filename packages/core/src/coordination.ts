@@ -81,8 +81,8 @@ export interface LockService {
 export interface LockReleases {
   /** Tells the other processes that this one committed to `file`. */
   announce(file: string): void;
-  /** Calls `listener` with each file another process announced, until the returned function is called. */
-  listen(listener: (file: string) => void): () => void;
+  /** Calls `listener` each time another process announces `file`, until the returned function is called. */
+  listen(file: string, listener: () => void): () => void;
 }
 
 /** The shared services of one deployment, opened together. */

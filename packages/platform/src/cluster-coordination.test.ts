@@ -77,19 +77,21 @@ describe('the tenants active in each api process, told to the others', () => {
 });
 
 describe('write locks released, told to the other api processes', () => {
-  it("hands a process's announcement to every other process and not back to it", async () => {
+  it("hands a process's announcement of a file to every other process listening to it, not back to it", async () => {
+    const FILE = '/data/tenants/a/documents.sqlite';
     const [first, second, third] = [1, 2, 3].map(() => createClusterCoordination(connect(hub)));
     const heard = new Map<string, string[]>();
     const stops = Object.entries({ first, second, third }).map(([name, coordination]) =>
-      coordination!.lockReleases!.listen((file) => heard.set(name, [...(heard.get(name) ?? []), file])),
+      coordination!.lockReleases!.listen(FILE, () => heard.set(name, [...(heard.get(name) ?? []), FILE])),
     );
     try {
-      first!.lockReleases!.announce('/data/tenants/a/documents.sqlite');
+      first!.lockReleases!.announce(FILE);
+      first!.lockReleases!.announce('/data/tenants/b/documents.sqlite');
       // Through the hub: two turns of IPC.
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(Object.fromEntries(heard)).toEqual({
-        second: ['/data/tenants/a/documents.sqlite'],
-        third: ['/data/tenants/a/documents.sqlite'],
+        second: [FILE],
+        third: [FILE],
       });
     } finally {
       stops.forEach((stop) => stop());

@@ -126,7 +126,7 @@ export function primaryChannel(): ClusterChannel {
 export function createClusterCoordination(channel: ClusterChannel): Coordination {
   const changeListeners = new Listeners<string>();
   const invalidationListeners = new Listeners<Invalidation>();
-  const releaseListeners = new Set<(file: string) => void>();
+  const releaseListeners = new Listeners<void>();
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
 
@@ -154,8 +154,7 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
   const stopReceiving = channel.onMessage((message) => {
     if (!isClusterMessage<FromHub>(message)) return;
     if (message.kind === 'change') changeListeners.emit(message.tenantId, message.head);
-    else if (message.kind === 'lock-released')
-      for (const listener of releaseListeners) listener(message.file);
+    else if (message.kind === 'lock-released') releaseListeners.emit(message.file, undefined);
     else if (message.kind === 'invalidation') invalidationListeners.emit('', message.message);
     else if (message.kind === 'reply') {
       const waiting = pending.get(message.id);
@@ -204,9 +203,9 @@ export function createClusterCoordination(channel: ClusterChannel): Coordination
     announce(file) {
       channel.send({ tag: CLUSTER_MESSAGE_TAG, kind: 'lock-released', file });
     },
-    listen(listener) {
-      releaseListeners.add(listener);
-      return () => releaseListeners.delete(listener);
+    listen(file, listener) {
+      const unsubscribe = releaseListeners.add(file, listener);
+      return () => void unsubscribe();
     },
   };
 

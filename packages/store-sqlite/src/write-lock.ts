@@ -61,9 +61,7 @@ function pauseUntilReleased(pause: number, releases: LockReleases | undefined, f
   return new Promise((resolve) => {
     const timer = wait === 0 ? undefined : setTimeout(() => done(), wait);
     const immediate = wait === 0 ? setImmediate(() => done()) : undefined;
-    const stopListening = releases?.listen((released) => {
-      if (released === file) done();
-    });
+    const stopListening = releases?.listen(file, done);
     function done(): void {
       stopListening?.();
       if (timer !== undefined) clearTimeout(timer);

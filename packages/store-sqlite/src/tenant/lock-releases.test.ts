@@ -12,17 +12,19 @@ import { metaValue, putMeta } from '../../test/two-connections.js';
  * process and share an in-process channel standing in for the hub.
  */
 function inProcessLockReleases(): LockReleases & { readonly announced: string[] } {
-  const listeners = new Set<(file: string) => void>();
+  const listeners = new Map<string, Set<() => void>>();
   const announced: string[] = [];
   return {
     announced,
     announce(file) {
       announced.push(file);
-      for (const listener of listeners) listener(file);
+      for (const listener of [...(listeners.get(file) ?? [])]) listener();
     },
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    listen(file, listener) {
+      const ofFile = listeners.get(file) ?? new Set();
+      listeners.set(file, ofFile);
+      ofFile.add(listener);
+      return () => ofFile.delete(listener);
     },
   };
 }
