@@ -2,10 +2,10 @@
  * The primary's side of the coordination of several api processes (see cluster-coordination.ts):
  * a change announcement or an invalidation from one process is relayed to every process, the
  * sender included, and the tenants a process reports active and the files whose write lock it
- * released to every other process; the
- * invalidation generation lives here, in an in-process coordination, so every process sees one
- * generation, and the leases are taken here, from the machine's lease service (leases.sqlite in
- * the data directory, shared with the workers started on their own), so each has one holder.
+ * released to every other process; the invalidation generation lives here, in an in-process
+ * coordination, so every process sees one generation, and the leases are taken here, from the
+ * machine's lease service (leases.sqlite in the data directory, shared with the workers started
+ * on their own), so each has one holder.
  */
 import { randomUUID } from 'node:crypto';
 import { createInProcessCoordination } from '@odp/core';

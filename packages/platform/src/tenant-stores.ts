@@ -57,9 +57,9 @@ export const DOCUMENTS_FILE = 'documents.sqlite';
 
 /**
  * The stores of the configured adapter; the embedded store's writes hear of other processes'
- * commits through `lockReleases` (the cluster's). With `ODP_STORE=mongodb`, a server that does not answer
- * is a ConfigError naming `ODP_MONGODB_URL` and its hosts (never its credentials), so the process
- * refuses to start with one line.
+ * commits through `lockReleases` (the cluster's). With `ODP_STORE=mongodb`, a server that does
+ * not answer is a ConfigError naming `ODP_MONGODB_URL` and its hosts (never its credentials), so
+ * the process refuses to start with one line.
  */
 export async function openTenantStores(config: Config, lockReleases?: LockReleases): Promise<TenantStores> {
   if (config.store.kind === 'sqlite') {

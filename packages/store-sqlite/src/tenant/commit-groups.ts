@@ -89,17 +89,17 @@ export class CommitGroups {
   constructor(
     private readonly connection: GroupedConnection,
     /** How long a write turn runs derivations before it commits ({@link MAX_TURN_MS}). */
-    private readonly maxTurnMs: number = MAX_TURN_MS,
+    private readonly maxTurnMs: number,
   ) {}
 
   /**
    * Runs `derive` (reads of this connection that end with {@link apply}) in the next write turn:
    * in `setImmediate`, once the write lock is taken, the derivations queued until then run one
    * after another in the shared transaction, each seeing the writes applied before it, and the
-   * group commits as soon as the last one settled, or once the turn ran its bound ({@link MAX_TURN_MS}), the
-   * rest waiting for the next turn. Derivations queued while a turn runs wait for the next one
-   * too. When the lock cannot be taken (another connection held it past the busy
-   * timeout), each derivation of the turn fails with that error.
+   * group commits as soon as the last one settled, or once the turn ran its bound, the rest
+   * waiting for the next turn. Derivations queued while a turn runs wait for the next one too.
+   * When the lock cannot be taken (another connection held it past the busy timeout), each
+   * derivation of the turn fails with that error.
    */
   inTurn<T>(derive: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
