@@ -99,7 +99,12 @@ export class TenantDatabase {
     // backstop for when it lags.
     this.db.pragma('wal_autocheckpoint = 10000');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.db.pragma('cache_size = -65536');
+    // 8 MB of page cache: with the file mapped (mmap_size) it holds only the pages a write copies
+    // and those read from the WAL. A larger one is walked whole by every commit that split a B-tree
+    // page (SQLite renumbers split pages through a temporary number past the end of a file under
+    // 1 GB, and the commit's truncation of the cache then visits every hash bucket): 64 MB cost a
+    // commit of patches 600-660 us in one process, 8 MB 470-510; reads measured the same.
+    this.db.pragma('cache_size = -8192');
     this.db.pragma(`mmap_size = ${Math.trunc(mmapBytes)}`);
     this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
     migrateTenantDatabase(this.db);
