@@ -14,7 +14,6 @@ import {
   WriteConflictError,
   jsonInSlices,
   refuseUniqueValue,
-  searchTextOf,
   uniqueValuesOf,
 } from '@odp/core';
 import type { StoredObject, WriteBatch } from '@odp/core';
@@ -120,7 +119,7 @@ export class BatchWriter {
         [existing],
       ) as [ObjectRow];
       this.updateRow(existing, previous, row);
-      this.derived.replace(object, existing, searchTextOf(this.model.current, toStoredObject(previous, {})));
+      this.derived.replace(object, existing, toStoredObject(previous, {}));
       return previous.basic !== object.basicClass || previous.name !== object.name;
     }
     const n = this.database

@@ -40,12 +40,16 @@ export class DerivedRows {
 
   /**
    * Brings the derived rows of the stored object `n` to those of `object`, writing only the rows
-   * that differ. `previousText` is the search text of the object as stored, when it was derived by
-   * the current model (a write); a rebuild passes none, so the text is always written again.
+   * that differ. `previous` is the object as stored, when its rows were derived by the current
+   * model (a write): the rows to compare with are derived from it, not read back. A rebuild passes
+   * none: the stored rows are read, and the search text is always written again.
    */
-  replace(object: StoredObject, n: number, previousText?: string): void {
-    const before = this.database.statement('SELECT c, f, v FROM ix WHERE n = ?').raw(true).all(n) as IxRow[];
-    const classesBefore = this.classKeysOf(n);
+  replace(object: StoredObject, n: number, previous?: StoredObject): void {
+    const derived = previous && this.rowsOf(previous);
+    const before =
+      derived?.rows ??
+      (this.database.statement('SELECT c, f, v FROM ix WHERE n = ?').raw(true).all(n) as IxRow[]);
+    const classesBefore = derived?.classKeys ?? this.classKeysOf(n);
     const { classKeys, rows } = this.rowsOf(object);
     this.aggregates.change(before, rows);
     const rowKey = ([c, f, v]: IxRow) => `${c}\u0000${f}\u0000${typeof v}\u0000${v}`;
@@ -66,7 +70,8 @@ export class DerivedRows {
     if (lost.length > 0 || gained.length > 0) this.accessRows.refreshAclClasses(n);
 
     const text = searchTextOf(this.model.current, object);
-    if (text !== previousText) this.putSearchText(n, text, true);
+    if (previous === undefined || text !== searchTextOf(this.model.current, previous))
+      this.putSearchText(n, text, true);
   }
 
   /** Removes every derived row of the stored object `n`. */
