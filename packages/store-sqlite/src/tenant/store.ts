@@ -255,6 +255,9 @@ export class SqliteTenantStore implements TenantStore {
   async linksTo(id: string): Promise<{ sourceId: string; relationKey: string }[]> {
     const n = this.database.objectKey(id);
     if (n === null) return [];
+    // Most objects a write asks this of have no incoming link (an invoice, a line): a probe of the
+    // index answers that at a third of the cost of the query with its joins and sort.
+    if (this.database.statement('SELECT 1 FROM links WHERE dst = ? LIMIT 1').get(n) === undefined) return [];
     const rows = this.database
       .statement(
         `SELECT s.id AS sourceId, substr(k.name, 3) AS relationKey FROM links l
