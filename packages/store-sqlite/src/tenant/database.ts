@@ -18,6 +18,25 @@ const STATEMENT_CACHE_SIZE = 256;
 /** better-sqlite3's SQLITE_MAX_MMAP_SIZE. */
 export const MAX_MMAP_BYTES = 0x7fff0000;
 
+/**
+ * SQLite renumbers the pages of a B-tree split through a temporary page number, the one after the
+ * first gigabyte; in a smaller file that lies past its end, and the commit's truncation of the
+ * page cache back to the file's size then visits every bucket of the cache's hash table.
+ */
+const PENDING_BYTE = 0x40000000;
+
+/**
+ * The page cache of a connection to a file of `fileBytes`, in KiB. A file under
+ * {@link PENDING_BYTE} and mapped whole (`mmapBytes`) needs the cache only for the pages a write
+ * copies and those read from the WAL: 8 MB, as every commit that split a page walks all of it
+ * (with 64 MB a commit of a turn of patches in one process took 600-660 us, with 8 MB 470-510,
+ * reads measured the same). Any other file keeps 64 MB: a larger one's commits do not walk the
+ * cache, and what lies past the map is read into it.
+ */
+export function pageCacheKib(fileBytes: number, mmapBytes: number): number {
+  return fileBytes < PENDING_BYTE && fileBytes <= mmapBytes ? 8_192 : 65_536;
+}
+
 /** How a tenant database's connection is opened (every member has a default). */
 export interface TenantDatabaseOptions {
   /** Bytes of the file read through memory mapping (`mmap_size`). */
@@ -99,12 +118,10 @@ export class TenantDatabase {
     // backstop for when it lags.
     this.db.pragma('wal_autocheckpoint = 10000');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // 8 MB of page cache: with the file mapped (mmap_size) it holds only the pages a write copies
-    // and those read from the WAL. A larger one is walked whole by every commit that split a B-tree
-    // page (SQLite renumbers split pages through a temporary number past the end of a file under
-    // 1 GB, and the commit's truncation of the cache then visits every hash bucket): 64 MB cost a
-    // commit of patches 600-660 us in one process, 8 MB 470-510; reads measured the same.
-    this.db.pragma('cache_size = -8192');
+    const fileBytes =
+      (this.db.pragma('page_count', { simple: true }) as number) *
+      (this.db.pragma('page_size', { simple: true }) as number);
+    this.db.pragma(`cache_size = -${pageCacheKib(fileBytes, mmapBytes)}`);
     this.db.pragma(`mmap_size = ${Math.trunc(mmapBytes)}`);
     this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
     migrateTenantDatabase(this.db);
