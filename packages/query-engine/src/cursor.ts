@@ -55,12 +55,20 @@ export class ListCursors {
     return { key, seq: sealed.s as number };
   }
 
+  /** Fingerprints by plan: a page opens its cursor and seals the next one with the same plan. */
+  private readonly fingerprints = new WeakMap<ListPlan, string>();
+
   private fingerprint(plan: ListPlan): string {
-    return createHash('sha256')
-      .update(
-        JSON.stringify([this.scope, plan.className, plan.related ?? null, plan.filters, plan.sort ?? null]),
-      )
-      .digest('base64url')
-      .slice(0, 22);
+    let fingerprint = this.fingerprints.get(plan);
+    if (fingerprint === undefined) {
+      fingerprint = createHash('sha256')
+        .update(
+          JSON.stringify([this.scope, plan.className, plan.related ?? null, plan.filters, plan.sort ?? null]),
+        )
+        .digest('base64url')
+        .slice(0, 22);
+      this.fingerprints.set(plan, fingerprint);
+    }
+    return fingerprint;
   }
 }
