@@ -37,7 +37,7 @@ import { AccessRows } from './access-rows.js';
 import { TenantAggregates } from './aggregates.js';
 import { AppliedModel } from './applied-model.js';
 import { BatchWriter, refsChangedCount, valuesJsonOf } from './batch-writer.js';
-import { MAX_MMAP_BYTES, TenantDatabase } from './database.js';
+import { TenantDatabase } from './database.js';
 import { tenantEventLog } from './events.js';
 import { registerStoreParts } from './inspection.js';
 import { ListPlanner } from './list-planner.js';
@@ -137,7 +137,7 @@ export class SqliteTenantStore implements TenantStore {
 
   constructor(options: SqliteTenantStoreOptions) {
     const database = new TenantDatabase(options.file, {
-      mmapBytes: options.mmapBytes ?? MAX_MMAP_BYTES,
+      ...(options.mmapBytes === undefined ? {} : { mmapBytes: options.mmapBytes }),
       ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
       ...(options.lockReleases ? { lockReleases: options.lockReleases } : {}),
       ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
