@@ -69,4 +69,20 @@ describe('derived rows of an update', () => {
     expect(await tagged('a')).toEqual([]);
     await store.close();
   });
+
+  it('follow a change of the classes an update leaves the object with, lost and gained again', async () => {
+    const person = (gained: readonly string[]) =>
+      storedObject({ n: 3, basicClass: 'ct.person', name: 'Ann', gained });
+    const store = await openWith(person(['ct.shareholder']));
+    const shareholders = async () =>
+      (await store.list({ className: 'ct.shareholder', filters: [], page: 0, size: 5 }, { kind: 'all' })).map(
+        (object) => object.id,
+      );
+    expect(await shareholders()).toEqual([person([]).id]);
+    await store.write({ put: [person([])] });
+    expect(await shareholders()).toEqual([]);
+    await store.write({ put: [person(['ct.shareholder'])] });
+    expect(await shareholders()).toEqual([person([]).id]);
+    await store.close();
+  });
 });
