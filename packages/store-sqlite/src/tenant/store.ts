@@ -136,12 +136,8 @@ export class SqliteTenantStore implements TenantStore {
   private readonly rankings: FrozenRankings;
 
   constructor(options: SqliteTenantStoreOptions) {
-    const database = new TenantDatabase(options.file, {
-      ...(options.mmapBytes === undefined ? {} : { mmapBytes: options.mmapBytes }),
-      ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
-      ...(options.lockReleases ? { lockReleases: options.lockReleases } : {}),
-      ...(options.maxTurnMs === undefined ? {} : { maxTurnMs: options.maxTurnMs }),
-    });
+    // The connection's options (map, checkpointer, lock releases, turn bound) are the store's own.
+    const database = new TenantDatabase(options.file, options);
     this.database = database;
     this.searchCompaction = new SearchCompaction(database, options.searchMergePagesMax);
     this.rankings = new FrozenRankings(options.file);
