@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Listeners } from '@odp/core';
 import type { LockReleases } from '@odp/core';
 import { TenantDatabase } from './database.js';
 import { metaValue, putMeta } from '../../test/two-connections.js';
@@ -12,19 +13,17 @@ import { metaValue, putMeta } from '../../test/two-connections.js';
  * process and share an in-process channel standing in for the hub.
  */
 function inProcessLockReleases(): LockReleases & { readonly announced: string[] } {
-  const listeners = new Map<string, Set<() => void>>();
+  const listeners = new Listeners<void>();
   const announced: string[] = [];
   return {
     announced,
     announce(file) {
       announced.push(file);
-      for (const listener of [...(listeners.get(file) ?? [])]) listener();
+      listeners.emit(file, undefined);
     },
     listen(file, listener) {
-      const ofFile = listeners.get(file) ?? new Set();
-      listeners.set(file, ofFile);
-      ofFile.add(listener);
-      return () => ofFile.delete(listener);
+      const unsubscribe = listeners.add(file, listener);
+      return () => void unsubscribe();
     },
   };
 }
