@@ -11,6 +11,7 @@ import type { KeyLookup } from './query/sql.js';
 import { BUSY_TIMEOUT_MS, lockedWrites } from '../write-lock.js';
 import type { LockedWrite } from '../write-lock.js';
 import { CommitGroups, MAX_TURN_MS } from './commit-groups.js';
+import { dropValueSamples } from './planner-statistics.js';
 import { migrateTenantDatabase } from './schema.js';
 import type { WalCheckpointer } from './wal-checkpoints.js';
 
@@ -125,6 +126,7 @@ export class TenantDatabase {
     this.db.pragma(`mmap_size = ${Math.trunc(mmapBytes)}`);
     this.db.function(FOLD_FUNCTION, { deterministic: true }, foldForNocase);
     migrateTenantDatabase(this.db);
+    dropValueSamples(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => {
       const result = work();
       // Unless SQLite rolled the transaction back by itself (better-sqlite3 then throws).
@@ -279,9 +281,10 @@ export class TenantDatabase {
     );
   }
 
-  /** Refreshes the planner's statistics (after bulk loads). */
+  /** Refreshes the planner's statistics (after bulk loads): planner-statistics.ts. */
   analyze(): void {
     this.db.exec('ANALYZE');
+    dropValueSamples(this.db);
   }
 
   async close(): Promise<void> {
