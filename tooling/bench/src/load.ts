@@ -33,6 +33,8 @@ export interface LoadOptions {
   readonly warmupSeconds?: number;
   /** The CPU time the server process has used so far, in ms (for `cpuMsPerRequest`). */
   readonly serverCpuMs?: () => number;
+  /** The bytes the server has handed to write calls so far (for `writtenBytesPerRequest`). */
+  readonly serverWrittenBytes?: () => number;
 }
 
 export interface LoadFigures {
@@ -50,6 +52,12 @@ export interface LoadFigures {
   readonly cpuMsPerRequest?: number;
   /** Bytes received per completed response (headers and body): what a request costs on the wire. */
   readonly bytesPerResponse?: number;
+  /**
+   * Bytes the server handed to write calls per completed request besides its answers (the bytes
+   * the load generator received are taken off), when `serverWrittenBytes` was given: a write's
+   * pages in the database's log and their checkpoint, plus any request log line.
+   */
+  readonly writtenBytesPerRequest?: number;
   /** The answers by kind: 2xx, 429 (refused: a fair share or a limit reached) and the rest. */
   readonly outcomes?: Outcomes;
 }
@@ -108,9 +116,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
     }
   }
   const cpuBefore = options.serverCpuMs?.();
+  const writtenBefore = options.serverWrittenBytes?.();
   const result = await load(options.durationSeconds);
   const cpuAfter = options.serverCpuMs?.();
+  const writtenAfter = options.serverWrittenBytes?.();
   const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  const written =
+    writtenBefore === undefined || writtenAfter === undefined ? undefined : writtenAfter - writtenBefore;
   const refused = result.statusCodeStats?.['429']?.count ?? 0;
   return {
     ...(cpuMs !== undefined && result.requests.total > 0
@@ -118,6 +130,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
       : {}),
     ...(result.requests.total > 0
       ? { bytesPerResponse: result.throughput.total / result.requests.total }
+      : {}),
+    ...(written !== undefined && result.requests.total > 0
+      ? { writtenBytesPerRequest: Math.max(0, written - result.throughput.total) / result.requests.total }
       : {}),
     outcomes: { ok: result['2xx'], refused, other: result.non2xx - refused + result.errors },
     requestsPerSecond: result.requests.average,

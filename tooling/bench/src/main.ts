@@ -277,6 +277,7 @@ async function measureSize(
           ? await runLoad({
               baseUrl: api.baseUrl,
               serverCpuMs: api.cpuMs,
+              serverWrittenBytes: api.writtenBytes,
               warmupSeconds,
               headers: { 'x-api-key': keys[operation.caller] },
               durationSeconds,

@@ -31,6 +31,8 @@ export interface PeerFigures {
   readonly p50Ms: number;
   readonly cpuMsPerRequest: number;
   readonly bytesPerResponse: number;
+  /** Bytes the server wrote per request besides its answers (its database's log and checkpoints, logs). */
+  readonly writtenBytesPerRequest: number;
   /** Failed requests over all repetitions: any makes the row invalid. */
   readonly failures: number;
 }
@@ -83,6 +85,7 @@ function mediansOf(runs: readonly LoadFigures[]): PeerFigures {
     p50Ms: median(runs.map((run) => run.p50Ms)),
     cpuMsPerRequest: median(runs.map((run) => run.cpuMsPerRequest ?? 0)),
     bytesPerResponse: median(runs.map((run) => run.bytesPerResponse ?? 0)),
+    writtenBytesPerRequest: median(runs.map((run) => run.writtenBytesPerRequest ?? 0)),
     failures: runs.reduce((sum, run) => sum + run.failures, 0),
   };
 }
@@ -141,6 +144,7 @@ function measure(
   return runLoad({
     baseUrl: side.server.baseUrl,
     serverCpuMs: side.server.cpuMs,
+    serverWrittenBytes: side.server.writtenBytes,
     headers: side.headers[caller],
     warmupSeconds: options.warmupSeconds,
     durationSeconds: options.durationSeconds,
@@ -282,8 +286,8 @@ export function peersTable(bench: PeersBench): string {
       `N = ${size.objects.toLocaleString('en')} (seeded in ${size.seedSeconds.platform.toFixed(1)} s through the ` +
         `platform's bulk path, ${size.seedSeconds.pocketbase.toFixed(1)} s through PocketBase's batch API)`,
       '',
-      '| operation | this platform req/s | PocketBase req/s | ratio | CPU ms/request, ours vs theirs | p50 ms, ours vs theirs | response size, ours vs theirs | failures |',
-      '|---|---|---|---|---|---|---|---|',
+      '| operation | this platform req/s | PocketBase req/s | ratio | CPU ms/request, ours vs theirs | p50 ms, ours vs theirs | response size, ours vs theirs | written besides the answer, ours vs theirs | failures |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...size.rows.map((row) =>
         [
           row.name,
@@ -293,6 +297,7 @@ export function peersTable(bench: PeersBench): string {
           `${row.platform.cpuMsPerRequest.toFixed(2)} vs ${row.pocketbase.cpuMsPerRequest.toFixed(2)}`,
           `${row.platform.p50Ms.toFixed(1)} vs ${row.pocketbase.p50Ms.toFixed(1)}`,
           `${kb(row.platform.bytesPerResponse)} vs ${kb(row.pocketbase.bytesPerResponse)}`,
+          `${kb(row.platform.writtenBytesPerRequest)} vs ${kb(row.pocketbase.writtenBytesPerRequest)}`,
           String(row.platform.failures + row.pocketbase.failures),
         ]
           .join(' | ')

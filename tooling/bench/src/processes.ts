@@ -21,6 +21,11 @@ export interface Child {
   readonly pid: number;
   /** The CPU time the process has used so far (user + system), in ms. */
   cpuMs(): number;
+  /**
+   * The bytes the process has handed to write calls so far (`wchar` of `/proc/<pid>/io`): its
+   * database's log and checkpoints, its other files, and its output (the api's request log).
+   */
+  writtenBytes(): number;
   stop(): Promise<void>;
 }
 
@@ -96,6 +101,7 @@ export async function startProcess(options: {
     ready,
     pid: child.pid ?? 0,
     cpuMs: () => processCpuMs(child.pid ?? 0),
+    writtenBytes: () => processWrittenBytes(child.pid ?? 0),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -122,6 +128,15 @@ function processCpuMs(pid: number): number {
     return { ms: (ticks * 1000) / USER_HZ };
   });
   return measured?.ms ?? 0;
+}
+
+/** Bytes handed to write calls by a process and its live descendants (`wchar`, `/proc/<pid>/io`). */
+function processWrittenBytes(pid: number): number {
+  const measured = sumOverTree(pid, (process) => {
+    const line = readFileSync(`/proc/${process}/io`, 'utf8').match(/^wchar: (\d+)$/m);
+    return { bytes: Number(line?.[1] ?? 0) };
+  });
+  return measured?.bytes ?? 0;
 }
 
 /**
