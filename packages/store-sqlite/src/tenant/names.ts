@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/core';
 import { visibleLinked } from './query/access.js';
+import { amongValues } from './query/sql.js';
 import type { KeyLookup, Sql } from './query/sql.js';
 
 export interface TenantNamesContext {
@@ -131,13 +132,11 @@ export class TenantNames {
       missing = unknown;
     }
     const visible = visibleLinked(this.context.keys, access, 'o.n');
+    const among = amongValues('o.id', missing);
     const rows = this.context
-      .statement(
-        `SELECT o.id, o.basic, o.name FROM objects o
-         WHERE o.id IN (SELECT value FROM json_each(?)) AND ${visible.text}`,
-      )
+      .statement(`SELECT o.id, o.basic, o.name FROM objects o WHERE ${among.text} AND ${visible.text}`)
       .raw(true)
-      .all(JSON.stringify(missing), ...visible.params) as RefRow[];
+      .all(...among.params, ...visible.params) as RefRow[];
     for (const row of rows) {
       const ref = refOf(row);
       found.push(ref);
@@ -379,10 +378,11 @@ export class TenantNames {
       else found.set(n, ref);
     }
     if (missing.length === 0) return found;
+    const among = amongValues('n', missing);
     const read = this.context
-      .statement('SELECT n, id, basic, name FROM objects WHERE n IN (SELECT value FROM json_each(?))')
+      .statement(`SELECT n, id, basic, name FROM objects WHERE ${among.text}`)
       .raw(true)
-      .all(JSON.stringify(missing)) as [number, ...RefRow][];
+      .all(...among.params) as [number, ...RefRow][];
     const remember = !this.context.inTransaction();
     for (const [n, ...ref] of read) {
       found.set(n, ref);

@@ -7,6 +7,7 @@ import type { AccessFilter, LoopSlices, StoredObject } from '@odp/core';
 import type Database from 'better-sqlite3';
 import type { TenantDatabase } from './database.js';
 import { compileAccess } from './query/access.js';
+import { amongValues } from './query/sql.js';
 import type { Sql } from './query/sql.js';
 
 export interface ObjectRow {
@@ -111,14 +112,18 @@ export class ObjectRows {
 
   /** The forward links of rows, by key, read in one query. */
   private linksOf(rows: readonly ObjectRow[]): Map<number, Record<string, string[]>> {
+    const sources = amongValues(
+      'l.src',
+      rows.map((row) => row.n),
+    );
     const linkRows = this.database
       .statement(
         `SELECT l.src AS src, substr(k.name, 3) AS rel, t.id AS dst FROM links l
        JOIN dict k ON k.k = l.rel JOIN objects t ON t.n = l.dst
-       WHERE l.src IN (SELECT value FROM json_each(?)) ORDER BY l.src, l.rel, l.pos`,
+       WHERE ${sources.text} ORDER BY l.src, l.rel, l.pos`,
       )
       .raw(true)
-      .all(JSON.stringify(rows.map((row) => row.n))) as [src: number, rel: string, dst: string][];
+      .all(...sources.params) as [src: number, rel: string, dst: string][];
     const links = new Map<number, Record<string, string[]>>();
     for (const [src, rel, dst] of linkRows) {
       const ofObject = links.get(src) ?? {};

@@ -43,6 +43,7 @@ import { registerStoreParts } from './inspection.js';
 import { ListPlanner } from './list-planner.js';
 import { TenantNames } from './names.js';
 import { ObjectRows } from './object-rows.js';
+import { amongValues } from './query/sql.js';
 import { SqliteIdempotencyRecords } from './idempotency.js';
 import { TenantOutbox } from './outbox.js';
 import { DerivedRebuild } from './rebuild.js';
@@ -208,7 +209,8 @@ export class SqliteTenantStore implements TenantStore {
 
   async getMany(ids: readonly string[], access: AccessFilter): Promise<StoredObject[]> {
     if (ids.length === 0) return [];
-    return this.rows.fetchWhere('o.id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)], access);
+    const among = amongValues('o.id', ids);
+    return this.rows.fetchWhere(among.text, among.params, access);
   }
 
   async list(plan: ListPlan, access: AccessFilter): Promise<StoredObject[]> {

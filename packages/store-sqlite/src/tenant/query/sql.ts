@@ -76,6 +76,17 @@ export function comparableName(column: string): string {
   return `(CASE WHEN length(${column}) = length(CAST(${column} AS BLOB)) THEN ${column} ELSE ${FOLD_FUNCTION}(${column}) END) COLLATE NOCASE`;
 }
 
+/**
+ * `column` among `values`: `column = ?` for one value, else `column IN` the values bound as one
+ * JSON array (any number, one statement). Most reads of a write or of one object ask for one key,
+ * and the equality costs less than half of the lookup through `json_each` (1.4 against 3.4 us).
+ */
+export function amongValues(column: string, values: readonly (string | number)[]): Sql {
+  return values.length === 1
+    ? { text: `${column} = ?`, params: values }
+    : { text: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] };
+}
+
 export function joined(left: Sql, operator: 'AND' | 'OR', right: Sql): Sql {
   return { text: `(${left.text} ${operator} ${right.text})`, params: [...left.params, ...right.params] };
 }
