@@ -13,8 +13,10 @@
  * (tsx) and built (`node apps/api/dist/main.js`), alone (startup.ts).
  * `--api-processes N` (default 1): the api's processes (`ODP_API_PROCESSES`); its CPU per request
  * then counts every process.
- * `pnpm bench --peers [--sizes 100000] [--duration 10] [--repetitions 3]`: this platform beside
- * PocketBase, side by side (peers.ts; builds PocketBase's Go module once, so never part of `--quick`).
+ * `pnpm bench --peers [--sizes 100000] [--duration 10] [--repetitions 3] [--sources]`: this platform
+ * beside PocketBase, side by side (peers.ts; builds PocketBase's Go module once, so never part of
+ * `--quick`), each as production runs it: the api built (`pnpm build` first) under plain node, or
+ * from its sources through tsx with `--sources`.
  * `pnpm bench --neighbours [--quick] [--sizes 10000] [--duration 5] [--stack ...]`: the noisy-neighbour
  * matrix alone (noisy-neighbour.ts); `--duration` sets the seconds of each of its phases.
  *
@@ -45,7 +47,7 @@ import { LIST, deepCursorPath, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
 import { openStack } from './stack.js';
 import type { Stack } from './stack.js';
-import { REPO_ROOT, startChild } from './processes.js';
+import { REPO_ROOT, buildApi, startChild } from './processes.js';
 import { machineFacts, markdownTable, writeRun } from './report.js';
 import type { BenchRun, Ceilings, OperationResult } from './report.js';
 import { seedPlatform } from './seed.js';
@@ -71,6 +73,7 @@ const { values: flags } = parseArgs({
     neighbours: { type: 'boolean', default: false },
     floods: { type: 'string' },
     peers: { type: 'boolean', default: false },
+    sources: { type: 'boolean', default: false },
     repetitions: { type: 'string', default: '3' },
     calls: { type: 'string', default: '15' },
     rows: { type: 'string' },
@@ -418,6 +421,7 @@ if (flags.peers) {
     connections,
     repetitions: Number(flags.repetitions),
     modelDir,
+    apiScript: flags.sources ? 'apps/api/src/main.ts' : buildApi(log),
     log,
   });
   const table = peersTable(bench);

@@ -55,6 +55,8 @@ export interface PeerSize {
 
 export interface PeersBench {
   readonly pocketbase: string;
+  /** The platform's api as measured: its entry point and how it runs. */
+  readonly platform: string;
   readonly durationSeconds: number;
   readonly connections: number;
   readonly repetitions: number;
@@ -70,6 +72,8 @@ export interface PeersOptions {
   readonly connections: number;
   readonly repetitions: number;
   readonly modelDir: string;
+  /** The api's entry point: built JavaScript (`BUILT_API`) or its sources (a `.ts`, through tsx). */
+  readonly apiScript: string;
   readonly log: (line: string) => void;
 }
 
@@ -211,7 +215,7 @@ async function measurePeerSize(objects: number, binary: string, options: PeersOp
   try {
     log(`Seeding ${objects.toLocaleString('en')} objects into the platform (${dataDir})`);
     const fixture = await seedPlatform({ dataDir, objects, modelDir: options.modelDir, log });
-    api = await startChild('apps/api/src/main.ts', { ODP_DATA_DIR: dataDir }, 'ODP api is running');
+    api = await startChild(options.apiScript, { ODP_DATA_DIR: dataDir }, 'ODP api is running');
     log(`Seeding the same ${objects.toLocaleString('en')} records into PocketBase ${POCKETBASE_VERSION}`);
     pocketbase = await startPocketBase(binary);
     const seeded = await seedPocketBase(pocketbase, objects, fixture.viewerPersonId, log);
@@ -254,6 +258,9 @@ export async function measurePeers(options: PeersOptions): Promise<PeersBench> {
   for (const objects of options.sizes) sizes.push(await measurePeerSize(objects, binary, options));
   return {
     pocketbase: `PocketBase ${POCKETBASE_VERSION} (examples/base, --dev=false)`,
+    platform: options.apiScript.endsWith('.ts')
+      ? `node --import tsx ${options.apiScript} (the sources)`
+      : `node ${options.apiScript} (built, as production runs it)`,
     durationSeconds: options.durationSeconds,
     connections: options.connections,
     repetitions: options.repetitions,
@@ -276,7 +283,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 export function peersTable(bench: PeersBench): string {
   const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(' ');
   const lines = [
-    `This platform (embedded default) beside ${bench.pocketbase}: ${bench.durationSeconds} s per operation and ` +
+    `This platform (embedded default, ${bench.platform}) beside ${bench.pocketbase}: ${bench.durationSeconds} s per operation and ` +
       `system at ${bench.connections} connections, ${bench.repetitions} repetitions alternating the servers, medians; ` +
       `load average before ${load(bench.loadBefore)}, after ${load(bench.loadAfter)}.`,
   ];

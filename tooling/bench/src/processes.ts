@@ -2,7 +2,7 @@
  * Child processes the benchmark measures: the platform's api and the two HTTP ceilings, each in
  * its own process on a free 127.0.0.1 port, so that each competes with the load generator alike.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -27,6 +27,21 @@ export interface Child {
    */
   writtenBytes(): number;
   stop(): Promise<void>;
+}
+
+/** The api's entry point as production runs it: built JavaScript under plain node (deployment.md). */
+export const BUILT_API = 'apps/api/dist/main.js';
+
+/**
+ * Compiles every package and app (`pnpm build`: turbo, which rebuilds only what changed) so that
+ * {@link BUILT_API} is the JavaScript of the sources as they are now; throws with the build's
+ * output when it fails.
+ */
+export function buildApi(log: (line: string) => void): string {
+  log('Building the api (pnpm build)');
+  const built = spawnSync('pnpm', ['build'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`pnpm build failed:\n${built.stdout}${built.stderr}`);
+  return BUILT_API;
 }
 
 /**
