@@ -21,7 +21,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { DEFAULT_IMPORT_LIMITS } from '@odp/core';
 import { readRows } from '@odp/excel';
-import { residentMb, startChild } from './processes.js';
+import { SOURCE_API, residentMb, startChild } from './processes.js';
 import { seedPlatform } from './seed.js';
 
 /** Flat: the api grows by less than this while the export streams. */
@@ -153,7 +153,7 @@ export async function measureExcel(options: {
   const fixture = await seedPlatform({ dataDir, objects, modelDir: options.modelDir });
   const rows = fixture.counts.invoices;
   const api = await startChild(
-    'apps/api/src/main.ts',
+    SOURCE_API,
     { ODP_DATA_DIR: dataDir, ODP_MAX_UPLOAD_BYTES: String(1024 * 1024 * 1024) },
     'ODP api is running',
   );

@@ -18,7 +18,7 @@ import { startHttpsReceiver } from '@odp/gateways/testing';
 import type { HttpsReceiver } from '@odp/gateways/testing';
 import { benchQueues } from './job-queues.js';
 import type { BenchQueue, JobQueueName } from './job-queues.js';
-import { REPO_ROOT, startChild } from './processes.js';
+import { REPO_ROOT, SOURCE_API, startChild } from './processes.js';
 import type { Child } from './processes.js';
 import type { Stack } from './stack.js';
 
@@ -222,7 +222,7 @@ async function measureQueue(
   const tenant = await odp(env, ['tenant', 'create', '--name', 'Jobs', '--model', 'examples/models/crm']);
   const tenantId = String(tenant['id']);
   const key = String((await odp(env, ['key', 'create', '--tenant', tenantId]))['key']);
-  const child = await startChild('apps/api/src/main.ts', env, 'ODP_READY');
+  const child = await startChild(SOURCE_API, env, 'ODP_READY');
   const api: Api = { child, tenantId, key };
   try {
     await expectStatus(call(api, 'POST', `/data/${tenantId}/loadDefaultData`), 200, 'loadDefaultData');

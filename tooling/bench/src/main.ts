@@ -47,7 +47,7 @@ import { LIST, deepCursorPath, operations } from './operations.js';
 import type { Caller, OperationContext } from './operations.js';
 import { openStack } from './stack.js';
 import type { Stack } from './stack.js';
-import { REPO_ROOT, buildApi, startChild } from './processes.js';
+import { REPO_ROOT, SOURCE_API, buildApi, startChild } from './processes.js';
 import { machineFacts, markdownTable, writeRun } from './report.js';
 import type { BenchRun, Ceilings, OperationResult } from './report.js';
 import { seedPlatform } from './seed.js';
@@ -220,7 +220,7 @@ async function measureSize(
       viewer: await accessControl.policy.accessFilter(account('viewer', fixture.viewerPersonId)),
     };
     const api = await startChild(
-      'apps/api/src/main.ts',
+      SOURCE_API,
       { ...stack.env, ODP_DATA_DIR: dataDir, ODP_API_PROCESSES: String(apiProcesses) },
       'ODP api is running',
     );
@@ -421,7 +421,7 @@ if (flags.peers) {
     connections,
     repetitions: Number(flags.repetitions),
     modelDir,
-    apiScript: flags.sources ? 'apps/api/src/main.ts' : buildApi(log),
+    apiScript: flags.sources ? SOURCE_API : buildApi(log),
     log,
   });
   const table = peersTable(bench);

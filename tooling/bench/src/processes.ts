@@ -31,6 +31,8 @@ export interface Child {
 
 /** The api's entry point as production runs it: built JavaScript under plain node (deployment.md). */
 export const BUILT_API = 'apps/api/dist/main.js';
+/** The api's entry point from its TypeScript sources, through tsx (development, `pnpm start`). */
+export const SOURCE_API = 'apps/api/src/main.ts';
 
 /**
  * Compiles every package and app (`pnpm build`: turbo, which rebuilds only what changed) so that

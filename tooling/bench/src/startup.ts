@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT, residentMb, startChild } from './processes.js';
+import { BUILT_API, REPO_ROOT, SOURCE_API, residentMb, startChild } from './processes.js';
 
 export interface StartupLaunch {
   readonly name: string;
@@ -29,8 +29,8 @@ export interface StartupBench {
 }
 
 const LAUNCHES = [
-  { name: 'node --import tsx apps/api/src/main.ts (sources)', script: 'apps/api/src/main.ts' },
-  { name: 'node apps/api/dist/main.js (built)', script: 'apps/api/dist/main.js' },
+  { name: `node --import tsx ${SOURCE_API} (sources)`, script: SOURCE_API },
+  { name: `node ${BUILT_API} (built)`, script: BUILT_API },
 ] as const;
 
 /** How long a started api is left idle before its memory is read. */
