@@ -36,7 +36,7 @@ export type { IsolatedFailure, IsolationLimits } from './isolated.js';
 export * from './warehouse.js';
 export { STRING_PIECE_CHARS, jsonBytesInSlices, jsonChunksInSlices, jsonInSlices } from './json-in-slices.js';
 export { LOOP_SLICE_MS, LoopSlices, mapInSlices } from './loop-slices.js';
-export { measureJson, writtenJson } from './written-json.js';
+export { leadingWithinJsonBytes, writtenJson } from './written-json.js';
 export { RememberedReads } from './remembered-reads.js';
 export { DEFAULT_IMPORT_LIMITS, DEFAULT_TENANT_IMPORTS, IMPORT_LIMIT_VARIABLES } from './import-limits.js';
 export type { ImportLimits } from './import-limits.js';

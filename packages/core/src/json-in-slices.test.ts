@@ -1,6 +1,6 @@
 import { STRING_PIECE_CHARS, jsonBytesInSlices, jsonChunksInSlices, jsonInSlices } from './json-in-slices.js';
 import { LoopSlices } from './loop-slices.js';
-import { measureJson } from './written-json.js';
+import { leadingWithinJsonBytes } from './written-json.js';
 
 describe('jsonInSlices', () => {
   it('writes the text JSON.stringify writes, for a page and for other values', async () => {
@@ -25,13 +25,13 @@ describe('jsonInSlices', () => {
     expect(await jsonInSlices(undefined)).toBeUndefined();
   });
 
-  it('writes an element measured for a page budget from the text measured, serialising it once', async () => {
+  it('writes a page measured for its byte budget from the text measured, serialising it once', async () => {
     let serialised = 0;
     const measured = { toJSON: () => ({ n: ++serialised, text: 'naïve ✓' }) };
-    const bytes = measureJson(measured);
-    expect(bytes).toBe(Buffer.byteLength('{"n":1,"text":"naïve ✓"}'));
     const other = { toJSON: () => ({ n: ++serialised }) };
-    expect(await jsonInSlices({ _embedded: { objects: [measured, other] } })).toBe(
+    const page = await leadingWithinJsonBytes([measured, other], 1_000);
+    expect(serialised).toBe(2);
+    expect(await jsonInSlices({ _embedded: { objects: page } })).toBe(
       '{"_embedded":{"objects":[{"n":1,"text":"naïve ✓"},{"n":2}]}}',
     );
     expect(serialised).toBe(2);

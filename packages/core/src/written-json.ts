@@ -1,20 +1,119 @@
 /**
- * The JSON text of a rendered value, written once. A page held to its byte budget serialises each
- * object to measure it ({@link measureJson}); the answer that sends the page then writes that text
- * ({@link writtenJson}) instead of serialising the object again. For values that are final once
- * measured (a rendered DataObject is never changed after it was rendered): the text is kept by the
- * object's identity, weakly, for as long as the object lives.
+ * The JSON text of a rendered value, written once. A page held to its byte budget serialises its
+ * objects to measure them ({@link leadingWithinJsonBytes}); the answer that sends the page then
+ * writes that text ({@link writtenJson}) instead of serialising the objects again. For values that
+ * are final once measured (a rendered DataObject, a page's array of them, is never changed after
+ * it was rendered): the text is kept by the value's identity, weakly, for as long as it lives.
  */
+import { LoopSlices } from './loop-slices.js';
+
 const texts = new WeakMap<object, string>();
 
-/** The UTF-8 bytes of `value` as JSON; its text is kept for {@link writtenJson}. */
-export function measureJson(value: object): number {
-  const text = JSON.stringify(value) ?? '';
-  texts.set(value, text);
-  return Buffer.byteLength(text);
-}
+/**
+ * Characters of JSON text serialised in one `JSON.stringify` call when a page is measured: about
+ * 0.2 ms of the event loop at 3 ns a character. A page's objects are serialised together in runs of
+ * about this size (a page of 20 invoices: 80 us instead of 180 us one object at a time, each text
+ * kept apart); an object larger than this is serialised alone, as it always was.
+ */
+export const MEASURED_RUN_CHARS = 65_536;
 
-/** The JSON text {@link measureJson} wrote for `value`, if it measured it. */
+/** The JSON text {@link leadingWithinJsonBytes} wrote for `value`, if it measured it. */
 export function writtenJson(value: unknown): string | undefined {
   return typeof value === 'object' && value !== null ? texts.get(value) : undefined;
+}
+
+/**
+ * The leading `values` whose JSON texts weigh `budget` bytes or less together (at least the first,
+ * so that paging always advances), measured in runs of about {@link MEASURED_RUN_CHARS} characters
+ * with a slice of the event loop after each; the array returned has its JSON text kept for
+ * {@link writtenJson} (the whole of `values` when all fit).
+ */
+export async function leadingWithinJsonBytes<T extends object>(
+  values: T[],
+  budget: number,
+  slices: LoopSlices = new LoopSlices(),
+): Promise<T[]> {
+  const kept: string[] = [];
+  let used = 0;
+  for (let start = 0; start < values.length;) {
+    const end = runEnd(values, start);
+    const text = JSON.stringify(values.slice(start, end));
+    // Brackets and commas are one byte each: what remains is the elements' own bytes.
+    const bytes = Buffer.byteLength(text) - 2 - (end - start - 1);
+    if (used + bytes > budget && end - start > (start === 0 ? 1 : 0)) {
+      return keptText(values, kept, start, end, budget - used);
+    }
+    used += bytes;
+    kept.push(start === 0 && end === values.length ? text : text.slice(1, -1));
+    start = end;
+    await slices.next();
+  }
+  texts.set(values, kept.length === 1 ? kept[0]! : `[${kept.join(',')}]`);
+  return values;
+}
+
+/**
+ * The page cut inside the run `start`..`end` that went over the budget: its leading elements
+ * measured one at a time while `left` bytes remain (the page's first element is kept whatever its
+ * size), with the page's text made of the runs kept before and these elements' texts.
+ */
+function keptText<T extends object>(
+  values: T[],
+  runs: readonly string[],
+  start: number,
+  end: number,
+  left: number,
+): T[] {
+  const elements: string[] = [];
+  let remaining = left;
+  for (let index = start; index < end; index += 1) {
+    const text = JSON.stringify(values[index]);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > remaining && index > 0) break;
+    remaining -= bytes;
+    elements.push(text);
+  }
+  const page = values.slice(0, start + elements.length);
+  texts.set(page, `[${[...runs, ...elements].join(',')}]`);
+  return page;
+}
+
+/**
+ * The end of the run that starts at `start`: the following values while their estimated JSON text
+ * stays within {@link MEASURED_RUN_CHARS} characters, at least one.
+ */
+function runEnd(values: readonly object[], start: number): number {
+  let chars = 0;
+  let end = start;
+  while (end < values.length) {
+    chars += estimatedJsonChars(values[end], MEASURED_RUN_CHARS - chars);
+    if (chars > MEASURED_RUN_CHARS && end > start) break;
+    end += 1;
+  }
+  return end;
+}
+
+/**
+ * About the characters of `value`'s JSON text (its strings' lengths unescaped, 24 for a number),
+ * counted until they pass `limit`. Escapes can make the text longer, by at most six times (a
+ * control character): a run stays within a few milliseconds of serialising whatever its strings.
+ */
+function estimatedJsonChars(value: unknown, limit: number): number {
+  let chars = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && chars <= limit) {
+    const next = pending.pop();
+    if (typeof next === 'string') chars += next.length + 2;
+    else if (Array.isArray(next)) {
+      chars += 2 + next.length;
+      for (const element of next) pending.push(element);
+    } else if (typeof next === 'object' && next !== null) {
+      chars += 2;
+      for (const key of Object.keys(next)) {
+        chars += key.length + 4;
+        pending.push((next as Record<string, unknown>)[key]);
+      }
+    } else chars += 24;
+  }
+  return chars;
 }

@@ -3,7 +3,7 @@
  * profile links to, and pages, distinct values, field values and aggregates of a query plan, each
  * through the account's access filter. Objects come back rendered (see {@link Renderer}).
  */
-import { LoopSlices, NotFoundError, UNRESTRICTED, invalidSearchCursor, measureJson } from '@odp/core';
+import { NotFoundError, UNRESTRICTED, invalidSearchCursor, leadingWithinJsonBytes } from '@odp/core';
 import type {
   Account,
   AccessFilter,
@@ -123,19 +123,11 @@ export class ObjectReads {
   /**
    * The leading objects of a page whose JSON fits the page byte budget (at least one, so paging
    * always advances); the next page then starts right after the last one kept. Measured in slices
-   * of the event loop.
+   * of the event loop; the answer writes the text measured.
    */
   private async withinBudget(objects: DataObject[]): Promise<DataObject[]> {
     const budget = this.deps.limits?.maxPageBytes;
-    if (budget === undefined) return objects;
-    const slices = new LoopSlices();
-    let used = 0;
-    for (const [kept, object] of objects.entries()) {
-      used += measureJson(object);
-      if (used > budget && kept > 0) return objects.slice(0, kept);
-      await slices.next();
-    }
-    return objects;
+    return budget === undefined ? objects : leadingWithinJsonBytes(objects, budget);
   }
 
   async distinct(account: Account, plan: DistinctPlan): Promise<DistinctBucket[]> {
