@@ -78,6 +78,18 @@ describe('leadingWithinJsonBytes', () => {
         1, 1, 3,
       ]);
       expect(order).toEqual(['other work', 'measured']);
+      stringify.mockClear();
+
+      // A value nested past the levels an estimate descends counts as large, whatever its text.
+      let nested: unknown = 'deep';
+      for (let level = 0; level < 40; level += 1) nested = { nested };
+      const deep = [...objects(1), { id: 'deep', nested }, ...objects(2)];
+      expect(writtenJson(await leadingWithinJsonBytes(deep, Number.MAX_SAFE_INTEGER))).toBe(
+        JSON.stringify(deep),
+      );
+      expect(stringify.mock.calls.slice(0, -1).map(([value]) => (value as unknown[]).length)).toEqual([
+        1, 1, 2,
+      ]);
     } finally {
       stringify.mockRestore();
     }

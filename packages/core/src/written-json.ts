@@ -93,27 +93,31 @@ function runEnd(values: readonly object[], start: number): number {
   return end;
 }
 
+/** Levels of members and elements an estimate descends; a value nested deeper counts as large. */
+const ESTIMATED_LEVELS = 32;
+
 /**
  * About the characters of `value`'s JSON text (its strings' lengths unescaped, 24 for a number),
- * counted until they pass `limit`. Escapes can make the text longer, by at most six times (a
- * control character): a run stays within a few milliseconds of serialising whatever its strings.
+ * counted until they pass `limit`; past {@link ESTIMATED_LEVELS} levels, more than `limit`.
+ * Escapes can make the text longer, by at most six times (a control character): a run stays
+ * within a few milliseconds of serialising whatever its strings.
  */
-function estimatedJsonChars(value: unknown, limit: number): number {
-  let chars = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0 && chars <= limit) {
-    const next = pending.pop();
-    if (typeof next === 'string') chars += next.length + 2;
-    else if (Array.isArray(next)) {
-      chars += 2 + next.length;
-      for (const element of next) pending.push(element);
-    } else if (typeof next === 'object' && next !== null) {
-      chars += 2;
-      for (const key of Object.keys(next)) {
-        chars += key.length + 4;
-        pending.push((next as Record<string, unknown>)[key]);
-      }
-    } else chars += 24;
+function estimatedJsonChars(value: unknown, limit: number, levels = ESTIMATED_LEVELS): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value !== 'object' || value === null) return 24;
+  if (levels === 0) return Math.max(limit, 0) + 1;
+  let chars = 2;
+  if (Array.isArray(value)) {
+    chars += value.length;
+    for (let index = 0; index < value.length && chars <= limit; index += 1) {
+      chars += estimatedJsonChars(value[index], limit - chars, levels - 1);
+    }
+    return chars;
+  }
+  for (const key in value) {
+    chars +=
+      key.length + 4 + estimatedJsonChars((value as Record<string, unknown>)[key], limit - chars, levels - 1);
+    if (chars > limit) break;
   }
   return chars;
 }
