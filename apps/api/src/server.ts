@@ -52,7 +52,7 @@ export function listen(app: Express, config: Pick<Config, 'port' | 'http'>): Pro
  * objects that cost more than before (server.test.ts fails at once should node make them classes).
  * Measured, CPU per request: a bare express app answering a fixed body 0.10-0.13 ms before,
  * 0.025-0.035 after (node's own server: 0.02-0.025); the api's edge in front of one fixed route
- * 0.29-0.53 ms before, 0.14-0.22 after (docs/performance.md).
+ * 0.29-0.53 ms before, 0.14-0.22 after (docs/performance/changes-2026-11.md).
  */
 function requestClassesOf(app: Express): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
   const NodeRequest = http.IncomingMessage as unknown as (this: unknown, ...args: unknown[]) => void;

@@ -19,7 +19,7 @@
  * applied, before the event loop serves anything else. Without turns the transaction stays open
  * from a turn's first write to its end, through every other request the process serves meanwhile,
  * while another process waits for the lock (two processes held it 80% of the time for 41% of
- * work: docs/performance.md).
+ * work: docs/performance/changes-2026-12.md, "Write turns").
  */
 import type { AppliedWrite } from '@odp/core';
 import type Database from 'better-sqlite3';

@@ -303,7 +303,8 @@ export class SqliteTenantStore implements TenantStore {
    * The object data API's writes of a tenant are derived one after the other (the access control
    * derives each from the state the previous one left); each used to wait for its own commit
    * before the next could be derived (waiting a turn for more writes to share a commit only
-   * lengthened that serial section: docs/performance.md), and now only for its application.
+   * lengthened that serial section: docs/performance/runs.md, 23 November), and now only for its
+   * application.
    */
   async applyWrite(batch: WriteBatch): Promise<AppliedWrite> {
     this.model.require();
