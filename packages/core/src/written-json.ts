@@ -33,22 +33,22 @@ export async function leadingWithinJsonBytes<T extends object>(
   budget: number,
   slices: LoopSlices = new LoopSlices(),
 ): Promise<T[]> {
-  const kept: string[] = [];
+  /** The JSON text of each run measured and kept, an array of its values. */
+  const runs: string[] = [];
   let used = 0;
   for (let start = 0; start < values.length;) {
     const end = runEnd(values, start);
     const text = JSON.stringify(values.slice(start, end));
     // Brackets and commas are one byte each: what remains is the elements' own bytes.
     const bytes = Buffer.byteLength(text) - 2 - (end - start - 1);
-    if (used + bytes > budget && end - start > (start === 0 ? 1 : 0)) {
-      return keptText(values, kept, start, end, budget - used);
-    }
+    const firstAlone = start === 0 && end === 1;
+    if (used + bytes > budget && !firstAlone) return keptText(values, runs, start, end, budget - used);
     used += bytes;
-    kept.push(start === 0 && end === values.length ? text : text.slice(1, -1));
+    runs.push(text);
     start = end;
     await slices.next();
   }
-  texts.set(values, kept.length === 1 ? kept[0]! : `[${kept.join(',')}]`);
+  texts.set(values, runs.length === 1 ? runs[0]! : arrayText(runs.map(elementsOf)));
   return values;
 }
 
@@ -74,8 +74,18 @@ function keptText<T extends object>(
     elements.push(text);
   }
   const page = values.slice(0, start + elements.length);
-  texts.set(page, `[${[...runs, ...elements].join(',')}]`);
+  texts.set(page, arrayText([...runs.map(elementsOf), ...elements]));
   return page;
+}
+
+/** The elements' text of a JSON array's text: its brackets off. */
+function elementsOf(arrayJson: string): string {
+  return arrayJson.slice(1, -1);
+}
+
+/** The JSON text of an array from its elements' texts (each of one element or more). */
+function arrayText(elements: readonly string[]): string {
+  return `[${elements.join(',')}]`;
 }
 
 /**
