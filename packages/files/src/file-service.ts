@@ -22,6 +22,15 @@ import type { BlobStore, ByteRange, FileClaim, StoredFile, UploadClaims } from '
 import { parseRange } from './byte-range.js';
 import { SNIFF_BYTES, detectContentType, sanitizeFileName } from './content-type.js';
 import { FileTokens, TOKEN_TTL_MS } from './tokens.js';
+import {
+  GENERATED_PREFIX,
+  UPLOADS_PREFIX,
+  fileKey,
+  generatedKey,
+  readRecord,
+  recordKey,
+  writeRecord,
+} from './upload-records.js';
 
 /** The answer of `POST /binaries/<token>` (one element of its array). */
 export interface UploadDescriptor {
@@ -62,20 +71,6 @@ export interface OpenedFile {
   readonly body: Readable;
 }
 
-/**
- * The upload record kept under `uploads/<tenant>/<fileId>` while the upload is unclaimed. A
- * `generated` file (a report, an export) has one too, so the sweep deletes it like an unclaimed
- * upload; no write can claim it.
- */
-interface UploadRecord {
-  readonly state: 'receiving' | 'ready';
-  readonly fileName?: string;
-  readonly contentType?: string;
-  readonly size?: number;
-  /** The object a write is storing it in (set before that write commits). */
-  readonly holder?: string;
-}
-
 /** Bytes a multipart body may carry beyond its file (boundaries, part headers, small fields). */
 const MULTIPART_ALLOWANCE = 64 * 1024;
 
@@ -88,18 +83,7 @@ export class RangeNotSatisfiableError extends AppError {
   }
 }
 
-const fileKey = (tenantId: string, fileId: string) => `files/${tenantId}/${fileId}`;
-const recordKey = (tenantId: string, fileId: string) => `uploads/${tenantId}/${fileId}`;
-const generatedKey = (tenantId: string, fileId: string) => `generated/${tenantId}/${fileId}`;
-const UPLOADS_PREFIX = 'uploads/';
-const GENERATED_PREFIX = 'generated/';
 const GENERATED_TTL_MS = 60 * 60 * 1000;
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
 
 export class FileService {
   private readonly tokens: FileTokens;
@@ -253,11 +237,11 @@ export class FileService {
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > this.options.maxUploadBytes + MULTIPART_ALLOWANCE)
       throw this.tooLarge();
-    await this.writeRecord(tenantId, fileId, { state: 'receiving' });
+    await writeRecord(this.blobs, tenantId, fileId, { state: 'receiving' });
     try {
       const { fileName, size, head } = await this.storePart(headers, body, fileKey(tenantId, fileId));
       const contentType = detectContentType(head, fileName);
-      await this.writeRecord(tenantId, fileId, { state: 'ready', fileName, contentType, size });
+      await writeRecord(this.blobs, tenantId, fileId, { state: 'ready', fileName, contentType, size });
       // Checked after the last write: a deletion that began earlier is seen here (and this upload's
       // blobs dropped below); one that begins later lists and deletes them itself.
       if (!(await this.tenantExists(tenantId))) throw new NotFoundError(NO_SUCH_LINK);
@@ -369,27 +353,13 @@ export class FileService {
     });
   }
 
-  private async writeRecord(tenantId: string, fileId: string, record: UploadRecord): Promise<void> {
-    await this.blobs.put(recordKey(tenantId, fileId), Readable.from([Buffer.from(JSON.stringify(record))]));
-  }
-
-  private async readRecord(tenantId: string, fileId: string): Promise<UploadRecord | null> {
-    const stream = await this.blobs.get(recordKey(tenantId, fileId));
-    if (stream === null) return null;
-    try {
-      return JSON.parse((await readAll(stream)).toString('utf8')) as UploadRecord;
-    } catch {
-      return null;
-    }
-  }
-
   /** The object service's view of one tenant's uploads. */
   claimsFor(tenantId: string): UploadClaims {
     const claimKey = (fileId: string) => `${tenantId}/${fileId}`;
     return {
       upload: async (fileId) => {
         if (this.claiming.has(claimKey(fileId))) return null;
-        const record = await this.readRecord(tenantId, fileId);
+        const record = await readRecord(this.blobs, tenantId, fileId);
         if (record?.state !== 'ready' || record.fileName === undefined) return null;
         return {
           fileId,
@@ -408,8 +378,8 @@ export class FileService {
         for (const claim of claims) this.claiming.add(claimKey(claim.fileId));
         try {
           for (const { objectId, fileId } of claims) {
-            const record = await this.readRecord(tenantId, fileId);
-            if (record) await this.writeRecord(tenantId, fileId, { ...record, holder: objectId });
+            const record = await readRecord(this.blobs, tenantId, fileId);
+            if (record) await writeRecord(this.blobs, tenantId, fileId, { ...record, holder: objectId });
           }
         } catch (error) {
           for (const claim of claims) this.claiming.delete(claimKey(claim.fileId));
@@ -471,7 +441,7 @@ export class FileService {
     let deleted = await this.sweepGenerated();
     for (const { tenantId, fileId } of expired) {
       if (this.claiming.has(`${tenantId}/${fileId}`)) continue;
-      const record = await this.readRecord(tenantId, fileId);
+      const record = await readRecord(this.blobs, tenantId, fileId);
       if (!record?.holder || !(await holds(tenantId, record.holder, fileId))) {
         await this.blobs.delete(fileKey(tenantId, fileId));
         deleted += 1;
