@@ -218,6 +218,9 @@ describe('claims, release and sweep', () => {
     await claims.claim([{ objectId: 'o1', fileId }]);
     await claims.settle(true, [{ objectId: 'o1', fileId }], []);
     expect(await claims.upload(fileId)).toBeNull();
+    // A write that found the upload claimable before that one committed cannot claim it now.
+    await expect(claims.claim([{ objectId: 'o2', fileId }])).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await claims.upload(fileId)).toBeNull();
     expect(await keys()).toEqual([`files/${TENANT}/${fileId}`]);
     await claims.settle(true, [], [fileId]);
     expect(await keys()).toEqual([]);

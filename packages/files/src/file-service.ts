@@ -85,6 +85,13 @@ export class RangeNotSatisfiableError extends AppError {
 
 const GENERATED_TTL_MS = 60 * 60 * 1000;
 
+/** The 400 of a claim of an upload another write is storing (`is being stored`) or stored. */
+function uploadTaken(how: string): ValidationError {
+  return new ValidationError(`An upload ${how} by another request.`, [
+    { field: 'file', message: `${how} by another request` },
+  ]);
+}
+
 export class FileService {
   private readonly tokens: FileTokens;
   private readonly now: () => number;
@@ -370,16 +377,15 @@ export class FileService {
       },
       claim: async (claims: readonly FileClaim[]) => {
         const taken = claims.filter((claim) => this.claiming.has(claimKey(claim.fileId)));
-        if (taken.length > 0) {
-          throw new ValidationError('An upload is being stored by another request.', [
-            { field: 'file', message: 'is being stored by another request' },
-          ]);
-        }
+        if (taken.length > 0) throw uploadTaken('is being stored');
         for (const claim of claims) this.claiming.add(claimKey(claim.fileId));
         try {
           for (const { objectId, fileId } of claims) {
+            // A write that found the upload claimable may come here after another write claimed
+            // it and committed: its record is gone, and the upload is that write's.
             const record = await readRecord(this.blobs, tenantId, fileId);
-            if (record) await writeRecord(this.blobs, tenantId, fileId, { ...record, holder: objectId });
+            if (record === null) throw uploadTaken('was stored');
+            await writeRecord(this.blobs, tenantId, fileId, { ...record, holder: objectId });
           }
         } catch (error) {
           for (const claim of claims) this.claiming.delete(claimKey(claim.fileId));
