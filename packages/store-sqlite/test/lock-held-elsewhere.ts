@@ -7,12 +7,15 @@ import Database from 'better-sqlite3';
 
 /**
  * Runs `action` while another connection to `file` holds its write lock for `holdMs`; resolves
- * its result and the 1 ms timer turns the thread ran until it settled.
+ * its result and the 1 ms timer turns the thread ran until it settled. The lock is held 200 ms: on
+ * a machine whose cores the whole test run shares, a 1 ms timer fires far less often than once a
+ * millisecond (50 ms once gave fewer than the 6 turns the tests ask for), and a thread blocked by
+ * a sleeping busy handler turns none however long the hold.
  */
 export async function whileLockedElsewhere<T>(
   file: string,
   action: () => Promise<T>,
-  holdMs = 50,
+  holdMs = 200,
 ): Promise<{ result: T; turns: number }> {
   const other = new Database(file);
   other.exec('BEGIN IMMEDIATE');
