@@ -6,6 +6,7 @@
 import { integerEventLog } from '@odp/core';
 import type { ChangeEvent, EventLog, NewChangeEvent } from '@odp/core';
 import type { TenantDatabase } from './database.js';
+import { limitClause } from '../limit-clause.js';
 
 /** The event log of a tenant database. */
 export function tenantEventLog(database: TenantDatabase): EventLog {
@@ -15,9 +16,9 @@ export function tenantEventLog(database: TenantDatabase): EventLog {
     after: async (position, limit) => {
       const rows = database
         .statement(
-          'SELECT seq, type, object_id, classes, loser_id, at, changed FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+          `SELECT seq, type, object_id, classes, loser_id, at, changed FROM events WHERE seq > ? ORDER BY seq ${limitClause(limit)}`,
         )
-        .all(position, limit) as {
+        .all(position) as {
         seq: number;
         type: ChangeEvent['type'];
         object_id: string;

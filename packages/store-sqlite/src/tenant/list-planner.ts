@@ -14,6 +14,7 @@ import { compileSort } from './query/sort.js';
 import type { CompiledSort } from './query/sort.js';
 import { EMPTY_KEY, whereClause } from './query/sql.js';
 import type { CompiledSelection, Driver, Sql } from './query/sql.js';
+import { limitClause } from '../limit-clause.js';
 
 /** How long a remembered driver count may serve plans (writes through the store forget it at once). */
 const DRIVER_COUNT_TTL_MS = 2000;
@@ -136,8 +137,8 @@ export class ListPlanner {
           text:
             `SELECT ${driver.repeating === undefined ? '' : 'DISTINCT '}${driver.n} FROM ${driver.from} ` +
             `WHERE ${where.text}${seek === null ? '' : ` AND ${seek.text}`} ` +
-            `ORDER BY ${order.text} LIMIT ? OFFSET ?`,
-          params: [...where.params, ...(seek?.params ?? []), ...order.params, limit, offset],
+            `ORDER BY ${order.text} ${limitClause(limit)} OFFSET ?`,
+          params: [...where.params, ...(seek?.params ?? []), ...order.params, offset],
         };
       }
       // The driver's first `walked` entries in order (its own range and the seek), then the other
@@ -159,14 +160,13 @@ export class ListPlanner {
       return {
         text:
           `SELECT d.n FROM (SELECT ${columns} FROM ${driver.from} WHERE ${range.map((part) => part.text).join(' AND ')} ` +
-          `ORDER BY ${order.text} LIMIT ?) d WHERE ${rest.text} ORDER BY ${outer.text} LIMIT ? OFFSET ?`,
+          `ORDER BY ${order.text} ${limitClause(walked)}) d WHERE ${rest.text} ` +
+          `ORDER BY ${outer.text} ${limitClause(limit)} OFFSET ?`,
         params: [
           ...range.flatMap((part) => part.params),
           ...order.params,
-          walked,
           ...rest.params,
           ...outer.params,
-          limit,
           offset,
         ],
       };
@@ -284,9 +284,11 @@ export class ListPlanner {
     const known = this.driverCounts.get(key);
     if (known !== undefined && now - known.at < DRIVER_COUNT_TTL_MS) return known.count;
     const count = this.database
-      .statement(`SELECT count(*) FROM (SELECT 1 FROM ${driver.from} WHERE ${driver.where.text} LIMIT ?)`)
+      .statement(
+        `SELECT count(*) FROM (SELECT 1 FROM ${driver.from} WHERE ${driver.where.text} ${limitClause(limit)})`,
+      )
       .pluck()
-      .get(...driver.where.params, limit) as number;
+      .get(...driver.where.params) as number;
     if (this.driverCounts.size >= MAX_DRIVER_COUNTS) this.driverCounts.clear();
     this.driverCounts.set(key, { count, at: now });
     return count;

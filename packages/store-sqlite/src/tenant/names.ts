@@ -8,6 +8,7 @@ import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/c
 import { visibleLinked } from './query/access.js';
 import { amongValues } from './query/sql.js';
 import type { KeyLookup, Sql } from './query/sql.js';
+import { limitClause } from '../limit-clause.js';
 
 export interface TenantNamesContext {
   readonly keys: KeyLookup;
@@ -305,15 +306,11 @@ export class TenantNames {
              SELECT json_group_array(b.src) FROM (
                SELECT l.src FROM links l
                WHERE l.dst = t.value AND l.rel = r.value AND ${visible.text}
-               ORDER BY l.src, l.pos LIMIT ?) b)
+               ORDER BY l.src, l.pos ${limitClause(limit)}) b)
            FROM json_each(?) t, json_each(?) r ORDER BY t.key, r.key`,
         )
         .raw(true)
-        .all(...visible.params, limit, JSON.stringify(missing), JSON.stringify(rels)) as [
-        number,
-        number,
-        string,
-      ][];
+        .all(...visible.params, JSON.stringify(missing), JSON.stringify(rels)) as [number, number, string][];
       // The range picked the first linkers in (src, pos) order; an aggregate does not promise to
       // keep an order, so the keys are sorted again (equal keys are one linker linking twice).
       for (const [dst, rel, sources] of pairs) {

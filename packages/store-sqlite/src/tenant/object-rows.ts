@@ -9,6 +9,7 @@ import type { TenantDatabase } from './database.js';
 import { compileAccess } from './query/access.js';
 import { amongValues } from './query/sql.js';
 import type { Sql } from './query/sql.js';
+import { limitClause } from '../limit-clause.js';
 
 export interface ObjectRow {
   n: number;
@@ -88,9 +89,9 @@ export class ObjectRows {
     return this.hydrate(
       objectRows(
         this.database.statement(
-          `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.id > ? ORDER BY o.id LIMIT ?`,
+          `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.id > ? ORDER BY o.id ${limitClause(limit)}`,
         ),
-        [afterId ?? '', limit],
+        [afterId ?? ''],
       ),
     );
   }

@@ -4,6 +4,7 @@
  */
 import type { NewJob } from '@odp/core';
 import type { TenantDatabase } from './database.js';
+import { limitClause } from '../limit-clause.js';
 
 export class TenantOutbox {
   constructor(private readonly database: TenantDatabase) {}
@@ -11,9 +12,9 @@ export class TenantOutbox {
   /** The oldest `limit` queued jobs. */
   read(limit: number): NewJob[] {
     const rows = this.database
-      .statement('SELECT job FROM outbox ORDER BY seq LIMIT ?')
+      .statement(`SELECT job FROM outbox ORDER BY seq ${limitClause(limit)}`)
       .pluck()
-      .all(limit) as string[];
+      .all() as string[];
     return rows.map((row) => JSON.parse(row) as NewJob);
   }
 

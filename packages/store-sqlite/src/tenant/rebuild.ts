@@ -10,6 +10,7 @@ import type { BatchWriter } from './batch-writer.js';
 import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
 import { OBJECT_COLUMNS, objectRows, toStoredObject } from './object-rows.js';
+import { limitClause } from '../limit-clause.js';
 
 export class DerivedRebuild {
   private readonly loop = new DerivedRebuildLoop();
@@ -35,7 +36,7 @@ export class DerivedRebuild {
     this.model.use(model);
     const last = (this.database.statement('SELECT max(n) FROM objects').pluck().get() as number | null) ?? 0;
     const batch = this.database.statement(
-      `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n > ? AND o.n <= ? ORDER BY o.n LIMIT ?`,
+      `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.n > ? AND o.n <= ? ORDER BY o.n ${limitClause(this.rebuildBatchSize)}`,
     );
     return this.loop.run<number>({
       forgetSignature: () =>
@@ -44,7 +45,7 @@ export class DerivedRebuild {
           this.columns.prepareTables();
         }),
       rederiveAfter: async (after) => {
-        const rows = objectRows(batch, [after ?? 0, last, this.rebuildBatchSize]);
+        const rows = objectRows(batch, [after ?? 0, last]);
         if (rows.length === 0) return null;
         await this.database.inWriteTransaction(() => {
           for (const row of rows) this.writer.deriveRows(toStoredObject(row, {}), row.n);

@@ -28,6 +28,7 @@ import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, Sear
 import { compileAccess } from './query/access.js';
 import type { KeyLookup, Sql } from './query/sql.js';
 import type { FrozenRankings } from './search-rankings.js';
+import { limitClause } from '../limit-clause.js';
 
 export interface SqliteSearchIndexContext {
   readonly keys: KeyLookup;
@@ -182,10 +183,10 @@ export class SqliteSearchIndex implements SearchIndex {
     const keys = this.context
       .statement(
         `SELECT search.rowid FROM search WHERE search MATCH ? AND search.rowid <= ? AND search.rowid < ?
-         AND ${scope.text} ORDER BY search.rowid DESC LIMIT ?`,
+         AND ${scope.text} ORDER BY search.rowid DESC ${limitClause(size + 1)}`,
       )
       .pluck()
-      .all(match, state.max, state.at, ...scope.params, size + 1) as number[];
+      .all(match, state.max, state.at, ...scope.params) as number[];
     const page = keys.slice(0, size);
     const ids = this.idsOf(page);
     if (keys.length <= size) return { ids, next: null };
@@ -224,9 +225,9 @@ export class SqliteSearchIndex implements SearchIndex {
       .statement(
         `SELECT j.key AS at, j.value AS n FROM json_each(?) j
          WHERE j.key >= ? AND EXISTS (SELECT 1 FROM objects o WHERE o.n = j.value) AND ${scope.text}
-         ORDER BY j.key LIMIT ?`,
+         ORDER BY j.key ${limitClause(size + 1)}`,
       )
-      .all(frozen, cursor.at, ...scope.params, size + 1) as { at: number; n: number }[];
+      .all(frozen, cursor.at, ...scope.params) as { at: number; n: number }[];
     const page = rows.slice(0, size);
     const ids = this.idsOf(page.map((row) => row.n));
     if (rows.length <= size) return { ids, next: null };
@@ -283,9 +284,9 @@ export class SqliteSearchIndex implements SearchIndex {
     const remembered = this.counts.get(key);
     if (remembered !== undefined) return remembered;
     const count = this.context
-      .statement('SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)')
+      .statement(`SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? ${limitClause(limit + 1)})`)
       .pluck()
-      .get(expression, limit + 1) as number;
+      .get(expression) as number;
     this.counts.set(key, count <= limit);
     return count <= limit;
   }
