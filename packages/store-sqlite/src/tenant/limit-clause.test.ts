@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
-import { contractModel, storedObject, uuid } from '@odp/testkit';
+import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
 import { limitClause } from '../limit-clause.js';
 import { storePartsOf } from './inspection.js';
 import { openSqliteTenantStore } from './store.js';
@@ -51,10 +51,13 @@ describe('limitClause', () => {
 });
 
 describe("the tenant store's reads bind no LIMIT", () => {
-  it('lists by page number and by cursor, scans, searches and reads events with LIMIT in the text', async () => {
+  it('lists by page number and by cursor, scans, searches, reads events and linkers with LIMIT in the text', async () => {
     const store = openSqliteTenantStore({ file: join(dir, 'tenant.db'), driverLimit: 4 });
     await store.applyModel(contractModel);
     await store.write({ put: Array.from({ length: 12 }, (_, index) => company(index + 1)) });
+    await store.write({
+      put: [storedObject({ n: 13, basicClass: 'ct.invoice', name: 'INV-1', links: { [REL.client]: [2] } })],
+    });
     const { database } = storePartsOf(store);
     const statement = database.statement.bind(database);
     const texts: string[] = [];
@@ -77,11 +80,13 @@ describe("the tenant store's reads bind no LIMIT", () => {
       'harbor 10',
       'harbor 12',
     ]);
-    expect((await store.scan(uuid(10), 5)).map((object) => object.id)).toEqual([uuid(11), uuid(12)]);
+    expect((await store.scan(uuid(10), 2)).map((object) => object.id)).toEqual([uuid(11), uuid(12)]);
     expect(
       (await store.search.search({ text: 'harbor', classes: ['ct.company'], size: 5 }, ALL)).ids,
     ).toHaveLength(5);
     expect((await store.events.read(null, 10)).events).toEqual([]);
+    const linkers = await store.incomingRefs([uuid(2)], ALL, { relationKeys: [REL.client], limit: 20 });
+    expect(linkers.map((ref) => ref.id)).toEqual([uuid(13)]);
 
     expect(texts.filter((text) => /\bLIMIT\b/i.test(text)).length).toBeGreaterThan(3);
     expect(texts.filter((text) => /\bLIMIT\s+\?/i.test(text))).toEqual([]);
