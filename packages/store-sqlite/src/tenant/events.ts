@@ -6,7 +6,7 @@
 import { integerEventLog } from '@odp/core';
 import type { ChangeEvent, EventLog, NewChangeEvent } from '@odp/core';
 import type { TenantDatabase } from './database.js';
-import { limitClause } from '../limit-clause.js';
+import { limitClause } from './query/sql.js';
 
 /** The event log of a tenant database. */
 export function tenantEventLog(database: TenantDatabase): EventLog {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
 import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
-import { limitClause } from '../limit-clause.js';
+import { limitClause } from './query/sql.js';
 import { storePartsOf } from './inspection.js';
 import { openSqliteTenantStore } from './store.js';
 
 /**
- * A LIMIT is written into a statement's text (limit-clause.ts): SQLite compiles a cached statement
+ * A LIMIT is written into a statement's text (`limitClause`, query/sql.ts): SQLite compiles a cached statement
  * again on every run when its LIMIT is a bound parameter. The store's reads are checked for it
  * through the statements they ask for, with the rows they answer.
  */

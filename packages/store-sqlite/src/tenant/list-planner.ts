@@ -12,9 +12,8 @@ import { hiddenSource } from './query/access.js';
 import { compileSelection } from './query/selection.js';
 import { compileSort } from './query/sort.js';
 import type { CompiledSort } from './query/sort.js';
-import { EMPTY_KEY, whereClause } from './query/sql.js';
+import { EMPTY_KEY, limitClause, whereClause } from './query/sql.js';
 import type { CompiledSelection, Driver, Sql } from './query/sql.js';
-import { limitClause } from '../limit-clause.js';
 
 /** How long a remembered driver count may serve plans (writes through the store forget it at once). */
 const DRIVER_COUNT_TTL_MS = 2000;

@@ -6,9 +6,8 @@
 import type Database from 'better-sqlite3';
 import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/core';
 import { visibleLinked } from './query/access.js';
-import { amongValues } from './query/sql.js';
+import { amongValues, limitClause } from './query/sql.js';
 import type { KeyLookup, Sql } from './query/sql.js';
-import { limitClause } from '../limit-clause.js';
 
 export interface TenantNamesContext {
   readonly keys: KeyLookup;

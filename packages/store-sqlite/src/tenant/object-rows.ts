@@ -7,9 +7,8 @@ import type { AccessFilter, LoopSlices, StoredObject } from '@odp/core';
 import type Database from 'better-sqlite3';
 import type { TenantDatabase } from './database.js';
 import { compileAccess } from './query/access.js';
-import { amongValues } from './query/sql.js';
+import { amongValues, limitClause } from './query/sql.js';
 import type { Sql } from './query/sql.js';
-import { limitClause } from '../limit-clause.js';
 
 export interface ObjectRow {
   n: number;

@@ -4,7 +4,7 @@
  */
 import type { NewJob } from '@odp/core';
 import type { TenantDatabase } from './database.js';
-import { limitClause } from '../limit-clause.js';
+import { limitClause } from './query/sql.js';
 
 export class TenantOutbox {
   constructor(private readonly database: TenantDatabase) {}

@@ -10,7 +10,7 @@ import type { BatchWriter } from './batch-writer.js';
 import type { ClassColumns } from './class-columns.js';
 import type { TenantDatabase } from './database.js';
 import { OBJECT_COLUMNS, objectRows, toStoredObject } from './object-rows.js';
-import { limitClause } from '../limit-clause.js';
+import { limitClause } from './query/sql.js';
 
 export class DerivedRebuild {
   private readonly loop = new DerivedRebuildLoop();

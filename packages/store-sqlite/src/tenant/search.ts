@@ -28,7 +28,7 @@ import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, Sear
 import { compileAccess } from './query/access.js';
 import type { KeyLookup, Sql } from './query/sql.js';
 import type { FrozenRankings } from './search-rankings.js';
-import { limitClause } from '../limit-clause.js';
+import { limitClause } from './query/sql.js';
 
 export interface SqliteSearchIndexContext {
   readonly keys: KeyLookup;
