@@ -36,16 +36,22 @@ export function explainGet(store: SqliteTenantStore, id: string, access: AccessF
 }
 
 /**
- * Counts, from now on, the statements the store prepares or reuses whose text is `text` (each
- * query run asks for its statement once): whether a given query ran, seen from outside the planner.
+ * Records, from now on, the text of every statement the store prepares or reuses (each query run
+ * asks for its statement once): which queries ran, seen from outside the planner.
  */
-export function countStatementRuns(store: SqliteTenantStore, text: string): () => number {
+export function recordStatements(store: SqliteTenantStore): () => readonly string[] {
   const { database } = storePartsOf(store);
   const statement = database.statement.bind(database);
-  let runs = 0;
+  const texts: string[] = [];
   database.statement = (sql: string) => {
-    if (sql === text) runs += 1;
+    texts.push(sql);
     return statement(sql);
   };
-  return () => runs;
+  return () => texts;
+}
+
+/** Counts, from now on, the statements the store prepares or reuses whose text is `text`. */
+export function countStatementRuns(store: SqliteTenantStore, text: string): () => number {
+  const recorded = recordStatements(store);
+  return () => recorded().filter((sql) => sql === text).length;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
 import { REL, contractModel, storedObject, uuid } from '@odp/testkit';
 import { limitClause } from './query/sql.js';
-import { storePartsOf } from './inspection.js';
+import { recordStatements } from '../../test/query-plans.js';
 import { openSqliteTenantStore } from './store.js';
 
 /**
@@ -58,13 +58,7 @@ describe("the tenant store's reads bind no LIMIT", () => {
     await store.write({
       put: [storedObject({ n: 13, basicClass: 'ct.invoice', name: 'INV-1', links: { [REL.client]: [2] } })],
     });
-    const { database } = storePartsOf(store);
-    const statement = database.statement.bind(database);
-    const texts: string[] = [];
-    database.statement = (sql: string) => {
-      texts.push(sql);
-      return statement(sql);
-    };
+    const statements = recordStatements(store);
     const names = (objects: readonly StoredObject[]) => objects.map((object) => object.values['legalName']);
 
     expect(names(await store.list(page({}), ALL))).toEqual([
@@ -88,8 +82,8 @@ describe("the tenant store's reads bind no LIMIT", () => {
     const linkers = await store.incomingRefs([uuid(2)], ALL, { relationKeys: [REL.client], limit: 20 });
     expect(linkers.map((ref) => ref.id)).toEqual([uuid(13)]);
 
-    expect(texts.filter((text) => /\bLIMIT\b/i.test(text)).length).toBeGreaterThan(3);
-    expect(texts.filter((text) => /\bLIMIT\s+\?/i.test(text))).toEqual([]);
+    expect(statements().filter((text) => /\bLIMIT\b/i.test(text)).length).toBeGreaterThan(3);
+    expect(statements().filter((text) => /\bLIMIT\s+\?/i.test(text))).toEqual([]);
     await store.close();
   });
 });
