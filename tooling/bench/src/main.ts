@@ -58,6 +58,7 @@ import { excelTable, measureExcel } from './excel.js';
 import { cliTable, measureCli } from './cli.js';
 import { measureStartup, startupTable } from './startup.js';
 import { measurePeers, peersComplete, peersTable } from './peers.js';
+import { measureCeilings } from './ceilings.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -103,41 +104,6 @@ const apiProcesses = Number(flags['api-processes']);
 const warmupSeconds = 1;
 const modelDir = path.join(REPO_ROOT, 'examples/models/crm');
 const log = (line: string) => process.stderr.write(line + '\n');
-
-/** A fixed JSON body the size of a typical DataObject, for the ceilings. */
-const FIXED_BODY = JSON.stringify({ ceiling: true, padding: 'x'.repeat(600) });
-
-async function measureCeilings(): Promise<Ceilings> {
-  const bare = await startChild('tooling/bench/src/bare-http.ts', { BENCH_BODY: FIXED_BODY }, 'LISTENING');
-  const bareHttp = await runLoad({
-    baseUrl: bare.baseUrl,
-    serverCpuMs: bare.cpuMs,
-    warmupSeconds,
-    durationSeconds,
-    connections,
-    nextRequest: () => ({ path: '/' }),
-  });
-  await bare.stop();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'odp-bench-ceiling-'));
-  const edge = await startChild(
-    'tooling/bench/src/express-ceiling.ts',
-    { BENCH_BODY: FIXED_BODY, ODP_DATA_DIR: dataDir },
-    'CEILING_READY',
-  );
-  const ready = JSON.parse(edge.ready) as { path: string; key: string };
-  const express = await runLoad({
-    baseUrl: edge.baseUrl,
-    serverCpuMs: edge.cpuMs,
-    warmupSeconds,
-    headers: { 'x-api-key': ready.key },
-    durationSeconds,
-    connections,
-    nextRequest: () => ({ path: ready.path }),
-  });
-  await edge.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  return { bareHttp, express };
-}
 
 /** A target is met only by an operation that completed requests in the run. */
 function judged(target: { description: string; met: boolean }, http: LoadFigures) {
@@ -472,7 +438,7 @@ const run: BenchRun = {
   startedAt: new Date().toISOString(),
   machine: machineFacts(),
   settings: { stack: stack.description, durationSeconds, connections, apiProcesses, sizes },
-  ceilings: await measureCeilings(),
+  ceilings: await measureCeilings({ warmupSeconds, durationSeconds, connections }),
   operations: [],
   neighbours: [],
 };
