@@ -7,6 +7,8 @@ import type { AccessFilter, LoopSlices, StoredObject } from '@odp/core';
 import type Database from 'better-sqlite3';
 import type { TenantDatabase } from './database.js';
 import { compileAccess } from './query/access.js';
+import { sortIdOf } from './remembered-rows.js';
+import type { PageRow, RememberedRows } from './remembered-rows.js';
 import { amongValues, limitClause } from './query/sql.js';
 import type { Sql } from './query/sql.js';
 
@@ -50,7 +52,10 @@ export function objectRows(statement: Database.Statement, params: readonly unkno
 }
 
 export class ObjectRows {
-  constructor(private readonly database: TenantDatabase) {}
+  constructor(
+    private readonly database: TenantDatabase,
+    private readonly remembered: RememberedRows,
+  ) {}
 
   /** The query of the objects matching `where` that `access` lets the reader see. */
   fetchQuery(where: string, params: readonly unknown[], access: AccessFilter): Sql {
@@ -81,6 +86,35 @@ export class ObjectRows {
     );
     const byKey = new Map(rows.map((row) => [row.n, row]));
     return keys.map((key) => byKey.get(key)).filter((row): row is KeyedRow => row !== undefined);
+  }
+
+  /**
+   * The stored objects of a page's `keys`, in the order of `keys` (a key whose row is gone is left
+   * out), each with its value of `sortKey` (an expression of `o.n`): the objects remembered from
+   * an earlier page (remembered-rows.ts), and the others read, with their links, in slices of the
+   * event loop, then remembered.
+   */
+  async page(keys: readonly number[], sortKey: Sql | undefined, slices: LoopSlices): Promise<PageRow[]> {
+    const read = this.remembered.open();
+    const sortId = sortIdOf(sortKey);
+    const found = new Map<number, PageRow>();
+    const missing: number[] = [];
+    for (const key of keys) {
+      const row = read === null ? undefined : this.remembered.find(key, sortId);
+      if (row === undefined) missing.push(key);
+      else found.set(key, row);
+    }
+    if (missing.length > 0) {
+      const rows = this.byKey(missing, sortKey);
+      await slices.next();
+      const objects = await this.hydrateInSlices(rows, slices);
+      rows.forEach((row, index) => {
+        const pageRow = { n: row.n, object: objects[index]!, sortKey: row.sortKey };
+        found.set(row.n, pageRow);
+        if (read !== null) this.remembered.remember(read, pageRow, rowChars(row), sortId);
+      });
+    }
+    return keys.map((key) => found.get(key)).filter((row): row is PageRow => row !== undefined);
   }
 
   /** Up to `limit` objects in id order after `afterId`, whatever their access. */
@@ -148,4 +182,9 @@ export function toStoredObject(
     createdAt: row.created,
     modifiedAt: row.modified,
   };
+}
+
+/** The characters of a row's text, about what its object holds once parsed. */
+function rowChars(row: ObjectRow): number {
+  return row.id.length + row.basic.length + row.classes.length + (row.name?.length ?? 0) + row.vals.length;
 }

@@ -43,6 +43,7 @@ import { registerStoreParts } from './inspection.js';
 import { ListPlanner } from './list-planner.js';
 import { TenantNames } from './names.js';
 import { ObjectRows } from './object-rows.js';
+import { RememberedRows } from './remembered-rows.js';
 import { amongValues } from './query/sql.js';
 import { SqliteIdempotencyRecords } from './idempotency.js';
 import { TenantOutbox } from './outbox.js';
@@ -153,7 +154,14 @@ export class SqliteTenantStore implements TenantStore {
       classColumnsTag(compositeLimit),
     );
     const columns = new ClassColumns(database, this.model, compositeLimit);
-    this.rows = new ObjectRows(database);
+    this.rows = new ObjectRows(
+      database,
+      new RememberedRows({
+        inTransaction: () => database.db.inTransaction,
+        dataVersion: () => database.dataVersion(),
+        onWrite: (listener) => database.onForget('write', listener),
+      }),
+    );
     this.planner = new ListPlanner(database, this.model, columns, options.driverLimit ?? 5000);
     this.summaries = new SummaryReads(database, this.model, this.planner, aggregates);
     this.names = new TenantNames({
@@ -221,15 +229,14 @@ export class SqliteTenantStore implements TenantStore {
   async page(plan: ListPlan, access: AccessFilter): Promise<ListPage> {
     const slices = new LoopSlices();
     // One sort for the page query and for the keys of the page's rows in it (its positions), which
-    // are read with the rows, apart from the page query, so that its plan and order stay exactly
-    // those of a list.
+    // are read with the rows (or remembered with them), apart from the page query, so that its
+    // plan and order stay exactly those of a list.
     const sort = this.planner.sortOf(plan, access);
     const keys = this.planner.listKeys(plan, access, sort);
     await slices.next();
-    const rows = this.rows.byKey(keys, sort.key('o.n') ?? undefined);
-    await slices.next();
+    const rows = await this.rows.page(keys, sort.key('o.n') ?? undefined, slices);
     return {
-      rows: await this.rows.hydrateInSlices(rows, slices),
+      rows: rows.map((row) => row.object),
       positions: rows.map((row) => ({ key: positionKey(row.sortKey), seq: row.n })),
     };
   }
