@@ -13,6 +13,7 @@
  * render them and never change them.
  */
 import type { StoredObject } from '@odp/core';
+import type { Sql } from './query/sql.js';
 
 export interface RememberedRowsContext {
   /** Whether a write transaction is open on the connection. */
@@ -115,8 +116,6 @@ export class RememberedRows {
 }
 
 /** The identity of a sort key expression (its SQL text and parameters); '' for none. */
-export function sortIdOf(
-  sortKey: { readonly text: string; readonly params: readonly unknown[] } | undefined,
-): string {
+export function sortIdOf(sortKey: Sql | undefined): string {
   return sortKey === undefined ? '' : `${sortKey.text}\u0000${JSON.stringify(sortKey.params)}`;
 }
