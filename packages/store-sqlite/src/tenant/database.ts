@@ -50,6 +50,19 @@ export interface TenantDatabaseOptions {
   readonly lockReleases?: LockReleases;
 }
 
+/**
+ * How a reader of the connection learns that what it remembers may have changed: the caches of
+ * the store's reads (names.ts, search.ts, remembered-rows.ts) take these three.
+ */
+export interface ConnectionChanges {
+  /** Whether a write transaction is open on the connection (its reads may not be committed). */
+  readonly inTransaction: () => boolean;
+  /** `PRAGMA data_version` of the connection: changes when another connection committed. */
+  readonly dataVersion: () => number;
+  /** Registers `listener` to run after every write transaction of this connection. */
+  readonly onWrite: (listener: () => void) => void;
+}
+
 /** Writes a transaction's work defers to its end (the counters of aggregates.ts). */
 export interface DeferredWrites {
   /** Writes what was deferred, in the open transaction. */
@@ -225,6 +238,15 @@ export class TenantDatabase {
    */
   dataVersion(): number {
     return this.statement('PRAGMA data_version').pluck().get() as number;
+  }
+
+  /** The connection's {@link ConnectionChanges}. */
+  changes(): ConnectionChanges {
+    return {
+      inTransaction: () => this.db.inTransaction,
+      dataVersion: () => this.dataVersion(),
+      onWrite: (listener) => this.onForget('write', listener),
+    };
   }
 
   /** A prepared statement, from a bounded cache (the oldest is dropped first). */

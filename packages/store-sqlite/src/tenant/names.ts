@@ -5,11 +5,12 @@
  */
 import type Database from 'better-sqlite3';
 import type { AccessFilter, IncomingBound, IncomingRef, ObjectRef } from '@odp/core';
+import type { ConnectionChanges } from './database.js';
 import { visibleLinked } from './query/access.js';
 import { amongValues, limitClause } from './query/sql.js';
 import type { KeyLookup, Sql } from './query/sql.js';
 
-export interface TenantNamesContext {
+export interface TenantNamesContext extends ConnectionChanges {
   readonly keys: KeyLookup;
   /** Prepared-statement cache of the owning store. */
   readonly statement: (sql: string) => Database.Statement;
@@ -18,12 +19,6 @@ export interface TenantNamesContext {
    * (`refsChangedCount` in batch-writer.ts): remembered references hold while it stays the same.
    */
   readonly refsChanged: () => string | null;
-  /** Whether a write transaction is open on the connection (its reads may not be committed). */
-  readonly inTransaction: () => boolean;
-  /** `PRAGMA data_version` of the connection: changes when another connection committed. */
-  readonly dataVersion: () => number;
-  /** Registers `listener` to run after every write transaction of this connection. */
-  readonly onWrite: (listener: () => void) => void;
 }
 
 /** Rows are read raw (arrays): the driver then builds no object per row. */

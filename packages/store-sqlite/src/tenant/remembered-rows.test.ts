@@ -5,7 +5,7 @@ import type { AccessFilter, ListPlan, StoredObject } from '@odp/core';
 import { contractModel, storedObject } from '@odp/testkit';
 import { recordStatements } from '../../test/query-plans.js';
 import { RememberedRows } from './remembered-rows.js';
-import type { RememberedRowsContext } from './remembered-rows.js';
+import type { ConnectionChanges } from './database.js';
 import { openSqliteTenantStore } from './store.js';
 
 /**
@@ -126,7 +126,7 @@ describe('RememberedRows', () => {
   const object = (n: number) => company(n);
   function rowsWith(state: { inTransaction: boolean; version: number }) {
     const listeners: (() => void)[] = [];
-    const context: RememberedRowsContext = {
+    const context: ConnectionChanges = {
       inTransaction: () => state.inTransaction,
       dataVersion: () => state.version,
       onWrite: (listener) => listeners.push(listener),

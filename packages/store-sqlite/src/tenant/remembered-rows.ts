@@ -13,16 +13,8 @@
  * render them and never change them.
  */
 import type { StoredObject } from '@odp/core';
+import type { ConnectionChanges } from './database.js';
 import type { Sql } from './query/sql.js';
-
-export interface RememberedRowsContext {
-  /** Whether a write transaction is open on the connection. */
-  readonly inTransaction: () => boolean;
-  /** `PRAGMA data_version` of the connection: changes when another connection committed. */
-  readonly dataVersion: () => number;
-  /** Registers `listener` to run after every write transaction of this connection. */
-  readonly onWrite: (listener: () => void) => void;
-}
 
 /** A stored object as a page read it, with its value of the page's sort key. */
 export interface PageRow {
@@ -60,7 +52,7 @@ export class RememberedRows {
   /** Counts the forgets: a read that started in an earlier generation remembers nothing. */
   private generation = 0;
 
-  constructor(private readonly context: RememberedRowsContext) {
+  constructor(private readonly context: ConnectionChanges) {
     context.onWrite(() => this.forget());
   }
 

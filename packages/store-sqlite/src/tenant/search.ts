@@ -27,10 +27,11 @@ import { ValidationError, invalidSearchCursor, seal, unseal, searchTerms } from 
 import type { AccessFilter, Model, SearchDocument, SearchIndex, SearchPage, SearchQuery } from '@odp/core';
 import { compileAccess } from './query/access.js';
 import type { KeyLookup, Sql } from './query/sql.js';
+import type { ConnectionChanges } from './database.js';
 import type { FrozenRankings } from './search-rankings.js';
 import { limitClause } from './query/sql.js';
 
-export interface SqliteSearchIndexContext {
+export interface SqliteSearchIndexContext extends Pick<ConnectionChanges, 'dataVersion' | 'onWrite'> {
   readonly keys: KeyLookup;
   /** Key of the cursor signatures. */
   readonly secret: Buffer;
@@ -48,10 +49,6 @@ export interface SqliteSearchIndexContext {
   readonly write: <T>(work: () => T) => Promise<T>;
   /** Re-derives every object's index entries (and the store's other derived rows) for a model. */
   readonly rebuild: (model: Model) => Promise<number>;
-  /** `PRAGMA data_version` of the connection: changes when another connection committed. */
-  readonly dataVersion: () => number;
-  /** Registers `listener` to run after every write transaction of this connection. */
-  readonly onWrite: (listener: () => void) => void;
 }
 
 type Cursor = RankCursor | RecentCursor;

@@ -154,23 +154,15 @@ export class SqliteTenantStore implements TenantStore {
       classColumnsTag(compositeLimit),
     );
     const columns = new ClassColumns(database, this.model, compositeLimit);
-    this.rows = new ObjectRows(
-      database,
-      new RememberedRows({
-        inTransaction: () => database.db.inTransaction,
-        dataVersion: () => database.dataVersion(),
-        onWrite: (listener) => database.onForget('write', listener),
-      }),
-    );
+    const changes = database.changes();
+    this.rows = new ObjectRows(database, new RememberedRows(changes));
     this.planner = new ListPlanner(database, this.model, columns, options.driverLimit ?? 5000);
     this.summaries = new SummaryReads(database, this.model, this.planner, aggregates);
     this.names = new TenantNames({
       keys: database.keys,
       statement,
       refsChanged: () => refsChangedCount(database),
-      inTransaction: () => database.db.inTransaction,
-      dataVersion: () => database.dataVersion(),
-      onWrite: (listener) => database.onForget('write', listener),
+      ...changes,
     });
     this.accessRows = new AccessRows(database, this.model);
     this.outboxJobs = new TenantOutbox(database);
@@ -195,8 +187,8 @@ export class SqliteTenantStore implements TenantStore {
       rankings: this.rankings,
       write: (work) => database.inWriteTransaction(work),
       rebuild: (model) => this.rebuilds.rebuild(model),
-      dataVersion: () => database.dataVersion(),
-      onWrite: (listener) => database.onForget('write', listener),
+      dataVersion: changes.dataVersion,
+      onWrite: changes.onWrite,
     });
     registerStoreParts(this, { database, planner: this.planner, rows: this.rows });
   }
